@@ -1,0 +1,74 @@
+/**
+ * What the supervisor needs to know about one kind of inference engine, declared rather than coded:
+ * how to launch it, how to tell it is ready, and which Prometheus names carry its load.
+ */
+import type { MetricDialect } from "./load_snapshot.ts";
+
+/** The engines this build knows; the supervisor itself accepts any adapter it is given. */
+export type EngineName = "llamacpp" | "sim" | "vllm";
+
+/** What a launch plan is built from. Everything here has been resolved by the supervisor. */
+export interface PlanInput {
+  /** The name clients ask for; the engine serves the model under it. */
+  readonly model: string;
+  /** Weights on disk (a GGUF file, a safetensors directory) or, for vLLM, a hub id. */
+  readonly modelPath?: string;
+  /** Overrides the engine's default executable. */
+  readonly binary?: string;
+  /** Extra arguments from the catalog, checked by the flag gate before they reach argv. */
+  readonly args: readonly string[];
+  /** Refused flags the catalog explicitly allows; only those the gate marks as allowable count. */
+  readonly allowFlags: readonly string[];
+  readonly host: string;
+  readonly port: number;
+  /** The per-replica key. It goes into `LaunchPlan.env`, never into argv (argv is world-readable). */
+  readonly apiKey: string;
+}
+
+export interface LaunchPlan {
+  readonly cmd: string;
+  readonly args: string[];
+  /** Only what this engine adds; the supervisor supplies PATH, HOME and LANG. */
+  readonly env: Record<string, string>;
+}
+
+export interface EngineAdapter {
+  readonly name: string;
+  /** Throws `LaunchPlanError` (or its `UnsafeFlagError`) for a spec it will not run. */
+  plan(input: PlanInput): LaunchPlan;
+  /** Polled with the engine's key until `isReady` says so. */
+  readonly healthPath: string;
+  isReady(status: number, body: string): boolean;
+  /** Prometheus text endpoint, read with the engine's key. */
+  readonly metricsPath: string;
+  readonly dialect: MetricDialect;
+}
+
+/** Statuses some engines put in a 200 body while they are still loading. */
+const notReadyWords = new Set([
+  "loading",
+  "starting",
+  "initializing",
+  "warming_up",
+  "error",
+  "unhealthy",
+]);
+
+/**
+ * Readiness by status code, then by a JSON body's `status` if there is one: some engines answer 200
+ * as soon as their HTTP server is up and put the real state in the body. A body that is not JSON
+ * (empty, `OK`) is no evidence either way, so it does not block readiness.
+ */
+export function readyByStatusAndBody(status: number, body: string): boolean {
+  if (status < 200 || status > 299) return false;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed && typeof parsed === "object" && "status" in parsed) {
+      const word = (parsed as { status: unknown }).status;
+      if (typeof word === "string" && notReadyWords.has(word.toLowerCase())) return false;
+    }
+  } catch {
+    // not JSON: the status code decides
+  }
+  return true;
+}

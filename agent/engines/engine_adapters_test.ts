@@ -1,0 +1,159 @@
+import { deepStrictEqual as assertEquals, ok as assert, throws } from "node:assert/strict";
+import { builtinAdapters } from "./builtin_adapters.ts";
+import type { PlanInput } from "./engine_adapter.ts";
+import { readyByStatusAndBody } from "./engine_adapter.ts";
+import { LaunchPlanError, UnsafeFlagError } from "./launch_plan_error.ts";
+
+const key = "sk-llmgw-replica-secret-123";
+const input = (over: Partial<PlanInput> = {}): PlanInput => ({
+  model: "tiny",
+  modelPath: "/var/lib/llmgw/weights/tiny.gguf",
+  args: [],
+  allowFlags: [],
+  host: "127.0.0.1",
+  port: 8123,
+  apiKey: key,
+  ...over,
+});
+
+Deno.test("llama.cpp's plan names the model, address, alias, metrics and slots, and keeps the key out of argv", () => {
+  const plan = builtinAdapters.llamacpp.plan(input({ args: ["--ctx-size", "2048"] }));
+  assertEquals(plan.cmd, "llama-server");
+  assertEquals(plan.args, [
+    "-m",
+    "/var/lib/llmgw/weights/tiny.gguf",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "8123",
+    "--alias",
+    "tiny",
+    "--metrics",
+    "--slots",
+    "--ctx-size",
+    "2048",
+  ]);
+  assertEquals(plan.env, { LLAMA_API_KEY: key });
+  assert(!plan.args.join(" ").includes(key));
+});
+
+Deno.test("llama.cpp takes its binary from the spec and refuses a spec without a GGUF", () => {
+  assertEquals(
+    builtinAdapters.llamacpp.plan(input({ binary: "/opt/llama/llama-server" })).cmd,
+    "/opt/llama/llama-server",
+  );
+  const { modelPath: _, ...noPath } = input();
+  throws(() => builtinAdapters.llamacpp.plan(noPath), LaunchPlanError);
+});
+
+Deno.test("vLLM's plan serves the model under its name with the key in VLLM_API_KEY", () => {
+  const plan = builtinAdapters.vllm.plan(
+    input({ modelPath: "Qwen/Qwen2.5-7B-Instruct", args: ["--max-model-len", "4096"] }),
+  );
+  assertEquals(plan.cmd, "vllm");
+  assertEquals(plan.args, [
+    "serve",
+    "Qwen/Qwen2.5-7B-Instruct",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "8123",
+    "--served-model-name",
+    "tiny",
+    "--max-model-len",
+    "4096",
+  ]);
+  assertEquals(plan.env, { VLLM_API_KEY: key });
+});
+
+Deno.test("the simulated engine is this program's sim-engine command with the key in its environment", () => {
+  const plan = builtinAdapters.sim.plan(input({ args: ["--tokens-per-second", "500"] }));
+  assertEquals(plan.cmd, Deno.execPath());
+  const i = plan.args.indexOf("sim-engine");
+  assert(i >= 0, plan.args.join(" "));
+  assertEquals(plan.args.slice(i), [
+    "sim-engine",
+    "--port",
+    "8123",
+    "--host",
+    "127.0.0.1",
+    "--model",
+    "tiny",
+    "--tokens-per-second",
+    "500",
+  ]);
+  // From source: `deno run -A <repo>/main.ts`, found relative to the code, not the test file.
+  assert(plan.args.includes("-A"));
+  assert(plan.args.some((a) => a.endsWith("/main.ts") && Deno.statSync(a).isFile));
+  assertEquals(plan.env.LLAMA_API_KEY, key);
+  assert(!plan.args.join(" ").includes(key));
+});
+
+Deno.test("the flag gate refuses flags the agent sets, credentials, and file access, naming the flag", () => {
+  const refused: Array<[keyof typeof builtinAdapters, string[], string]> = [
+    ["llamacpp", ["--host", "0.0.0.0"], "--host"],
+    ["llamacpp", ["--port=9"], "--port"],
+    ["llamacpp", ["--api-key", "x"], "--api-key"],
+    ["llamacpp", ["--api_key_file", "/etc/k"], "--api_key_file"],
+    ["llamacpp", ["-m", "/etc/passwd"], "-m"],
+    ["llamacpp", ["-hf", "org/repo"], "-hf"],
+    ["llamacpp", ["-mu", "http://x"], "-mu"],
+    ["llamacpp", ["--log-file", "/tmp/x"], "--log-file"],
+    ["llamacpp", ["--ssl-key-file", "/k"], "--ssl-key-file"],
+    ["llamacpp", ["--ctx-size", "512", "--slot-save-path", "/tmp"], "--slot-save-path"],
+    ["vllm", ["--trust_remote_code"], "--trust_remote_code"],
+    ["vllm", ["--trust-remote"], "--trust-remote"],
+    ["vllm", ["--load_format", "pt"], "--load_format"],
+    ["vllm", ["--load-form=pt"], "--load-form"],
+    ["vllm", ["--api-key", "x"], "--api-key"],
+    ["vllm", ["--po", "1"], "--po"],
+    ["sim", ["--model", "other"], "--model"],
+  ];
+  for (const [engine, args, flag] of refused) {
+    throws(
+      () => builtinAdapters[engine].plan(input({ modelPath: "/m", args })),
+      (e: unknown) => e instanceof UnsafeFlagError && e.flag === flag && e.message.includes(flag),
+      `${engine} ${args.join(" ")}`,
+    );
+  }
+});
+
+Deno.test("the flag gate lets ordinary tuning flags through", () => {
+  builtinAdapters.llamacpp.plan(
+    input({ args: ["--chat-template", "chatml", "-c", "2048", "--temp", "-1"] }),
+  );
+  builtinAdapters.vllm.plan(input({
+    modelPath: "/m",
+    args: [
+      "--max-model-len",
+      "8192",
+      "--tokenizer-mode",
+      "mistral",
+      "--gpu-memory-utilization=0.9",
+    ],
+  }));
+});
+
+Deno.test("trust-remote-code passes only when the catalog allows it, and credentials never do", () => {
+  const vllm = builtinAdapters.vllm;
+  vllm.plan(
+    input({ modelPath: "/m", args: ["--trust-remote-code"], allowFlags: ["--trust-remote-code"] }),
+  );
+  throws(
+    () =>
+      vllm.plan(input({ modelPath: "/m", args: ["--api-key", "k"], allowFlags: ["--api-key"] })),
+    UnsafeFlagError,
+  );
+});
+
+Deno.test("readiness is the status code, unless a 200 body says it is still loading", () => {
+  assertEquals(readyByStatusAndBody(200, ""), true);
+  assertEquals(readyByStatusAndBody(200, "OK"), true);
+  assertEquals(readyByStatusAndBody(200, '{"status":"ok"}'), true);
+  assertEquals(readyByStatusAndBody(200, '{"status":"loading","progress":0.4}'), false);
+  assertEquals(
+    readyByStatusAndBody(503, '{"error":{"code":503,"message":"Loading model"}}'),
+    false,
+  );
+  assertEquals(readyByStatusAndBody(401, ""), false);
+});

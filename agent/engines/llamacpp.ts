@@ -1,0 +1,111 @@
+/** llama.cpp's `llama-server`: one GGUF, `/health` 503 while loading and 200 once loaded. */
+import {
+  type EngineAdapter,
+  type LaunchPlan,
+  type PlanInput,
+  readyByStatusAndBody,
+} from "./engine_adapter.ts";
+import { checkFlags, type FlagRules, type Refusal } from "./flag_gate.ts";
+import { LaunchPlanError } from "./launch_plan_error.ts";
+import { llamacppDialect } from "./load_snapshot.ts";
+
+const setByAgent: Refusal = { why: "set by the agent" };
+const download: Refusal = { why: "downloads a model or file the agent did not fetch and check" };
+const loadsFile: Refusal = { why: "loads a file outside the model's weights" };
+const readsFile: Refusal = { why: "reads a file outside the model's weights" };
+const writesFile: Refusal = { why: "writes files outside the engine's directory" };
+const logsPrompts: Refusal = { why: "logs prompts and answers" };
+
+export const llamacppFlagRules: FlagRules = {
+  engine: "llamacpp",
+  abbreviations: false,
+  refused: {
+    "-m": setByAgent,
+    "--model": setByAgent,
+    "-a": setByAgent,
+    "--alias": setByAgent,
+    "--hf-token": { why: "a credential" },
+    "-hft": { why: "a credential" },
+    "-mu": download,
+    "--model-url": download,
+    "-hf": download,
+    "-hfr": download,
+    "--hf-repo": download,
+    "-hff": download,
+    "--hf-file": download,
+    "-hfd": download,
+    "-hfrd": download,
+    "--hf-repo-draft": download,
+    "-hfv": download,
+    "--hf-repo-v": download,
+    "-hffv": download,
+    "--hf-file-v": download,
+    "-dr": download,
+    "--docker-repo": download,
+    "-mmu": download,
+    "--mmproj-url": download,
+    "-md": loadsFile,
+    "--model-draft": loadsFile,
+    "-mv": loadsFile,
+    "--model-vocoder": loadsFile,
+    "-mm": { why: "loads a file; the projector is fetched with the model" },
+    "--mmproj": { why: "loads a file; the projector is fetched with the model" },
+    "--lora": loadsFile,
+    "--lora-scaled": loadsFile,
+    "--control-vector": loadsFile,
+    "--control-vector-scaled": loadsFile,
+    "-f": readsFile,
+    "--file": readsFile,
+    "-bf": readsFile,
+    "--binary-file": readsFile,
+    "-jf": readsFile,
+    "--json-schema-file": readsFile,
+    "--grammar-file": readsFile,
+    "--chat-template-file": readsFile,
+    "--ssl-key-file": readsFile,
+    "--ssl-cert-file": readsFile,
+    "--prompt-cache": writesFile,
+    "--logdir": writesFile,
+    "--log-file": writesFile,
+    "--slot-save-path": writesFile,
+    "--path": { why: "serves a directory's files over HTTP" },
+    "--media-path": { why: "lets requests read local files" },
+    "--rpc": { why: "sends the model and prompts to other machines" },
+    "--props": { why: "lets clients change the server's settings" },
+    "--no-slots": { why: "the agent reads the slots" },
+    "-v": logsPrompts,
+    "--verbose": logsPrompts,
+    "--log-verbose": logsPrompts,
+  },
+};
+
+export const llamacppAdapter: EngineAdapter = {
+  name: "llamacpp",
+  healthPath: "/health",
+  isReady: readyByStatusAndBody,
+  metricsPath: "/metrics",
+  dialect: llamacppDialect,
+  plan(input: PlanInput): LaunchPlan {
+    if (!input.modelPath) {
+      throw new LaunchPlanError("llamacpp", "a GGUF file (modelPath) is needed");
+    }
+    checkFlags(llamacppFlagRules, input.args, input.allowFlags);
+    return {
+      cmd: input.binary ?? "llama-server",
+      args: [
+        "-m",
+        input.modelPath,
+        "--host",
+        input.host,
+        "--port",
+        String(input.port),
+        "--alias",
+        input.model,
+        "--metrics",
+        "--slots",
+        ...input.args,
+      ],
+      env: { LLAMA_API_KEY: input.apiKey },
+    };
+  },
+};

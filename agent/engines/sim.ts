@@ -1,0 +1,42 @@
+/**
+ * The simulated engine (`llmgw sim-engine`): this same program started again, speaking llama.cpp's
+ * health, metrics and slots dialect, so it needs no weights.
+ */
+import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
+import type { EngineAdapter, LaunchPlan, PlanInput } from "./engine_adapter.ts";
+import { readyByStatusAndBody } from "./engine_adapter.ts";
+import { checkFlags, type FlagRules } from "./flag_gate.ts";
+import { llamacppDialect } from "./load_snapshot.ts";
+
+export const simFlagRules: FlagRules = {
+  engine: "sim",
+  abbreviations: false,
+  refused: { "--model": { why: "set by the agent" } },
+};
+
+export const simAdapter: EngineAdapter = {
+  name: "sim",
+  healthPath: "/health",
+  isReady: readyByStatusAndBody,
+  metricsPath: "/metrics",
+  dialect: llamacppDialect,
+  plan(input: PlanInput): LaunchPlan {
+    checkFlags(simFlagRules, input.args, input.allowFlags);
+    const self = selfCommand([
+      "sim-engine",
+      "--port",
+      String(input.port),
+      "--host",
+      input.host,
+      "--model",
+      input.model,
+      ...input.args,
+    ]);
+    // `binary` is ignored: the simulated engine is always this program.
+    return {
+      cmd: self.cmd,
+      args: self.args,
+      env: { ...selfCommandEnv(), LLAMA_API_KEY: input.apiKey },
+    };
+  },
+};

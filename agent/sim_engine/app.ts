@@ -1,0 +1,113 @@
+/**
+ * The simulated engine as a Hono app, speaking llama-server's dialect of the OpenAI API. Building
+ * it starts nothing: all state lives in the returned app, and serve.ts puts it on a port.
+ */
+import { Hono } from "hono";
+import { chatHandler, completionHandler } from "./completions.ts";
+import { embeddingHandler } from "./embeddings.ts";
+import { createEngine, type Engine, type SimEngineOptions } from "./engine.ts";
+import { renderMetrics } from "./metrics.ts";
+import { errorBody } from "./openai_shapes.ts";
+
+export type { SimEngineOptions } from "./engine.ts";
+
+/** llama-server lets health checks through without the key so probes need no secret. */
+const publicPaths = new Set(["/health", "/v1/health"]);
+
+export function buildSimEngineApp(opts: SimEngineOptions = {}): Hono {
+  const engine = createEngine(opts);
+  const app = new Hono();
+
+  app.use("*", async (c, next) => {
+    if (engine.apiKey && !publicPaths.has(c.req.path) && !authorised(c.req.raw, engine.apiKey)) {
+      const body = errorBody("Invalid API Key", {
+        type: "authentication_error",
+        code: "invalid_api_key",
+      });
+      return c.json(body, 401);
+    }
+    await next();
+  });
+
+  // llama-server answers on the bare paths as well as under /v1.
+  for (const prefix of ["", "/v1"]) {
+    app.post(`${prefix}/chat/completions`, chatHandler(engine));
+    app.post(`${prefix}/completions`, completionHandler(engine));
+    app.post(`${prefix}/embeddings`, embeddingHandler(engine));
+    app.get(`${prefix}/models`, (c) => c.json(models(engine)));
+    app.get(`${prefix}/health`, (c) => c.json({ status: "ok" }));
+  }
+  app.get("/metrics", (c) => {
+    c.header("content-type", "text/plain; version=0.0.4");
+    return c.body(renderMetrics(engine.counters, engine.pool));
+  });
+  app.get("/slots", (c) => {
+    const idle = engine.pool.processing < engine.pool.slots.length;
+    if (c.req.query("fail_on_no_slot") && !idle) {
+      return c.json(errorBody("no slot available", { type: "unavailable_error" }), 503);
+    }
+    return c.json(slots(engine));
+  });
+  app.get("/props", (c) => c.json(props(engine)));
+
+  app.notFound((c) => c.json(errorBody(`Not found: ${c.req.method} ${c.req.path}`), 404));
+  app.onError((err, c) => {
+    engine.log.error("sim-engine request failed", { path: c.req.path, error: err });
+    return c.json(errorBody("Internal server error", { type: "server_error" }), 500);
+  });
+  return app;
+}
+
+function authorised(req: Request, key: string): boolean {
+  const auth = req.headers.get("authorization") ?? "";
+  const given = auth.toLowerCase().startsWith("bearer ")
+    ? auth.slice(7).trim()
+    : req.headers.get("x-api-key") ?? "";
+  return sameText(given, key);
+}
+
+/** Compares without stopping at the first difference, so timing does not leak the key. */
+function sameText(a: string, b: string): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < b.length; i++) diff |= (a.charCodeAt(i) || 0) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+function models(engine: Engine) {
+  return {
+    object: "list",
+    data: [{
+      id: engine.model,
+      object: "model",
+      created: engine.startedAt,
+      owned_by: "llmgw-sim",
+      meta: { n_ctx_train: engine.pool.nCtx, n_embd: engine.embeddingDims },
+    }],
+  };
+}
+
+function slots(engine: Engine) {
+  return engine.pool.slots.map((s) => ({
+    id: s.id,
+    id_task: s.taskId,
+    n_ctx: s.nCtx,
+    speculative: false,
+    is_processing: s.processing,
+    params: { n_predict: s.nPredict },
+    next_token: {
+      has_next_token: s.processing,
+      n_remain: s.processing ? Math.max(0, s.nPredict - s.decoded) : -1,
+      n_decoded: s.decoded,
+    },
+    n_prompt_tokens: s.promptTokens,
+  }));
+}
+
+function props(engine: Engine) {
+  return {
+    default_generation_settings: { n_ctx: engine.pool.nCtx, params: { n_predict: -1 } },
+    total_slots: engine.pool.slots.length,
+    model_path: engine.model,
+    build_info: "llmgw-sim",
+  };
+}

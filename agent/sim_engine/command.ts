@@ -1,0 +1,117 @@
+/**
+ * `llmgw sim-engine`: a stand-in for llama-server that needs no GPU and no model file, so tests,
+ * demos and benchmarks exercise the gateway over real HTTP. The key comes from LLAMA_API_KEY, as
+ * with llama-server, so the agent can launch either one the same way.
+ */
+import { parseArgs } from "node:util";
+import { type Command, UsageError } from "../../core/command.ts";
+import { createLogger } from "../../core/log.ts";
+import {
+  int,
+  num,
+  parseArgsOptions,
+  resolveSettings,
+  settingsHelp,
+  text,
+} from "../../core/settings.ts";
+import { startSimEngine } from "./serve.ts";
+
+export const simEngineSettings = {
+  port: {
+    ...int("sim.port", 0, "Port to listen on; 0 picks a free one", { min: 0, max: 65535 }),
+    flag: "port",
+  },
+  host: { ...text("sim.host", "127.0.0.1", "Address to listen on"), flag: "host" },
+  tokensPerSecond: {
+    ...num("sim.tokens_per_second", 200, "Generation speed of each slot, in tokens per second"),
+    flag: "tokens-per-second",
+  },
+  model: { ...text("sim.model", "demo", "Model name listed by /v1/models"), flag: "model" },
+  slots: {
+    ...int("sim.slots", 4, "Requests generated at once; more wait in a queue", {
+      min: 1,
+      max: 1024,
+    }),
+    flag: "slots",
+  },
+  embeddingDims: {
+    ...int("sim.embedding_dims", 64, "Length of /v1/embeddings vectors", { min: 1, max: 65536 }),
+    flag: "embedding-dims",
+  },
+};
+
+const help = `Usage: llmgw sim-engine [options]
+
+Runs a simulated llama-server: OpenAI-compatible chat, completions and embeddings with
+deterministic text at a set speed, plus /health, /metrics, /slots and /v1/models.
+If LLAMA_API_KEY is set, every request but /health needs "Authorization: Bearer <key>".
+
+Options:
+${settingsHelp(simEngineSettings)}
+  --help                       Show this help
+`;
+
+export const simEngineCommand: Command = {
+  name: "sim-engine",
+  summary: "Run a simulated OpenAI-compatible engine (llama.cpp dialect) for tests and demos",
+  async run(argv) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        options: { ...parseArgsOptions(simEngineSettings), help: { type: "boolean" } },
+        strict: true,
+        allowPositionals: false,
+      });
+    } catch (e) {
+      throw new UsageError(`${(e as Error).message} (see llmgw sim-engine --help)`);
+    }
+    if (parsed.values.help) {
+      console.log(help);
+      return 0;
+    }
+    const env = Deno.env.toObject();
+    const s = resolveSettings(simEngineSettings, { flags: parsed.values, env });
+    const log = createLogger({ base: { component: "sim-engine" } });
+    let engine;
+    try {
+      engine = await startSimEngine({
+        port: s.port,
+        hostname: s.host,
+        tokensPerSecond: s.tokensPerSecond,
+        model: s.model,
+        slots: s.slots,
+        embeddingDims: s.embeddingDims,
+        apiKey: env.LLAMA_API_KEY,
+        logger: log,
+      });
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AddrInUse || e instanceof Deno.errors.PermissionDenied)) {
+        throw e;
+      }
+      console.error(`llmgw sim-engine: cannot listen on ${s.host}:${s.port}: ${e.message}`);
+      return 1;
+    }
+    // The one stdout line: scripts and the agent wait for it to learn the port.
+    console.log(`sim-engine listening on ${engine.url}`);
+    log.info("sim-engine started", { ...s, port: engine.port, auth: Boolean(env.LLAMA_API_KEY) });
+    await untilSignalled();
+    log.info("sim-engine stopping");
+    await engine.close();
+    return 0;
+  },
+};
+
+function untilSignalled(): Promise<Deno.Signal> {
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  return new Promise((resolve) => {
+    const handlers = signals.map((sig) => {
+      const h = () => {
+        handlers.forEach(([s, f]) => Deno.removeSignalListener(s, f));
+        resolve(sig);
+      };
+      Deno.addSignalListener(sig, h);
+      return [sig, h] as const;
+    });
+  });
+}

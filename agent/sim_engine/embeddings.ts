@@ -1,0 +1,52 @@
+/** POST /v1/embeddings: a deterministic unit vector per input, as floats or base64 float32. */
+import type { Context } from "hono";
+import type { Engine } from "./engine.ts";
+import { hashText, prng, prompts } from "./generate.ts";
+import { embeddingRequest, parseBody } from "./requests.ts";
+
+export function embeddingHandler(engine: Engine) {
+  return async (c: Context): Promise<Response> => {
+    const parsed = await parseBody(c, embeddingRequest);
+    if (!parsed.ok) return parsed.response;
+    const req = parsed.data;
+    const inputs = prompts(req.input);
+    const base64 = req.encoding_format === "base64";
+    const data = inputs.map(({ key }, index) => {
+      const v = embed(key, engine.embeddingDims);
+      return { object: "embedding", index, embedding: base64 ? toBase64(v) : Array.from(v) };
+    });
+    const tokens = inputs.reduce((n, x) => n + x.tokens, 0);
+    // Counted as prompt work at the engine's prompt speed, without making the caller wait.
+    engine.counters.prompt(tokens, (tokens * 1000) / engine.promptTokensPerSecond);
+    return c.json({
+      object: "list",
+      data,
+      model: req.model ?? engine.model,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    });
+  };
+}
+
+/** Same text, same vector; length 1 so cosine similarity is a plain dot product. */
+export function embed(text: string, dims: number): Float32Array {
+  const rand = prng(hashText(text));
+  const v = new Float32Array(dims);
+  let sum = 0;
+  for (let i = 0; i < dims; i++) {
+    v[i] = rand() * 2 - 1;
+    sum += v[i]! * v[i]!;
+  }
+  const norm = Math.sqrt(sum) || 1;
+  for (let i = 0; i < dims; i++) v[i] = v[i]! / norm;
+  return v;
+}
+
+/** OpenAI's base64 format: the little-endian float32 bytes, base64-encoded. */
+function toBase64(v: Float32Array): string {
+  const bytes = new Uint8Array(v.length * 4);
+  const view = new DataView(bytes.buffer);
+  v.forEach((x, i) => view.setFloat32(i * 4, x, true));
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin);
+}

@@ -1,0 +1,300 @@
+/**
+ * The engine supervisor: runs inference engines as confined child processes (own process group,
+ * deny-by-default environment, own working directory), waits for them to answer, restarts them when
+ * they crash, stops them with everything they started, and reads their load.
+ *
+ * Shutdown: engines run in their own session, so SIGINT/SIGTERM to the agent does not reach them;
+ * its owner must call `stopAll()` on those signals. An agent that died without that (SIGKILL) is
+ * cleaned up after by the next one's `reapOrphans()`, called at start, from the registry file.
+ */
+import { type Clock, systemClock } from "../core/clock.ts";
+import type { Logger } from "../core/log.ts";
+import { backoffDelay, wakeableSleep } from "./backoff_delay.ts";
+import type { EngineAdapter } from "./engines/engine_adapter.ts";
+import { type LoadSnapshot, unknownLoad } from "./engines/load_snapshot.ts";
+import { describeExit, EngineProcess } from "./engine_process.ts";
+import { EngineStartError } from "./engine_start_error.ts";
+import {
+  launchDefaults,
+  type LaunchSpec,
+  type ShardHandle,
+  type ShardState,
+} from "./launch_spec.ts";
+import { readEngineLoad } from "./read_engine_load.ts";
+import { reapOrphans } from "./reap_orphans.ts";
+import { healthProbe } from "./health_probe.ts";
+import { prepareShard, type Shard, shardEnv, shardRecord } from "./shard.ts";
+import { ShardRegistry } from "./shard_registry.ts";
+
+export interface SupervisorDeps {
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  readonly adapters: Readonly<Record<string, EngineAdapter>>;
+  /** Holds `shards/<id>/` (each engine's cwd and HOME) and the registry file. */
+  readonly workDir: string;
+  readonly fetch?: typeof fetch;
+  /** Every state or pid change, for the control plane's replica table. Must not throw. */
+  readonly onChange?: (handle: ShardHandle) => void;
+  /** How long a stopped engine gets between SIGTERM and SIGKILL. */
+  readonly stopGraceMs?: number;
+}
+
+const defaults = {
+  ...launchDefaults,
+  maxRestartDelayMs: 60_000,
+  /** A crash after this long ready starts the restart count afresh: it is not a crash loop. */
+  stableAfterMs: 60_000,
+  stopGraceMs: 5_000,
+};
+
+export class Supervisor {
+  readonly #log: Logger;
+  readonly #clock: Clock;
+  readonly #adapters: Readonly<Record<string, EngineAdapter>>;
+  readonly #workDir: string;
+  readonly #fetch: typeof fetch;
+  readonly #onChange: (handle: ShardHandle) => void;
+  readonly #graceMs: number;
+  readonly #registry: ShardRegistry;
+  readonly #shards = new Map<string, Shard>();
+
+  constructor(deps: SupervisorDeps) {
+    this.#log = deps.logger.child({ component: "supervisor" });
+    this.#clock = deps.clock ?? systemClock;
+    this.#adapters = deps.adapters;
+    this.#workDir = deps.workDir;
+    this.#fetch = deps.fetch ?? fetch;
+    this.#onChange = deps.onChange ?? (() => {});
+    this.#graceMs = deps.stopGraceMs ?? defaults.stopGraceMs;
+    this.#registry = new ShardRegistry(`${deps.workDir}/shards.json`);
+  }
+
+  /**
+   * Starts the shard unless it already runs; resolves once it answers its health check. A second
+   * call with the same id (also while the first is starting) joins it and never starts a second
+   * process; a failed shard is started afresh. Throws `LaunchPlanError` for a spec that is refused
+   * before anything runs, `EngineStartError` for an engine that did not come up.
+   */
+  async ensure(spec: LaunchSpec): Promise<ShardHandle> {
+    const existing = this.#shards.get(spec.shardId);
+    if (existing?.stopped) {
+      await existing.stopped;
+      return this.ensure(spec);
+    }
+    if (existing && existing.handle.state !== "failed") {
+      if (existing.spec.model !== spec.model || existing.spec.engine !== spec.engine) {
+        this.#log.warn("shard already runs with another model; keeping it", {
+          shardId: spec.shardId,
+          running: `${existing.spec.engine}/${existing.spec.model}`,
+          asked: `${spec.engine}/${spec.model}`,
+        });
+      }
+      await existing.settled;
+      return existing.handle;
+    }
+    // Everything up to the map entry is synchronous, so a concurrent ensure sees this shard.
+    const shard = prepareShard(spec, this.#adapters, this.#workDir, this.#clock.now());
+    this.#shards.set(spec.shardId, shard);
+    shard.settled = this.#start(shard);
+    try {
+      await shard.settled;
+    } catch (e) {
+      if (!shard.stopping) this.#setState(shard, "failed");
+      this.#saveRegistry();
+      throw e;
+    }
+    return shard.handle;
+  }
+
+  /**
+   * Stops the shard's whole process tree (SIGTERM, grace, SIGKILL) and forgets it. An unknown or
+   * already-exited shard counts as stopped.
+   */
+  stop(shardId: string): Promise<void> {
+    const shard = this.#shards.get(shardId);
+    if (!shard) return Promise.resolve();
+    shard.stopped ??= this.#stop(shard);
+    return shard.stopped;
+  }
+
+  async #stop(shard: Shard): Promise<void> {
+    const shardId = shard.spec.shardId;
+    shard.stopping = true;
+    shard.wake?.();
+    if (shard.proc) await shard.proc.terminate(this.#graceMs);
+    await shard.settled.catch(() => {});
+    if (this.#shards.get(shardId) === shard) this.#shards.delete(shardId);
+    this.#setState(shard, "stopped");
+    this.#saveRegistry();
+    this.#log.info("engine stopped", { shardId, engine: shard.spec.engine });
+  }
+
+  /** Stops every shard, in parallel. Call on SIGINT/SIGTERM (see the module comment). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.#shards.keys()].map((id) => this.stop(id)));
+  }
+
+  /** Every shard held, failed ones included until stopped or ensured again. */
+  list(): ShardHandle[] {
+    return [...this.#shards.values()].map((s) => s.handle);
+  }
+
+  get(shardId: string): ShardHandle | undefined {
+    return this.#shards.get(shardId)?.handle;
+  }
+
+  /**
+   * The engine's load from its Prometheus endpoint, time-boxed and size-bounded. A shard that is
+   * not ready, an engine that does not answer, or a page without the dialect's names is unknown
+   * load. Never throws.
+   */
+  readLoad(shardId: string): Promise<LoadSnapshot> {
+    const readAt = this.#clock.now();
+    const shard = this.#shards.get(shardId);
+    if (!shard || shard.handle.state !== "ready") return Promise.resolve(unknownLoad(readAt));
+    const { baseUrl } = shard.handle;
+    return readEngineLoad(this.#fetch, baseUrl, shard.adapter, shard.spec.apiKey, readAt);
+  }
+
+  /**
+   * Stops engines that a previous agent on this work directory recorded and left running. Call once
+   * at start, before the first ensure. Returns how many were stopped.
+   */
+  async reapOrphans(): Promise<number> {
+    const records = this.#registry.read().filter((r) => !this.#shards.has(r.shardId));
+    const reaped = await reapOrphans(records, this.#graceMs, this.#log);
+    this.#saveRegistry();
+    return reaped;
+  }
+
+  /** One attempt: spawn, wait for ready. On failure the process tree is gone when this throws. */
+  async #start(shard: Shard): Promise<void> {
+    const { spec, plan } = shard;
+    try {
+      await Deno.mkdir(shard.dir, { recursive: true });
+    } catch (e) {
+      throw this.#startError(shard, `could not create ${shard.dir}: ${String(e)}`, "");
+    }
+    if (shard.stopping) throw this.#startError(shard, "was stopped while starting", "");
+    let proc: EngineProcess;
+    try {
+      proc = EngineProcess.spawn({
+        cmd: plan.cmd,
+        args: plan.args,
+        env: shardEnv(shard),
+        cwd: shard.dir,
+        secrets: [spec.apiKey],
+      });
+    } catch (e) {
+      const reason = e instanceof Deno.errors.NotFound
+        ? `could not start: ${plan.cmd} was not found`
+        : `could not start: ${e instanceof Error ? e.message : String(e)}`;
+      throw this.#startError(shard, reason, "");
+    }
+    shard.proc = proc;
+    shard.handle = { ...shard.handle, pid: proc.pid, startedAt: this.#clock.now() };
+    this.#emit(shard);
+    this.#saveRegistry();
+    this.#log.info("engine starting", {
+      shardId: spec.shardId,
+      engine: spec.engine,
+      model: spec.model,
+      pid: proc.pid,
+      port: shard.handle.port,
+    });
+    this.#log.debug("engine command", { shardId: spec.shardId, cmd: plan.cmd, args: plan.args });
+    proc.exited.then((status) => this.#onExit(shard, proc, status));
+
+    const isReady = (status: number, body: string) => shard.adapter.isReady(status, body);
+    const url = shard.handle.baseUrl + shard.adapter.healthPath;
+    const probe = healthProbe(this.#fetch, url, spec.apiKey, isReady);
+    const failure = shard.stopping ? "was stopped while starting" : await proc.waitReady(
+      probe,
+      spec.readyTimeoutMs ?? defaults.readyTimeoutMs,
+      spec.pollIntervalMs ?? defaults.pollIntervalMs,
+    );
+    if (failure !== undefined || shard.stopping) {
+      await proc.terminate(this.#graceMs);
+      const reason = shard.stopping ? "was stopped while starting" : failure ?? "";
+      const err = this.#startError(shard, reason, proc.tail.text());
+      this.#log.warn("engine did not start", { shardId: spec.shardId, error: err.message });
+      throw err;
+    }
+    shard.readySince = this.#clock.now();
+    this.#setState(shard, "ready");
+    this.#log.info("engine ready", { shardId: spec.shardId, pid: proc.pid });
+  }
+
+  #onExit(shard: Shard, proc: EngineProcess, status: Deno.CommandStatus): void {
+    // Exits while starting are the start attempt's to report; stops are expected.
+    if (shard.proc !== proc || shard.stopping || shard.handle.state !== "ready") return;
+    this.#log.warn("engine exited unexpectedly", {
+      shardId: shard.spec.shardId,
+      pid: proc.pid,
+      exit: describeExit(status),
+      output: proc.tail.text().split("\n").slice(-5).join("\n"),
+    });
+    shard.settled = this.#recover(shard, proc);
+    shard.settled.catch(() => {});
+  }
+
+  /** Restarts a crashed shard with exponential backoff and jitter, until ready or out of tries. */
+  async #recover(shard: Shard, crashed: EngineProcess): Promise<void> {
+    // Whatever the engine left behind in its group holds the port and memory the restart needs.
+    await crashed.terminate(this.#graceMs);
+    const policy = shard.spec.restart ?? defaults.restart;
+    if (this.#clock.now() - shard.readySince >= defaults.stableAfterMs) shard.attempts = 0;
+    let last: unknown;
+    while (shard.attempts < policy.maxAttempts && !shard.stopping) {
+      shard.attempts++;
+      shard.handle = { ...shard.handle, restarts: shard.handle.restarts + 1 };
+      this.#setState(shard, "restarting");
+      const delay = backoffDelay(shard.attempts, policy.baseDelayMs, defaults.maxRestartDelayMs);
+      const sleep = wakeableSleep(delay);
+      shard.wake = sleep.wake;
+      await sleep.done;
+      if (shard.stopping) break;
+      try {
+        await this.#start(shard);
+        return;
+      } catch (e) {
+        last = e;
+      }
+    }
+    if (shard.stopping) throw this.#startError(shard, "was stopped while restarting", "");
+    this.#setState(shard, "failed");
+    this.#saveRegistry();
+    const error = last instanceof Error ? last.message : undefined;
+    this.#log.error("engine gave up restarting", { shardId: shard.spec.shardId, error });
+    throw last ?? this.#startError(shard, "crashed and may not restart", crashed.tail.text());
+  }
+
+  #startError(shard: Shard, reason: string, output: string): EngineStartError {
+    return new EngineStartError(shard.spec.shardId, shard.spec.engine, reason, output);
+  }
+
+  #setState(shard: Shard, state: ShardState): void {
+    shard.handle = { ...shard.handle, state };
+    this.#emit(shard);
+  }
+
+  #emit(shard: Shard): void {
+    try {
+      this.#onChange(shard.handle);
+    } catch (e) {
+      this.#log.error("onChange listener threw", { error: e instanceof Error ? e : String(e) });
+    }
+  }
+
+  #saveRegistry(): void {
+    const records = [...this.#shards.values()]
+      .filter((s) => s.proc && !s.proc.status && s.handle.state !== "stopped")
+      .map(shardRecord);
+    try {
+      Deno.mkdirSync(this.#workDir, { recursive: true });
+      this.#registry.write(records);
+    } catch (e) {
+      this.#log.warn("could not write the shard registry", { error: e instanceof Error ? e : "" });
+    }
+  }
+}

@@ -1,0 +1,44 @@
+/** The supervisor running the real simulated engine (`llmgw sim-engine`) through its adapter. */
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { silentLogger } from "../core/log.ts";
+import { builtinAdapters } from "./engines/builtin_adapters.ts";
+import { isGone } from "./proc_tree.ts";
+import { Supervisor } from "./supervisor.ts";
+
+Deno.test("the simulated engine runs under the supervisor, answers with its key and reports its load", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "llmgw-sim-" });
+  const sup = new Supervisor({ logger: silentLogger, adapters: builtinAdapters, workDir: dir });
+  const key = "sk-llmgw-sim-replica-key";
+  try {
+    const h = await sup.ensure({
+      shardId: "sim-a",
+      model: "sim-demo",
+      engine: "sim",
+      apiKey: key,
+      readyTimeoutMs: 20_000,
+      pollIntervalMs: 50,
+    });
+    assertEquals(h.state, "ready");
+    const res = await fetch(`${h.baseUrl}/v1/models`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const models = await res.json() as { data: Array<{ id: string }> };
+    assert(models.data.some((m) => m.id === "sim-demo"), JSON.stringify(models));
+    const refused = await fetch(`${h.baseUrl}/v1/models`);
+    await refused.body?.cancel();
+    assertEquals(refused.status, 401);
+
+    const load = await sup.readLoad("sim-a");
+    assertEquals(load.known, true);
+    assertEquals(load.running, 0);
+    assertEquals(load.waiting, 0);
+    assert(typeof load.kvCacheUsage === "number" && load.kvCacheUsage >= 0);
+
+    await sup.stop("sim-a");
+    assert(isGone(h.pid));
+    assertEquals((await sup.readLoad("sim-a")).known, false);
+  } finally {
+    await sup.stopAll();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,65 @@
+/**
+ * The store's schema. Times are Unix milliseconds; ids are ULIDs (sortable by creation).
+ * Secrets are stored only as hashes.
+ */
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+export const users = sqliteTable("users", {
+  id: text("id").primaryKey(),
+  username: text("username").notNull().unique(),
+  /** scrypt, self-describing: `scrypt$N$r$p$salt$hash` (base64url). */
+  passwordHash: text("password_hash").notNull(),
+  role: text("role", { enum: ["admin", "member"] }).notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const adminTokens = sqliteTable("admin_tokens", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  /** sha256 of the token; tokens are 256-bit random, so a fast hash is enough. */
+  tokenHash: text("token_hash").notNull().unique(),
+  createdAt: integer("created_at").notNull(),
+  revokedAt: integer("revoked_at"),
+});
+
+export const apiKeys = sqliteTable("api_keys", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  /** The first characters of the key, shown in listings so a person can tell keys apart. */
+  prefix: text("prefix").notNull(),
+  keyHash: text("key_hash").notNull().unique(),
+  userId: text("user_id").references(() => users.id),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at"),
+  revokedAt: integer("revoked_at"),
+});
+
+export const models = sqliteTable("models", {
+  name: text("name").primaryKey(),
+  engine: text("engine").notNull(),
+  /** A GGUF path for llama.cpp; empty for the sim engine. */
+  source: text("source").notNull(),
+  /** Absent means absent: never an empty string. */
+  description: text("description"),
+  /** Extra engine arguments as a JSON array, checked by the agent's flag gate. */
+  args: text("args", { mode: "json" }).$type<string[]>().notNull(),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export const usage = sqliteTable("usage", {
+  id: text("id").primaryKey(),
+  requestId: text("request_id").notNull(),
+  at: integer("at").notNull(),
+  keyId: text("key_id"),
+  model: text("model").notNull(),
+  endpoint: text("endpoint").notNull(),
+  promptTokens: integer("prompt_tokens").notNull(),
+  completionTokens: integer("completion_tokens").notNull(),
+  /** HTTP status sent to the client; 499 when the client went away first. */
+  status: integer("status").notNull(),
+  latencyMs: integer("latency_ms").notNull(),
+  /** Time to first byte of the answer; null when none was sent. */
+  ttftMs: integer("ttft_ms"),
+  stream: integer("stream", { mode: "boolean" }).notNull(),
+}, (t) => [index("usage_at").on(t.at), index("usage_key_at").on(t.keyId, t.at)]);

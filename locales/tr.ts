@@ -1,0 +1,21 @@
+import type { Messages } from "./mod.ts";
+
+/** Turkish. The type forces every key the English locale has. */
+export const tr: Messages = {
+  errors: {
+    invalid_json: "İstek gövdesi geçerli bir JSON değil: {detail}",
+    invalid_request: "İstek geçerli değil: {detail}",
+    body_too_large: "İstek gövdesi {limit} baytlık sınırdan büyük",
+    missing_api_key: "API anahtarı verilmedi. 'Authorization: Bearer <anahtar>' olarak gönderin",
+    invalid_api_key: "API anahtarı geçerli değil, süresi dolmuş ya da iptal edilmiş",
+    unauthorized:
+      "Geçerli bir yönetici belirteci gerekli. 'Authorization: Bearer <belirteç>' olarak gönderin",
+    forbidden: "Bunu yapmaya yetkiniz yok",
+    not_found: "{path} adresinde bir şey bulunamadı",
+    model_not_found: "'{model}' modeli yok ya da ona erişiminiz yok",
+    model_unavailable: "'{model}' modelinin şu anda yanıt verebilecek bir kopyası yok",
+    engine_error: "'{model}' modelini sunan motor başarısız oldu: {detail}",
+    conflict: "{detail}",
+    internal_error: "Bir iç hata oluştu. İstek kimliği: {requestId}",
+  },
+};

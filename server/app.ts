@@ -1,0 +1,34 @@
+/**
+ * Builds the control plane's HTTP app from its dependencies. Nothing here listens, reads the
+ * environment or opens files: that is serve.ts's job, so tests build the same app in-process.
+ */
+import { Hono } from "hono";
+import { ulid } from "ulid";
+import type { AppEnv } from "./app_env.ts";
+import type { AppDeps } from "./deps.ts";
+import { AppError, errorResponse, makeOnError } from "./errors.ts";
+import { adminRoutes } from "./routes/admin.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { v1Routes } from "./routes/v1.ts";
+
+export function buildApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", async (c, next) => {
+    const requestId = ulid();
+    c.set("requestId", requestId);
+    await next();
+    c.res.headers.set("x-request-id", requestId);
+  });
+  app.route("/", healthRoutes(deps));
+  app.route("/v1", v1Routes(deps));
+  app.route("/api/v1", adminRoutes(deps));
+  if (deps.portalHtml !== undefined) {
+    const html = deps.portalHtml;
+    app.get("/", (c) => c.html(html));
+  }
+  app.notFound((c) =>
+    errorResponse(new AppError("not_found", { path: c.req.path }), c.get("requestId"))
+  );
+  app.onError(makeOnError(deps.logger));
+  return app;
+}

@@ -1,0 +1,10 @@
+/** The Hono environment shared by every route: what middleware puts on the context. */
+import type { ApiKeyInfo } from "./keys/keys.ts";
+
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    /** Set by the /v1 key check. */
+    apiKey: ApiKeyInfo;
+  };
+}

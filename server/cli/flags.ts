@@ -1,0 +1,21 @@
+/** Shared flag handling for commands that run a control plane. */
+import { parseArgs } from "node:util";
+import { UsageError } from "../../core/command.ts";
+import { parseArgsOptions, type SettingDefs } from "../../core/settings.ts";
+
+/** Parses argv against settings (all string flags) plus command-specific extras. */
+export function parseFlags(
+  argv: string[],
+  defs: SettingDefs[],
+  extra: Record<string, { type: "string" | "boolean" }> = {},
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  try {
+    const options = Object.assign({}, ...defs.map(parseArgsOptions), extra, {
+      help: { type: "boolean" as const, short: "h" },
+    });
+    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
+    return { values: values as Record<string, string | boolean | undefined>, positionals };
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}

@@ -1,0 +1,48 @@
+import { parseArgs } from "node:util";
+import { systemClock } from "../../core/clock.ts";
+import type { Command } from "../../core/command.ts";
+import { resolveSettings, settingsHelp } from "../../core/settings.ts";
+import { locationSettings } from "../config.ts";
+import { initDataDir, type InitResult } from "../setup/init.ts";
+
+export const initCommand: Command = {
+  name: "init",
+  summary: "Create the data directory",
+  async run(argv) {
+    const { values } = parseArgs({
+      args: argv,
+      options: { data: { type: "string" }, listen: { type: "string" }, help: { type: "boolean" } },
+    });
+    if (values.help) {
+      console.log(
+        `Usage: llmgw init [--data DIR] [--listen HOST:PORT]\n\n` +
+          `Creates the store, cluster secret, first administrator (password printed once),\n` +
+          `admin token (mode 0600) and server.yaml. Running it again changes nothing that exists.\n\n` +
+          settingsHelp(locationSettings) +
+          `\n  --listen                     Listen address written into a new server.yaml`,
+      );
+      return 0;
+    }
+    const { dataDir } = resolveSettings(locationSettings, {
+      flags: values,
+      env: Deno.env.toObject(),
+    });
+    const result = await initDataDir(dataDir, {
+      clock: systemClock,
+      ...(values.listen ? { listen: values.listen } : {}),
+    });
+    printInitResult(result);
+    return 0;
+  },
+};
+
+export function printInitResult(r: InitResult): void {
+  if (r.created.length) console.log(`Created in ${r.dataDir}: ${r.created.join(", ")}`);
+  if (r.existing.length) console.log(`Already present, left unchanged: ${r.existing.join(", ")}`);
+  if (r.adminPassword) {
+    console.log(
+      `\nAdministrator: admin\nPassword:      ${r.adminPassword}\n(shown once; it is stored only as a hash)`,
+    );
+  }
+  console.log(`Admin token:   ${r.dataDir}/admin.token (mode 0600)`);
+}

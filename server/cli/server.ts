@@ -1,0 +1,31 @@
+import type { Command } from "../../core/command.ts";
+import { createLogger } from "../../core/log.ts";
+import { settingsHelp } from "../../core/settings.ts";
+import { shutdownSignal } from "../../core/signals.ts";
+import { loadServerConfig, locationSettings, serverSettings } from "../config.ts";
+import { startControlPlane } from "../serve.ts";
+import { parseFlags } from "./flags.ts";
+
+export const serverCommand: Command = {
+  name: "server",
+  summary: "Run the control plane",
+  async run(argv) {
+    const { values } = parseFlags(argv, [locationSettings, serverSettings]);
+    if (values.help) {
+      console.log(
+        `Usage: llmgw server [options]\n\nRuns the control plane: /v1 router, /api/v1 admin API, health.\n` +
+          `Settings come from flags, then env, then DATA/server.yaml, then defaults.\n\n` +
+          settingsHelp({ ...locationSettings, ...serverSettings }),
+      );
+      return 0;
+    }
+    const config = await loadServerConfig({ flags: values, env: Deno.env.toObject() });
+    const logger = createLogger({ level: config.logLevel });
+    const cp = await startControlPlane(config, { logger });
+    console.log(`llmgw control plane on ${cp.url}`);
+    const sig = await shutdownSignal();
+    logger.info("shutting down", { signal: sig });
+    await cp.close();
+    return 0;
+  },
+};

@@ -1,0 +1,79 @@
+/**
+ * `llmgw up`: the whole appliance on one box in one process. Initialises the data directory if
+ * needed, runs the control plane and a local node, serves a model, and prints what to use.
+ */
+import { systemClock } from "../../core/clock.ts";
+import type { Command } from "../../core/command.ts";
+import { createLogger } from "../../core/log.ts";
+import { settingsHelp } from "../../core/settings.ts";
+import { shutdownSignal } from "../../core/signals.ts";
+import { loadServerConfig, locationSettings, serverSettings } from "../config.ts";
+import { startControlPlane } from "../serve.ts";
+import { exists, initDataDir } from "../setup/init.ts";
+import { ensureLocalKey } from "../setup/local_key.ts";
+import { chooseModel, startLocalNode } from "../setup/local_node.ts";
+import { printInitResult } from "./init.ts";
+import { parseFlags } from "./flags.ts";
+
+export const upCommand: Command = {
+  name: "up",
+  summary: "Run the single-box appliance",
+  async run(argv) {
+    const { values } = parseFlags(argv, [locationSettings, serverSettings], {
+      model: { type: "string" },
+    });
+    if (values.help) {
+      console.log(
+        `Usage: llmgw up [--data DIR] [--listen HOST:PORT] [--model FILE.gguf] [options]\n\n` +
+          `Initialises DIR if needed, then runs the control plane and a local engine in one process.\n` +
+          `With --model and llama-server on PATH it serves that GGUF; otherwise the simulated 'demo'.\n\n` +
+          `  --model                      A GGUF file to serve with llama-server\n` +
+          settingsHelp({ ...locationSettings, ...serverSettings }),
+      );
+      return 0;
+    }
+    const env = Deno.env.toObject();
+    const location = await loadServerConfig({ flags: { data: values.data }, env });
+    if (!(await exists(`${location.dataDir}/llmgw.db`))) {
+      const listen = typeof values.listen === "string" ? values.listen : undefined;
+      printInitResult(
+        await initDataDir(location.dataDir, { clock: systemClock, ...(listen ? { listen } : {}) }),
+      );
+    }
+    const config = await loadServerConfig({ flags: values, env });
+    const logger = createLogger({ level: config.logLevel });
+    const model = await chooseModel(
+      config,
+      typeof values.model === "string" ? values.model : undefined,
+    );
+    if (model.fallbackReason) logger.warn(model.fallbackReason);
+
+    const cp = await startControlPlane(config, { logger });
+    const node = await startLocalNode(cp, config, model, logger);
+    const stopping = shutdownSignal();
+    const key = await ensureLocalKey(config.dataDir, cp.deps.keys);
+    try {
+      await Promise.race([node.ready, stopping]);
+    } catch (e) {
+      logger.error("the model's engine did not start", { model: model.name, error: e });
+    }
+    console.log(
+      `\nllmgw is up on ${cp.url}\n` +
+        `  model:   ${model.name}${model.engine === "sim" ? " (simulated)" : ""}\n` +
+        `  API key: ${key.key}${
+          key.created
+            ? "  (new; also kept in " + key.path + ", mode 0600)"
+            : "  (from " + key.path + ")"
+        }\n\n` +
+        `Try it:\n  curl ${cp.url}/v1/chat/completions -H "Authorization: Bearer ${key.key}" \\\n` +
+        `    -H "Content-Type: application/json" -d '{"model":"${model.name}","messages":[{"role":"user","content":"Hello"}]}'\n\n` +
+        `Ctrl-C stops llmgw and its engines.`,
+    );
+    const sig = await stopping;
+    logger.info("shutting down", { signal: sig });
+    // Engines first, so open answers end; then the listener; then usage still in memory.
+    await node.stop();
+    await cp.close();
+    return 0;
+  },
+};

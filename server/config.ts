@@ -1,0 +1,103 @@
+/**
+ * The control plane's settings. `server.yaml` in the data directory holds them; every one also
+ * has a flag and an environment variable (flag over env over file over default).
+ */
+import { bool, int, oneOf, type Resolved, resolveSettings, text } from "../core/settings.ts";
+import { defaultDataDir } from "../core/paths.ts";
+
+export const serverSettings = {
+  listen: text("listen", "127.0.0.1:8080", "Address the HTTP listener binds (host:port)"),
+  publicUrl: text(
+    "public_url",
+    "",
+    "URL clients use to reach this server, shown in messages (empty: derived from listen)",
+  ),
+  logLevel: oneOf(
+    "log_level",
+    ["debug", "info", "warn", "error"],
+    "info",
+    "Least severe log level written",
+  ),
+  maxBodyBytes: int(
+    "router.max_body_bytes",
+    16 * 1024 * 1024,
+    "Largest request body /v1 accepts, in bytes",
+    { min: 1024 },
+  ),
+  firstByteTimeoutMs: int(
+    "router.first_byte_timeout_ms",
+    300_000,
+    "How long to wait for an engine's first byte before giving up, in ms",
+    { min: 100 },
+  ),
+  usageFlushMs: int("usage.flush_interval_ms", 1_000, "How often usage rows are written, in ms", {
+    min: 10,
+  }),
+  usageBatch: int("usage.batch_size", 500, "Most usage rows written in one transaction", {
+    min: 1,
+  }),
+  keyCacheMs: int(
+    "auth.key_cache_ms",
+    30_000,
+    "How long a checked API key is remembered before the store is asked again, in ms",
+    { min: 0 },
+  ),
+  llamaServer: text(
+    "engines.llama_server",
+    "llama-server",
+    "The llama.cpp server binary (a name on PATH or a path)",
+  ),
+  engineReadyTimeoutMs: int(
+    "engines.ready_timeout_ms",
+    180_000,
+    "How long an engine may take to load its model before it counts as failed, in ms",
+    { min: 1_000 },
+  ),
+  simTokensPerSecond: int(
+    "engines.sim_tokens_per_second",
+    200,
+    "Speed of the built-in simulated engine, in tokens per second",
+    { min: 1 },
+  ),
+  simSlots: int(
+    "engines.sim_slots",
+    4,
+    "Requests the built-in simulated engine generates at once; more wait in its queue",
+    { min: 1, max: 256 },
+  ),
+  portal: bool("portal", true, "Serve the browser portal at /"),
+};
+
+export type ServerConfig = Resolved<typeof serverSettings> & { dataDir: string };
+
+/** Settings that decide where the rest come from; they exist only as flags and env. */
+export const locationSettings = {
+  dataDir: text("data_dir", defaultDataDir(), "Data directory (store, secrets, server.yaml)", {
+    flag: "data",
+    env: "LLMGW_DATA",
+  }),
+};
+
+export interface LoadOptions {
+  flags: Record<string, string | boolean | undefined>;
+  env: Record<string, string | undefined>;
+}
+
+/** Resolves the whole server config: where the data directory is, then server.yaml inside it. */
+export async function loadServerConfig(opts: LoadOptions): Promise<ServerConfig> {
+  const { dataDir } = resolveSettings(locationSettings, opts);
+  const path = `${dataDir}/server.yaml`;
+  let yaml: { path: string; text: string } | undefined;
+  try {
+    yaml = { path, text: await Deno.readTextFile(path) };
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return { ...resolveSettings(serverSettings, { ...opts, ...(yaml ? { yaml } : {}) }), dataDir };
+}
+
+export function parseListen(listen: string): { hostname: string; port: number } {
+  const m = /^\[?([^\]]*?)\]?:(\d+)$/.exec(listen);
+  if (!m) throw new TypeError(`Invalid listen address: expected host:port, got "${listen}"`);
+  return { hostname: m[1] || "0.0.0.0", port: Number(m[2]) };
+}

@@ -1,0 +1,112 @@
+/**
+ * The closed list of error codes, their HTTP status, and the one envelope every error is sent
+ * in. Services throw `AppError` with a code; only `onError` here knows about HTTP. The
+ * envelope is OpenAI's, so SDKs show our message, with the request id added.
+ */
+import type { Context } from "hono";
+import { errorMessage } from "../locales/mod.ts";
+import type { Logger } from "../core/log.ts";
+
+export const errorCodes = [
+  "invalid_json",
+  "invalid_request",
+  "body_too_large",
+  "missing_api_key",
+  "invalid_api_key",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "model_not_found",
+  "model_unavailable",
+  "engine_error",
+  "conflict",
+  "internal_error",
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];
+
+type OpenAIErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "permission_error"
+  | "not_found_error"
+  | "server_error";
+
+export function statusOf(
+  code: ErrorCode,
+): { status: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 502 | 503; type: OpenAIErrorType } {
+  switch (code) {
+    case "invalid_json":
+    case "invalid_request":
+      return { status: 400, type: "invalid_request_error" };
+    case "body_too_large":
+      return { status: 413, type: "invalid_request_error" };
+    case "missing_api_key":
+    case "invalid_api_key":
+    case "unauthorized":
+      return { status: 401, type: "authentication_error" };
+    case "forbidden":
+      return { status: 403, type: "permission_error" };
+    case "not_found":
+    case "model_not_found":
+      return { status: 404, type: "not_found_error" };
+    case "conflict":
+      return { status: 409, type: "invalid_request_error" };
+    case "engine_error":
+      return { status: 502, type: "server_error" };
+    case "model_unavailable":
+      return { status: 503, type: "server_error" };
+    case "internal_error":
+      return { status: 500, type: "server_error" };
+  }
+}
+
+/** A failure the caller can act on: a code from the list, the message's parameters, and the field at fault. */
+export class AppError extends Error {
+  override name = "AppError";
+  constructor(
+    readonly code: ErrorCode,
+    readonly params: Record<string, string | number> = {},
+    readonly param: string | null = null,
+  ) {
+    super(errorMessage(code, params));
+  }
+}
+
+export interface ErrorBody {
+  error: {
+    message: string;
+    type: string;
+    param: string | null;
+    code: ErrorCode;
+    request_id?: string;
+  };
+}
+
+export function errorBody(err: AppError, requestId?: string): ErrorBody {
+  return {
+    error: {
+      message: err.message,
+      type: statusOf(err.code).type,
+      param: err.param,
+      code: err.code,
+      ...(requestId ? { request_id: requestId } : {}),
+    },
+  };
+}
+
+export function errorResponse(err: AppError, requestId?: string): Response {
+  return Response.json(errorBody(err, requestId), { status: statusOf(err.code).status });
+}
+
+/** The app's single error handler. Unknown errors become a generic 500; details go to the log only. */
+export function makeOnError(logger: Logger) {
+  return (err: Error, c: Context): Response => {
+    const requestId = c.get("requestId" as never) as string | undefined;
+    if (err instanceof AppError) return errorResponse(err, requestId);
+    logger.error("unhandled error", { requestId, path: c.req.path, error: err, stack: err.stack });
+    return errorResponse(
+      new AppError("internal_error", { requestId: requestId ?? "unknown" }),
+      requestId,
+    );
+  };
+}

@@ -1,0 +1,63 @@
+/** Reads a /v1 request body: bounded in size, JSON, an object. Errors say what is wrong. */
+import { AppError } from "../errors.ts";
+import { isRecord } from "./relay.ts";
+
+export async function readJsonBody(req: Request, limit: number): Promise<Record<string, unknown>> {
+  const declared = Number(req.headers.get("content-length") ?? "NaN");
+  if (declared > limit) throw new AppError("body_too_large", { limit });
+  const bytes = await readBounded(req.body, limit);
+  if (bytes.length === 0) throw new AppError("invalid_json", { detail: "the body is empty" });
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (e) {
+    throw new AppError("invalid_json", { detail: (e as Error).message });
+  }
+  if (!isRecord(value)) {
+    throw new AppError("invalid_json", { detail: "the body must be a JSON object" });
+  }
+  return value;
+}
+
+/** The body's `model`, which every /v1 request that reaches an engine must name. */
+export function requireModel(body: Record<string, unknown>): string {
+  const model = body.model;
+  if (model === undefined) {
+    throw new AppError("invalid_request", { detail: "'model' is required" }, "model");
+  }
+  if (typeof model !== "string" || model.trim() === "") {
+    throw new AppError(
+      "invalid_request",
+      { detail: "'model' must be a non-empty string" },
+      "model",
+    );
+  }
+  return model;
+}
+
+async function readBounded(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+): Promise<Uint8Array> {
+  if (!body) return new Uint8Array();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel();
+      throw new AppError("body_too_large", { limit });
+    }
+    parts.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

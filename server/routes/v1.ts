@@ -1,0 +1,79 @@
+/** The OpenAI-compatible client API under /v1. */
+import { Hono } from "hono";
+import type { AppEnv } from "../app_env.ts";
+import { bearerToken } from "../auth/admin_tokens.ts";
+import type { AppDeps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import type { ModelEntry } from "../router/catalog.ts";
+import { readJsonBody, requireModel } from "../router/read_body.ts";
+import { relay } from "../router/relay.ts";
+
+const relayed = ["/chat/completions", "/completions", "/embeddings"] as const;
+
+export function v1Routes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use("*", async (c, next) => {
+    const presented = bearerToken(c.req.raw);
+    if (!presented) throw new AppError("missing_api_key");
+    const check = await deps.keys.check(presented);
+    if (!check.ok) throw new AppError("invalid_api_key");
+    c.set("apiKey", check.key);
+    await next();
+  });
+
+  app.get("/models", (c) => c.json({ object: "list", data: deps.catalog.list().map(modelObject) }));
+
+  app.get("/models/:id{.+}", (c) => {
+    const model = deps.catalog.get(c.req.param("id"));
+    if (!model) throw new AppError("model_not_found", { model: c.req.param("id") });
+    return c.json(modelObject(model));
+  });
+
+  for (const path of relayed) {
+    app.post(path, async (c) => {
+      const body = await readJsonBody(c.req.raw, deps.limits.maxBodyBytes);
+      const model = requireModel(body);
+      if (!deps.catalog.get(model)) throw new AppError("model_not_found", { model }, "model");
+      const replica = deps.replicas.pick(model);
+      if (!replica) throw new AppError("model_unavailable", { model });
+      const requestId = c.get("requestId");
+      const keyId = c.get("apiKey").id;
+      const at = deps.clock.now();
+      return await relay({
+        replica,
+        path: `/v1${path}`,
+        body,
+        clientSignal: c.req.raw.signal,
+        firstByteTimeoutMs: deps.limits.firstByteTimeoutMs,
+        clock: deps.clock,
+        onDone: (o) =>
+          deps.usage.record({
+            requestId,
+            at,
+            keyId,
+            model,
+            endpoint: path,
+            promptTokens: o.promptTokens,
+            completionTokens: o.completionTokens,
+            status: o.status,
+            latencyMs: o.latencyMs,
+            ttftMs: o.ttftMs,
+            stream: body.stream === true,
+          }),
+      });
+    });
+  }
+  return app;
+}
+
+/** OpenAI's model object; `description` only when one was written, never an empty field. */
+function modelObject(m: ModelEntry) {
+  return {
+    id: m.name,
+    object: "model" as const,
+    created: Math.floor(m.createdAt / 1000),
+    owned_by: "llmgw",
+    ...(m.description ? { description: m.description } : {}),
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * Usage rows are collected in memory and written in batches by a timer, so the request path
+ * never waits on the store. `close()` writes what is left; a failed batch is kept and retried.
+ */
+import { ulid } from "ulid";
+import type { Logger } from "../../core/log.ts";
+import type { Store } from "../../db/store.ts";
+import { usage } from "../../db/schema.ts";
+
+export type UsageRow = Omit<typeof usage.$inferInsert, "id">;
+
+export interface UsageSink {
+  record(row: UsageRow): void;
+}
+
+/** Past this many waiting rows (the store is down for a long time) the oldest are dropped and counted. */
+const maxPending = 100_000;
+
+export class UsageRecorder implements UsageSink {
+  #pending: (typeof usage.$inferInsert)[] = [];
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #flushing: Promise<void> | undefined;
+  dropped = 0;
+
+  constructor(
+    private readonly deps: { store: Store; logger: Logger; flushMs: number; batchSize: number },
+  ) {
+    this.#timer = setInterval(() => void this.flush(), deps.flushMs);
+  }
+
+  record(row: UsageRow): void {
+    this.#pending.push({ id: ulid(row.at), ...row });
+    if (this.#pending.length > maxPending) {
+      this.dropped += this.#pending.length - maxPending;
+      this.#pending.splice(0, this.#pending.length - maxPending);
+    }
+  }
+
+  get pending(): number {
+    return this.#pending.length;
+  }
+
+  /** Writes everything waiting; concurrent calls share one run. */
+  flush(): Promise<void> {
+    this.#flushing ??= this.#drain().finally(() => (this.#flushing = undefined));
+    return this.#flushing;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const batch = this.#pending.splice(0, this.deps.batchSize);
+      try {
+        await this.deps.store.write((tx) => tx.insert(usage).values(batch));
+      } catch (e) {
+        this.#pending.unshift(...batch);
+        this.deps.logger.error("usage batch not written; will retry", {
+          rows: batch.length,
+          error: e,
+        });
+        return;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.flush();
+  }
+}

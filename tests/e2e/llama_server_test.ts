@@ -1,0 +1,51 @@
+/**
+ * A real llama-server behind `llmgw up --model`, serving the tiny random GGUF fixture. Runs only
+ * when LLAMA_SERVER names the binary: CI has none and relies on the simulated engine.
+ */
+import OpenAI from "openai";
+import { assert, assertEquals } from "../assert.ts";
+import { startAppliance } from "../helpers/appliance.ts";
+
+const llamaServer = Deno.env.get("LLAMA_SERVER");
+const fixture =
+  new URL("../../../shared/fixtures/tiny-random-llama.gguf", import.meta.url).pathname;
+const why = "set LLAMA_SERVER to a llama-server binary to run it";
+if (!llamaServer) console.warn(`llama_server_test: skipped, ${why}`);
+
+Deno.test({
+  name: `llmgw up --model serves a GGUF through a real llama-server${
+    llamaServer ? "" : ` (skipped: ${why})`
+  }`,
+  ignore: !llamaServer,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const app = await startAppliance({
+      args: ["--model", fixture, "--engines-llama-server", llamaServer!],
+      timeoutMs: 120_000,
+    });
+    try {
+      const client = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: app.key, maxRetries: 0 });
+      const models = await client.models.list();
+      assertEquals(models.data.map((m) => m.id), ["tiny-random-llama"]);
+      const stream = await client.chat.completions.create({
+        model: "tiny-random-llama",
+        messages: [{ role: "user", content: "Hello" }],
+        max_tokens: 16,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let chunks = 0;
+      let usage: OpenAI.CompletionUsage | undefined;
+      for await (const chunk of stream) {
+        chunks++;
+        usage = chunk.usage ?? usage;
+      }
+      assert(chunks > 1, "the answer arrived in pieces");
+      assert((usage?.completion_tokens ?? 0) > 0, "usage was reported");
+    } finally {
+      assertEquals(await app.stop(), 0);
+      await Deno.remove(app.dataDir, { recursive: true });
+    }
+  },
+});

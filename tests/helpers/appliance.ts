@@ -1,0 +1,75 @@
+/**
+ * Runs a real `llmgw up` as a child process on a random port, the way a person would, and reads
+ * the address and API key from what it prints.
+ */
+import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
+
+export interface Appliance {
+  url: string;
+  key: string;
+  dataDir: string;
+  /** Everything printed so far, stdout and stderr. */
+  output(): string;
+  /** Ctrl-C, then wait for a clean exit; returns the exit code. */
+  stop(): Promise<number>;
+}
+
+export async function startAppliance(
+  opts: { args?: string[]; dataDir?: string; env?: Record<string, string>; timeoutMs?: number } =
+    {},
+): Promise<Appliance> {
+  const dataDir = opts.dataDir ?? (await Deno.makeTempDir({ prefix: "llmgw-e2e-" }));
+  const { cmd, args } = selfCommand([
+    "up",
+    "--data",
+    dataDir,
+    "--listen",
+    "127.0.0.1:0",
+    "--usage-flush-interval-ms",
+    "50",
+    ...(opts.args ?? []),
+  ]);
+  const child = new Deno.Command(cmd, {
+    args,
+    stdout: "piped",
+    stderr: "piped",
+    env: { ...selfCommandEnv(), ...(opts.env ?? {}) },
+  }).spawn();
+  let text = "";
+  const pump = async (s: ReadableStream<Uint8Array>) => {
+    for await (const chunk of s.pipeThrough(new TextDecoderStream())) text += chunk;
+  };
+  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  let url = "";
+  let key = "";
+  while (Date.now() < deadline) {
+    const u = /llmgw is up on (\S+)/.exec(text);
+    const k = /API key: (sk-llmgw-\S+)/.exec(text);
+    if (u && k) [url, key] = [u[1]!, k[1]!];
+    if (url) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!url) {
+    child.kill("SIGKILL");
+    await child.status;
+    await pumps;
+    throw new Error(`llmgw up did not come up:\n${text}`);
+  }
+  let stopped: Promise<number> | undefined;
+  return {
+    url,
+    key,
+    dataDir,
+    output: () => text,
+    stop() {
+      stopped ??= (async () => {
+        child.kill("SIGINT");
+        const status = await child.status;
+        await pumps;
+        return status.code;
+      })();
+      return stopped;
+    },
+  };
+}

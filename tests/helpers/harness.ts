@@ -1,0 +1,103 @@
+/**
+ * The real app in-process: a real store (SQLite in memory, migrations applied), the real
+ * services, and a real simulated engine on a loopback port as its one replica. Tests drive it
+ * through `app.request`, the front door.
+ */
+import { FakeClock } from "../../core/clock.ts";
+import { silentLogger } from "../../core/log.ts";
+import { openStore, type Store } from "../../db/store.ts";
+import { buildApp } from "../../server/app.ts";
+import { AdminTokens } from "../../server/auth/admin_tokens.ts";
+import type { AppDeps } from "../../server/deps.ts";
+import { KeyService } from "../../server/keys/keys.ts";
+import { ModelCatalog } from "../../server/router/catalog.ts";
+import { ReplicaTable } from "../../server/router/replicas.ts";
+import { UsageRecorder } from "../../server/usage/recorder.ts";
+import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
+
+export interface Harness {
+  app: ReturnType<typeof buildApp>;
+  deps: AppDeps;
+  store: Store;
+  clock: FakeClock;
+  usage: UsageRecorder;
+  engine: RunningSimEngine;
+  /** A valid API key and admin token. */
+  key: string;
+  adminToken: string;
+  /** Sends a /v1 request with the key. */
+  v1(path: string, body?: unknown, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  opts: { maxBodyBytes?: number; tokensPerSecond?: number } = {},
+): Promise<Harness> {
+  const store = await openStore(":memory:");
+  const clock = new FakeClock();
+  const engineKey = "engine-secret";
+  const engine = await startSimEngine({
+    model: "demo",
+    tokensPerSecond: opts.tokensPerSecond ?? 5000,
+    apiKey: engineKey,
+  });
+  const usage = new UsageRecorder({
+    store,
+    logger: silentLogger,
+    flushMs: 3_600_000,
+    batchSize: 100,
+  });
+  const catalog = await ModelCatalog.load({ store, clock });
+  await catalog.upsert({ name: "demo", engine: "sim", source: "", description: "Simulated" });
+  await catalog.upsert({ name: "cold", engine: "sim", source: "" });
+  const replicas = new ReplicaTable();
+  replicas.upsert({
+    id: "r1",
+    model: "demo",
+    baseUrl: engine.url,
+    apiKey: engineKey,
+    state: "ready",
+  });
+  const deps: AppDeps = {
+    limits: { maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024, firstByteTimeoutMs: 10_000 },
+    store,
+    clock,
+    logger: silentLogger,
+    keys: new KeyService({ store, clock, cacheMs: 30_000 }),
+    adminTokens: new AdminTokens({ store, clock }),
+    catalog,
+    replicas,
+    usage,
+  };
+  const app = buildApp(deps);
+  const { key } = await deps.keys.create({ name: "test" });
+  const adminToken = await deps.adminTokens.create("test");
+  return {
+    app,
+    deps,
+    store,
+    clock,
+    usage,
+    engine,
+    key,
+    adminToken,
+    v1: async (path, body, init = {}) =>
+      await app.request(`/v1${path}`, {
+        method: body === undefined ? "GET" : "POST",
+        ...(body === undefined
+          ? {}
+          : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+        ...init,
+        headers: {
+          authorization: `Bearer ${key}`,
+          "content-type": "application/json",
+          ...(init.headers ?? {}),
+        },
+      }),
+    async close() {
+      await usage.close();
+      await engine.close();
+      store.close();
+    },
+  };
+}
