@@ -5,10 +5,10 @@ import { bearerToken } from "../auth/admin_tokens.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import type { ModelEntry } from "../router/catalog.ts";
-import { readJsonBody, requireModel } from "../router/read_body.ts";
-import { relay } from "../router/relay.ts";
+import { dispatch, type EnginePath } from "../router/dispatch.ts";
+import { readJsonBody } from "../router/read_body.ts";
 
-const relayed = ["/chat/completions", "/completions", "/embeddings"] as const;
+const relayed: EnginePath[] = ["/chat/completions", "/completions", "/embeddings"];
 
 export function v1Routes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -33,35 +33,7 @@ export function v1Routes(deps: AppDeps): Hono<AppEnv> {
   for (const path of relayed) {
     app.post(path, async (c) => {
       const body = await readJsonBody(c.req.raw, deps.limits.maxBodyBytes);
-      const model = requireModel(body);
-      if (!deps.catalog.get(model)) throw new AppError("model_not_found", { model }, "model");
-      const replica = deps.replicas.pick(model);
-      if (!replica) throw new AppError("model_unavailable", { model });
-      const requestId = c.get("requestId");
-      const keyId = c.get("apiKey").id;
-      const at = deps.clock.now();
-      return await relay({
-        replica,
-        path: `/v1${path}`,
-        body,
-        clientSignal: c.req.raw.signal,
-        firstByteTimeoutMs: deps.limits.firstByteTimeoutMs,
-        clock: deps.clock,
-        onDone: (o) =>
-          deps.usage.record({
-            requestId,
-            at,
-            keyId,
-            model,
-            endpoint: path,
-            promptTokens: o.promptTokens,
-            completionTokens: o.completionTokens,
-            status: o.status,
-            latencyMs: o.latencyMs,
-            ttftMs: o.ttftMs,
-            stream: body.stream === true,
-          }),
-      });
+      return await dispatch(deps, c, path, body);
     });
   }
   return app;
