@@ -9,7 +9,7 @@
  * installed under another name (`deno-2.9`, a wrapper), so the basename is only the fallback
  * for runtimes that predate the flag.
  */
-function isCompiled(): boolean {
+export function isCompiled(): boolean {
   const standalone = (Deno.build as { standalone?: boolean }).standalone;
   if (typeof standalone === "boolean") return standalone;
   const base = Deno.execPath().split(/[\\/]/).pop() ?? "";

@@ -36,13 +36,7 @@ export async function assertRejects<E extends Error = Error>(
   try {
     await fn();
   } catch (e) {
-    if (cls && !(e instanceof cls)) {
-      throw new Error(`Expected ${cls.name}, got ${(e as Error)?.name}: ${(e as Error)?.message}`);
-    }
-    if (includes && !(e as Error).message.includes(includes)) {
-      throw new Error(`Expected message to include "${includes}", got "${(e as Error).message}"`);
-    }
-    return e as E;
+    return expectError(e, cls, includes);
   }
   throw new Error("Expected the promise to reject, but it resolved");
 }
@@ -55,13 +49,17 @@ export function assertThrows<E extends Error = Error>(
   try {
     fn();
   } catch (e) {
-    if (cls && !(e instanceof cls)) {
-      throw new Error(`Expected ${cls.name}, got ${(e as Error)?.name}: ${(e as Error)?.message}`);
-    }
-    if (includes && !(e as Error).message.includes(includes)) {
-      throw new Error(`Expected message to include "${includes}", got "${(e as Error).message}"`);
-    }
-    return e as E;
+    return expectError(e, cls, includes);
   }
   throw new Error("Expected the function to throw");
+}
+
+function expectError<E extends Error>(e: unknown, cls?: ErrorClass<E>, includes?: string): E {
+  if (cls && !(e instanceof cls)) {
+    throw new Error(`Expected ${cls.name}, got ${(e as Error)?.name}: ${(e as Error)?.message}`);
+  }
+  if (includes && !(e as Error).message.includes(includes)) {
+    throw new Error(`Expected message to include "${includes}", got "${(e as Error).message}"`);
+  }
+  return e as E;
 }
