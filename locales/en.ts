@@ -11,6 +11,7 @@ export const en = {
     not_found: "Nothing is found at {path}",
     model_not_found: "The model '{model}' does not exist or you do not have access to it",
     model_unavailable: "The model '{model}' has no replica that can answer right now",
+    unsupported_endpoint: "The model '{model}' does not offer {endpoint}: {detail}",
     engine_error: "The engine serving '{model}' failed: {detail}",
     conflict: "{detail}",
     internal_error: "An internal error occurred. The request id is {requestId}",

@@ -14,6 +14,7 @@ export const tr: Messages = {
     not_found: "{path} adresinde bir şey bulunamadı",
     model_not_found: "'{model}' modeli yok ya da ona erişiminiz yok",
     model_unavailable: "'{model}' modelinin şu anda yanıt verebilecek bir kopyası yok",
+    unsupported_endpoint: "'{model}' modeli {endpoint} uç noktasını sunmuyor: {detail}",
     engine_error: "'{model}' modelini sunan motor başarısız oldu: {detail}",
     conflict: "{detail}",
     internal_error: "Bir iç hata oluştu. İstek kimliği: {requestId}",

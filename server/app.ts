@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { ulid } from "ulid";
 import type { AppEnv } from "./app_env.ts";
 import type { AppDeps } from "./deps.ts";
-import { AppError, errorResponse, makeOnError } from "./errors.ts";
+import { AppError, errorResponseFor, makeOnError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { v1Routes } from "./routes/v1.ts";
@@ -27,7 +27,11 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
     app.get("/", (c) => c.html(html));
   }
   app.notFound((c) =>
-    errorResponse(new AppError("not_found", { path: c.req.path }), c.get("requestId"))
+    errorResponseFor(
+      c.req.path,
+      new AppError("not_found", { path: c.req.path }),
+      c.get("requestId"),
+    )
   );
   app.onError(makeOnError(deps.logger));
   return app;

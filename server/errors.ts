@@ -1,11 +1,13 @@
 /**
  * The closed list of error codes, their HTTP status, and the one envelope every error is sent
  * in. Services throw `AppError` with a code; only `onError` here knows about HTTP. The
- * envelope is OpenAI's, so SDKs show our message, with the request id added.
+ * envelope is OpenAI's, so SDKs show our message, with the request id added; on Anthropic's
+ * path (/v1/messages) the same error goes out in Anthropic's envelope instead.
  */
 import type { Context } from "hono";
 import { errorMessage } from "../locales/mod.ts";
 import type { Logger } from "../core/log.ts";
+import { anthropicErrorBody, isAnthropicPath } from "./anthropic/error_body.ts";
 
 export const errorCodes = [
   "invalid_json",
@@ -18,6 +20,7 @@ export const errorCodes = [
   "not_found",
   "model_not_found",
   "model_unavailable",
+  "unsupported_endpoint",
   "engine_error",
   "conflict",
   "internal_error",
@@ -37,6 +40,7 @@ export function statusOf(
   switch (code) {
     case "invalid_json":
     case "invalid_request":
+    case "unsupported_endpoint":
       return { status: 400, type: "invalid_request_error" };
     case "body_too_large":
       return { status: 413, type: "invalid_request_error" };
@@ -98,13 +102,21 @@ export function errorResponse(err: AppError, requestId?: string): Response {
   return Response.json(errorBody(err, requestId), { status: statusOf(err.code).status });
 }
 
+/** One error, in the envelope of the API the path belongs to: Anthropic's on /v1/messages. */
+export function errorResponseFor(path: string, err: AppError, requestId?: string): Response {
+  if (!isAnthropicPath(path)) return errorResponse(err, requestId);
+  const { status } = statusOf(err.code);
+  return Response.json(anthropicErrorBody(status, err.message, requestId), { status });
+}
+
 /** The app's single error handler. Unknown errors become a generic 500; details go to the log only. */
 export function makeOnError(logger: Logger) {
   return (err: Error, c: Context): Response => {
     const requestId = c.get("requestId" as never) as string | undefined;
-    if (err instanceof AppError) return errorResponse(err, requestId);
+    if (err instanceof AppError) return errorResponseFor(c.req.path, err, requestId);
     logger.error("unhandled error", { requestId, path: c.req.path, error: err, stack: err.stack });
-    return errorResponse(
+    return errorResponseFor(
+      c.req.path,
       new AppError("internal_error", { requestId: requestId ?? "unknown" }),
       requestId,
     );

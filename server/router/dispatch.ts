@@ -10,7 +10,7 @@ import { AppError } from "../errors.ts";
 import { requireModel } from "./read_body.ts";
 import { relay } from "./relay.ts";
 
-export type EnginePath = "/chat/completions" | "/completions" | "/embeddings";
+export type EnginePath = "/chat/completions" | "/completions" | "/embeddings" | "/rerank";
 
 export async function dispatch(
   deps: AppDeps,
