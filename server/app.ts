@@ -9,6 +9,8 @@ import type { AppDeps } from "./deps.ts";
 import { AppError, errorResponseFor, makeOnError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { messagesRoutes } from "./routes/messages.ts";
+import { rerankRoutes } from "./routes/rerank.ts";
 import { v1Routes } from "./routes/v1.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
@@ -21,6 +23,8 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.route("/", healthRoutes(deps));
   app.route("/v1", v1Routes(deps));
+  app.route("/v1", messagesRoutes(deps));
+  app.route("/", rerankRoutes(deps));
   app.route("/api/v1", adminRoutes(deps));
   if (deps.portalHtml !== undefined) {
     const html = deps.portalHtml;
