@@ -13,6 +13,10 @@ export const en = {
     model_unavailable: "The model '{model}' has no replica that can answer right now",
     unsupported_endpoint: "The model '{model}' does not offer {endpoint}: {detail}",
     engine_error: "The engine serving '{model}' failed: {detail}",
+    engine_stalled:
+      "The engine serving '{model}' stopped sending for {seconds} s; the answer was cut",
+    queue_timeout:
+      "Every replica of '{model}' stayed busy until the request's wait ran out; try again shortly",
     conflict: "{detail}",
     internal_error: "An internal error occurred. The request id is {requestId}",
   },

@@ -16,6 +16,10 @@ export const tr: Messages = {
     model_unavailable: "'{model}' modelinin şu anda yanıt verebilecek bir kopyası yok",
     unsupported_endpoint: "'{model}' modeli {endpoint} uç noktasını sunmuyor: {detail}",
     engine_error: "'{model}' modelini sunan motor başarısız oldu: {detail}",
+    engine_stalled:
+      "'{model}' modelini sunan motor {seconds} sn boyunca veri göndermedi; yanıt kesildi",
+    queue_timeout:
+      "'{model}' modelinin tüm kopyaları bekleme süresi dolana kadar meşguldü; biraz sonra yeniden deneyin",
     conflict: "{detail}",
     internal_error: "Bir iç hata oluştu. İstek kimliği: {requestId}",
   },

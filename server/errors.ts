@@ -22,6 +22,8 @@ export const errorCodes = [
   "model_unavailable",
   "unsupported_endpoint",
   "engine_error",
+  "engine_stalled",
+  "queue_timeout",
   "conflict",
   "internal_error",
 ] as const;
@@ -36,7 +38,10 @@ type OpenAIErrorType =
 
 export function statusOf(
   code: ErrorCode,
-): { status: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 502 | 503; type: OpenAIErrorType } {
+): {
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 502 | 503 | 504;
+  type: OpenAIErrorType;
+} {
   switch (code) {
     case "invalid_json":
     case "invalid_request":
@@ -58,7 +63,10 @@ export function statusOf(
     case "engine_error":
       return { status: 502, type: "server_error" };
     case "model_unavailable":
+    case "queue_timeout":
       return { status: 503, type: "server_error" };
+    case "engine_stalled":
+      return { status: 504, type: "server_error" };
     case "internal_error":
       return { status: 500, type: "server_error" };
   }
@@ -71,6 +79,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     readonly params: Record<string, string | number> = {},
     readonly param: string | null = null,
+    /** `retryAfterS`: when trying again may work, sent as `Retry-After`. */
+    readonly hints: { retryAfterS?: number } = {},
   ) {
     super(errorMessage(code, params));
   }
@@ -99,7 +109,11 @@ export function errorBody(err: AppError, requestId?: string): ErrorBody {
 }
 
 export function errorResponse(err: AppError, requestId?: string): Response {
-  return Response.json(errorBody(err, requestId), { status: statusOf(err.code).status });
+  const res = Response.json(errorBody(err, requestId), { status: statusOf(err.code).status });
+  if (err.hints.retryAfterS !== undefined) {
+    res.headers.set("retry-after", String(err.hints.retryAfterS));
+  }
+  return res;
 }
 
 /** One error, in the envelope of the API the path belongs to: Anthropic's on /v1/messages. */
