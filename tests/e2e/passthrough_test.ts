@@ -75,7 +75,8 @@ Deno.test({
         }
         assertEquals(id, call!.id);
         assertEquals(args, call!.function.arguments);
-        assert(fragments > 2, `arguments came in pieces (${fragments})`);
+        // How many pieces the arguments take depends on timing; the head always comes alone.
+        assert(fragments >= 2, `id and name first, then the arguments (${fragments})`);
         assertEquals(finish, "tool_calls");
       });
 
