@@ -120,7 +120,11 @@ export function errorResponse(err: AppError, requestId?: string): Response {
 export function errorResponseFor(path: string, err: AppError, requestId?: string): Response {
   if (!isAnthropicPath(path)) return errorResponse(err, requestId);
   const { status } = statusOf(err.code);
-  return Response.json(anthropicErrorBody(status, err.message, requestId), { status });
+  const res = Response.json(anthropicErrorBody(status, err.message, requestId), { status });
+  if (err.hints.retryAfterS !== undefined) {
+    res.headers.set("retry-after", String(err.hints.retryAfterS));
+  }
+  return res;
 }
 
 /** The app's single error handler. Unknown errors become a generic 500; details go to the log only. */

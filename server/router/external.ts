@@ -62,19 +62,26 @@ function removeExternal(model: string, table: ReplicaTable): void {
   for (const r of [...table.forModel(model)]) if (r.external) table.remove(r.id);
 }
 
-/** Loads every external model now and follows catalog changes. */
+/**
+ * Loads every external model now and follows catalog changes, one load at a time (so two quick
+ * changes cannot interleave). `settled()` resolves once the loads asked for so far are done.
+ */
 export async function followExternalModels(
   catalog: ModelCatalog,
   table: ReplicaTable,
   logger: Logger,
-): Promise<void> {
+): Promise<{ settled(): Promise<void> }> {
   for (const m of catalog.list()) {
     if (m.engine === externalEngine) await loadExternalModel(m, table, logger);
   }
+  let chain = Promise.resolve();
   catalog.subscribe((entry, name) => {
-    if (entry?.engine === externalEngine) void loadExternalModel(entry, table, logger);
-    else removeExternal(name, table);
+    chain = chain.then(async () => {
+      if (entry?.engine === externalEngine) await loadExternalModel(entry, table, logger);
+      else removeExternal(name, table);
+    }).catch((e) => logger.error("outside endpoints not refreshed", { model: name, error: e }));
   });
+  return { settled: () => chain };
 }
 
 /**
