@@ -17,6 +17,8 @@ export const en = {
       "The engine serving '{model}' stopped sending for {seconds} s; the answer was cut",
     queue_timeout:
       "Every replica of '{model}' stayed busy until the request's wait ran out; try again shortly",
+    provider_rate_limited:
+      "Every key of the outside provider serving '{model}' is being rate-limited; try again shortly",
     conflict: "{detail}",
     internal_error: "An internal error occurred. The request id is {requestId}",
   },

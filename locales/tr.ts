@@ -20,6 +20,8 @@ export const tr: Messages = {
       "'{model}' modelini sunan motor {seconds} sn boyunca veri göndermedi; yanıt kesildi",
     queue_timeout:
       "'{model}' modelinin tüm kopyaları bekleme süresi dolana kadar meşguldü; biraz sonra yeniden deneyin",
+    provider_rate_limited:
+      "'{model}' modelini sunan dış sağlayıcının tüm anahtarları hız sınırında; biraz sonra yeniden deneyin",
     conflict: "{detail}",
     internal_error: "Bir iç hata oluştu. İstek kimliği: {requestId}",
   },

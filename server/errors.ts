@@ -24,6 +24,7 @@ export const errorCodes = [
   "engine_error",
   "engine_stalled",
   "queue_timeout",
+  "provider_rate_limited",
   "conflict",
   "internal_error",
 ] as const;
@@ -34,12 +35,13 @@ type OpenAIErrorType =
   | "authentication_error"
   | "permission_error"
   | "not_found_error"
+  | "rate_limit_error"
   | "server_error";
 
 export function statusOf(
   code: ErrorCode,
 ): {
-  status: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 502 | 503 | 504;
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 503 | 504;
   type: OpenAIErrorType;
 } {
   switch (code) {
@@ -65,6 +67,8 @@ export function statusOf(
     case "model_unavailable":
     case "queue_timeout":
       return { status: 503, type: "server_error" };
+    case "provider_rate_limited":
+      return { status: 429, type: "rate_limit_error" };
     case "engine_stalled":
       return { status: 504, type: "server_error" };
     case "internal_error":

@@ -178,7 +178,8 @@ export async function dispatch(
     } else {
       replica.breaker.failure();
     }
-    last = result;
+    // An outside provider's error text can quote part of the key it refused: never passed on.
+    last = replica.external ? { status: result.status, detail: result.detail } : result;
     lastServed = served;
     if (signal.aborted) break;
     picked = pickNow();
@@ -190,6 +191,9 @@ export async function dispatch(
   const status = last.status || 502;
   record(undefined, status, lastServed);
   if (last.answer) return passOn(lastServed.name, last.answer, status, lastServed.name);
+  if (status === 429) {
+    throw new AppError("provider_rate_limited", { model }, null, { retryAfterS: 1 });
+  }
   throw new AppError("engine_error", { model, detail: last.detail });
 }
 

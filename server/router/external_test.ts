@@ -105,7 +105,7 @@ Deno.test("two outside keys, one answering 429: every request is answered by the
   }
 });
 
-Deno.test("when every key is refused the provider's own answer is passed on", async () => {
+Deno.test("when every key is rate-limited the client gets a 429 of ours, never the provider's text", async () => {
   const dir = await Deno.makeTempDir();
   const p = provider();
   const h = await startHarness();
@@ -123,7 +123,10 @@ Deno.test("when every key is refused the provider's own answer is passed on", as
     assertEquals(h.deps.replicas.forModel("gpt").length, 1);
     const res = await h.v1("/chat/completions", { ...chat("hi"), model: "gpt" });
     assertEquals(res.status, 429);
-    assert(!(await res.text()).includes("sk-limited"));
+    assertEquals(res.headers.get("retry-after"), "1");
+    const text = await res.text();
+    assertEquals(JSON.parse(text).error.code, "provider_rate_limited");
+    assert(!text.includes("sk-limited"));
     const again = await h.v1("/chat/completions", { ...chat("hi"), model: "gpt" });
     assertEquals(again.status, 503);
     assertEquals((await again.json()).error.code, "model_unavailable");
