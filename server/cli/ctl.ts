@@ -26,7 +26,7 @@ const help = `Usage: llmgw ctl <area> <verb> [options] [--json]
   keys create --name NAME [--expires-at MS]   Make an API key (shown once)
   keys list                                   List API keys (prefixes only)
   keys revoke ID                              Revoke a key at once
-  models list                                 List models and their replicas
+  models list                                 List models, their replicas and each one's load
   usage list [--limit N]                      Recent usage rows
 
 Options: --data DIR, --url URL, --token TOKEN (env LLMGW_ADMIN_TOKEN), --json`;
