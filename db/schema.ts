@@ -43,9 +43,32 @@ export const models = sqliteTable("models", {
   description: text("description"),
   /** Extra engine arguments as a JSON array, checked by the agent's flag gate. */
   args: text("args", { mode: "json" }).$type<string[]>().notNull(),
+  /** `chat`, `batch` or `long-context`; null means the default (`chat`). */
+  routingProfile: text("routing_profile"),
+  /** Models (by name) tried in order when none of this model's replicas can take a request. */
+  fallbacks: text("fallbacks", { mode: "json" }).$type<string[]>().notNull().default([]),
+  /** Requests one replica serves well at once; null means the engine's own (sim: 4). */
+  slots: integer("slots"),
+  /** Prices per 1,000 tokens, in micro-units of currency. A cached price of 0 means the prompt price. */
+  pricePrompt: integer("price_prompt").notNull().default(0),
+  pricePromptCached: integer("price_cached").notNull().default(0),
+  priceCompletion: integer("price_completion").notNull().default(0),
+  /** The name sent to the engine or provider instead of this one; null sends this name. */
+  upstreamModel: text("upstream_model"),
+  /**
+   * For engine `external` (whose `source` is the provider's OpenAI base URL): the files holding
+   * its keys, each its own endpoint with a share of requests. Never the keys themselves.
+   */
+  externalKeys: text("external_keys", { mode: "json" }).$type<ExternalKeyFile[]>(),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
+
+export interface ExternalKeyFile {
+  file: string;
+  /** Share of requests relative to the other keys; absent or 0 counts as 1. */
+  weight?: number;
+}
 
 export const usage = sqliteTable("usage", {
   id: text("id").primaryKey(),
@@ -62,4 +85,16 @@ export const usage = sqliteTable("usage", {
   /** Time to first byte of the answer; null when none was sent. */
   ttftMs: integer("ttft_ms"),
   stream: integer("stream", { mode: "boolean" }).notNull(),
+  /** The model that answered: the one asked for, or one of its fallbacks. Null when none did. */
+  servedModel: text("served_model"),
+  /** Prompt tokens the engine read from its cache (counted within prompt_tokens). */
+  cachedTokens: integer("cached_tokens").notNull().default(0),
+  /** Priced at the model that served, in micro-units, rounded up. */
+  costMicros: integer("cost_micros").notNull().default(0),
+  /** Time spent waiting for a replica to have room. */
+  queueMs: integer("queue_ms").notNull().default(0),
+  /** The replica or endpoint that answered last. */
+  replicaId: text("replica_id"),
+  /** The routing profile used. */
+  profile: text("profile"),
 }, (t) => [index("usage_at").on(t.at), index("usage_key_at").on(t.keyId, t.at)]);

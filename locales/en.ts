@@ -11,7 +11,14 @@ export const en = {
     not_found: "Nothing is found at {path}",
     model_not_found: "The model '{model}' does not exist or you do not have access to it",
     model_unavailable: "The model '{model}' has no replica that can answer right now",
+    unsupported_endpoint: "The model '{model}' does not offer {endpoint}: {detail}",
     engine_error: "The engine serving '{model}' failed: {detail}",
+    engine_stalled:
+      "The engine serving '{model}' stopped sending for {seconds} s; the answer was cut",
+    queue_timeout:
+      "Every replica of '{model}' stayed busy until the request's wait ran out; try again shortly",
+    provider_rate_limited:
+      "Every key of the outside provider serving '{model}' is being rate-limited; try again shortly",
     conflict: "{detail}",
     internal_error: "An internal error occurred. The request id is {requestId}",
   },

@@ -14,7 +14,14 @@ export const tr: Messages = {
     not_found: "{path} adresinde bir şey bulunamadı",
     model_not_found: "'{model}' modeli yok ya da ona erişiminiz yok",
     model_unavailable: "'{model}' modelinin şu anda yanıt verebilecek bir kopyası yok",
+    unsupported_endpoint: "'{model}' modeli {endpoint} uç noktasını sunmuyor: {detail}",
     engine_error: "'{model}' modelini sunan motor başarısız oldu: {detail}",
+    engine_stalled:
+      "'{model}' modelini sunan motor {seconds} sn boyunca veri göndermedi; yanıt kesildi",
+    queue_timeout:
+      "'{model}' modelinin tüm kopyaları bekleme süresi dolana kadar meşguldü; biraz sonra yeniden deneyin",
+    provider_rate_limited:
+      "'{model}' modelini sunan dış sağlayıcının tüm anahtarları hız sınırında; biraz sonra yeniden deneyin",
     conflict: "{detail}",
     internal_error: "Bir iç hata oluştu. İstek kimliği: {requestId}",
   },

@@ -6,9 +6,11 @@ import { Hono } from "hono";
 import { ulid } from "ulid";
 import type { AppEnv } from "./app_env.ts";
 import type { AppDeps } from "./deps.ts";
-import { AppError, errorResponse, makeOnError } from "./errors.ts";
+import { AppError, errorResponseFor, makeOnError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { messagesRoutes } from "./routes/messages.ts";
+import { rerankRoutes } from "./routes/rerank.ts";
 import { v1Routes } from "./routes/v1.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
@@ -21,13 +23,19 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.route("/", healthRoutes(deps));
   app.route("/v1", v1Routes(deps));
+  app.route("/v1", messagesRoutes(deps));
+  app.route("/", rerankRoutes(deps));
   app.route("/api/v1", adminRoutes(deps));
   if (deps.portalHtml !== undefined) {
     const html = deps.portalHtml;
     app.get("/", (c) => c.html(html));
   }
   app.notFound((c) =>
-    errorResponse(new AppError("not_found", { path: c.req.path }), c.get("requestId"))
+    errorResponseFor(
+      c.req.path,
+      new AppError("not_found", { path: c.req.path }),
+      c.get("requestId"),
+    )
   );
   app.onError(makeOnError(deps.logger));
   return app;

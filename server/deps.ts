@@ -6,6 +6,7 @@ import type { AdminTokens } from "./auth/admin_tokens.ts";
 import type { KeyService } from "./keys/keys.ts";
 import type { ModelCatalog } from "./router/catalog.ts";
 import type { ReplicaTable } from "./router/replicas.ts";
+import type { Routing } from "./router/routing.ts";
 import type { UsageSink } from "./usage/recorder.ts";
 
 export interface AppDeps {
@@ -17,6 +18,8 @@ export interface AppDeps {
   adminTokens: AdminTokens;
   catalog: ModelCatalog;
   replicas: ReplicaTable;
+  /** Admission queues, prefix index and routing settings. */
+  routing: Routing;
   usage: UsageSink;
   /** The portal's landing page, or undefined when the portal is off. */
   portalHtml?: string;

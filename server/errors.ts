@@ -1,11 +1,13 @@
 /**
  * The closed list of error codes, their HTTP status, and the one envelope every error is sent
  * in. Services throw `AppError` with a code; only `onError` here knows about HTTP. The
- * envelope is OpenAI's, so SDKs show our message, with the request id added.
+ * envelope is OpenAI's, so SDKs show our message, with the request id added; on Anthropic's
+ * path (/v1/messages) the same error goes out in Anthropic's envelope instead.
  */
 import type { Context } from "hono";
 import { errorMessage } from "../locales/mod.ts";
 import type { Logger } from "../core/log.ts";
+import { anthropicErrorBody, isAnthropicPath } from "./anthropic/error_body.ts";
 
 export const errorCodes = [
   "invalid_json",
@@ -18,7 +20,11 @@ export const errorCodes = [
   "not_found",
   "model_not_found",
   "model_unavailable",
+  "unsupported_endpoint",
   "engine_error",
+  "engine_stalled",
+  "queue_timeout",
+  "provider_rate_limited",
   "conflict",
   "internal_error",
 ] as const;
@@ -29,14 +35,19 @@ type OpenAIErrorType =
   | "authentication_error"
   | "permission_error"
   | "not_found_error"
+  | "rate_limit_error"
   | "server_error";
 
 export function statusOf(
   code: ErrorCode,
-): { status: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 502 | 503; type: OpenAIErrorType } {
+): {
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 503 | 504;
+  type: OpenAIErrorType;
+} {
   switch (code) {
     case "invalid_json":
     case "invalid_request":
+    case "unsupported_endpoint":
       return { status: 400, type: "invalid_request_error" };
     case "body_too_large":
       return { status: 413, type: "invalid_request_error" };
@@ -54,7 +65,12 @@ export function statusOf(
     case "engine_error":
       return { status: 502, type: "server_error" };
     case "model_unavailable":
+    case "queue_timeout":
       return { status: 503, type: "server_error" };
+    case "provider_rate_limited":
+      return { status: 429, type: "rate_limit_error" };
+    case "engine_stalled":
+      return { status: 504, type: "server_error" };
     case "internal_error":
       return { status: 500, type: "server_error" };
   }
@@ -67,6 +83,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     readonly params: Record<string, string | number> = {},
     readonly param: string | null = null,
+    /** `retryAfterS`: when trying again may work, sent as `Retry-After`. */
+    readonly hints: { retryAfterS?: number } = {},
   ) {
     super(errorMessage(code, params));
   }
@@ -95,16 +113,32 @@ export function errorBody(err: AppError, requestId?: string): ErrorBody {
 }
 
 export function errorResponse(err: AppError, requestId?: string): Response {
-  return Response.json(errorBody(err, requestId), { status: statusOf(err.code).status });
+  const res = Response.json(errorBody(err, requestId), { status: statusOf(err.code).status });
+  if (err.hints.retryAfterS !== undefined) {
+    res.headers.set("retry-after", String(err.hints.retryAfterS));
+  }
+  return res;
+}
+
+/** One error, in the envelope of the API the path belongs to: Anthropic's on /v1/messages. */
+export function errorResponseFor(path: string, err: AppError, requestId?: string): Response {
+  if (!isAnthropicPath(path)) return errorResponse(err, requestId);
+  const { status } = statusOf(err.code);
+  const res = Response.json(anthropicErrorBody(status, err.message, requestId), { status });
+  if (err.hints.retryAfterS !== undefined) {
+    res.headers.set("retry-after", String(err.hints.retryAfterS));
+  }
+  return res;
 }
 
 /** The app's single error handler. Unknown errors become a generic 500; details go to the log only. */
 export function makeOnError(logger: Logger) {
   return (err: Error, c: Context): Response => {
     const requestId = c.get("requestId" as never) as string | undefined;
-    if (err instanceof AppError) return errorResponse(err, requestId);
+    if (err instanceof AppError) return errorResponseFor(c.req.path, err, requestId);
     logger.error("unhandled error", { requestId, path: c.req.path, error: err, stack: err.stack });
-    return errorResponse(
+    return errorResponseFor(
+      c.req.path,
       new AppError("internal_error", { requestId: requestId ?? "unknown" }),
       requestId,
     );

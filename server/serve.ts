@@ -11,7 +11,11 @@ import { parseListen, type ServerConfig } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { KeyService } from "./keys/keys.ts";
 import { ModelCatalog } from "./router/catalog.ts";
+import { followExternalModels } from "./router/external.ts";
+import { LoadPoller } from "./router/load_poller.ts";
 import { ReplicaTable } from "./router/replicas.ts";
+import { createRouting } from "./router/routing.ts";
+import { defaultPrefixOptions } from "./router/request_keys.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
 
 export interface ControlPlane {
@@ -19,6 +23,8 @@ export interface ControlPlane {
   readonly url: string;
   readonly deps: AppDeps;
   readonly usage: UsageRecorder;
+  /** Reads engines' load into the replica table; nodes add their load sources to it. */
+  readonly loadPoller: LoadPoller;
   close(): Promise<void>;
 }
 
@@ -34,6 +40,20 @@ export async function startControlPlane(
     flushMs: config.usageFlushMs,
     batchSize: config.usageBatch,
   });
+  const replicas = new ReplicaTable({
+    breakerFailures: config.breakerFailures,
+    breakerCooldownMs: config.breakerCooldownMs,
+    now: () => clock.now(),
+  });
+  const routing = createRouting({
+    queueTimeoutMs: config.queueTimeoutMs,
+    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+    maxAttempts: config.maxAttempts,
+    batchSharePercent: config.batchSharePercent,
+    prefix: { ...defaultPrefixOptions, minChars: config.prefixMinChars },
+    prefixIndexSize: config.prefixIndexSize,
+  }, opts.logger);
+  replicas.onRoom = (model) => routing.admission.wake(model);
   const deps: AppDeps = {
     limits: { maxBodyBytes: config.maxBodyBytes, firstByteTimeoutMs: config.firstByteTimeoutMs },
     store,
@@ -42,10 +62,14 @@ export async function startControlPlane(
     keys: new KeyService({ store, clock, cacheMs: config.keyCacheMs }),
     adminTokens: new AdminTokens({ store, clock }),
     catalog: await ModelCatalog.load({ store, clock }),
-    replicas: new ReplicaTable(),
+    replicas,
+    routing,
     usage,
     ...(config.portal ? { portalHtml: await portalPage() } : {}),
   };
+  await followExternalModels(deps.catalog, replicas, opts.logger);
+  const loadPoller = new LoadPoller(replicas, { intervalMs: config.loadPollMs, clock });
+  loadPoller.start();
   const app = buildApp(deps);
   const { hostname, port } = parseListen(config.listen);
   const listening = Promise.withResolvers<Deno.NetAddr>();
@@ -71,7 +95,9 @@ export async function startControlPlane(
     url,
     deps,
     usage,
+    loadPoller,
     async close() {
+      loadPoller.stop();
       await server.shutdown();
       await usage.close();
       if (!opts.store) store.close();

@@ -7,6 +7,7 @@ import { chatHandler, completionHandler } from "./completions.ts";
 import { embeddingHandler } from "./embeddings.ts";
 import { createEngine, type Engine, type SimEngineOptions } from "./engine.ts";
 import { renderMetrics } from "./metrics.ts";
+import { rerankHandler } from "./rerank.ts";
 import { errorBody } from "./openai_shapes.ts";
 
 export type { SimEngineOptions } from "./engine.ts";
@@ -34,6 +35,8 @@ export function buildSimEngineApp(opts: SimEngineOptions = {}): Hono {
     app.post(`${prefix}/chat/completions`, chatHandler(engine));
     app.post(`${prefix}/completions`, completionHandler(engine));
     app.post(`${prefix}/embeddings`, embeddingHandler(engine));
+    app.post(`${prefix}/rerank`, rerankHandler(engine));
+    app.post(`${prefix}/reranking`, rerankHandler(engine));
     app.get(`${prefix}/models`, (c) => c.json(models(engine)));
     app.get(`${prefix}/health`, (c) => c.json({ status: "ok" }));
   }

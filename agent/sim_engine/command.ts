@@ -43,11 +43,14 @@ export const simEngineSettings = {
 const help = `Usage: llmgw sim-engine [options]
 
 Runs a simulated llama-server: OpenAI-compatible chat, completions and embeddings with
-deterministic text at a set speed, plus /health, /metrics, /slots and /v1/models.
+deterministic text at a set speed, plus /health, /metrics, /slots and /v1/models. Chat honours
+tools (a forced tool_choice gets a tool call), response_format (JSON), logprobs and
+chat_template_kwargs.enable_thinking (reasoning_content first); --reranking adds /v1/rerank.
 If LLAMA_API_KEY is set, every request but /health needs "Authorization: Bearer <key>".
 
 Options:
 ${settingsHelp(simEngineSettings)}
+  --reranking, --rerank        Offer /v1/rerank, as llama-server started with --reranking does
   --help                       Show this help
 `;
 
@@ -59,7 +62,13 @@ export const simEngineCommand: Command = {
     try {
       parsed = parseArgs({
         args: argv,
-        options: { ...parseArgsOptions(simEngineSettings), help: { type: "boolean" } },
+        options: {
+          ...parseArgsOptions(simEngineSettings),
+          // Bare switches, spelled as llama-server's, so a catalog's args suit either engine.
+          reranking: { type: "boolean" },
+          rerank: { type: "boolean" },
+          help: { type: "boolean" },
+        },
         strict: true,
         allowPositionals: false,
       });
@@ -82,6 +91,7 @@ export const simEngineCommand: Command = {
         model: s.model,
         slots: s.slots,
         embeddingDims: s.embeddingDims,
+        reranking: parsed.values.reranking === true || parsed.values.rerank === true,
         apiKey: env.LLAMA_API_KEY,
         logger: log,
       });

@@ -6,6 +6,8 @@ import { type Job, type JobEvent, runJob } from "./inference.ts";
 import {
   chatChunk,
   chatCompletion,
+  type ChatDelta,
+  chatFinish,
   errorBody,
   type Finished,
   type Meta,
@@ -23,6 +25,14 @@ import {
   parseBody,
 } from "./requests.ts";
 import { sseResponse } from "./sse.ts";
+import {
+  formattedAnswer,
+  logprobsFor,
+  type PlannedCall,
+  plannedCall,
+  type ToolSpec,
+  toTokens,
+} from "./structured.ts";
 
 interface Plan {
   kind: "chat" | "text";
@@ -30,7 +40,14 @@ interface Plan {
   job: Job;
   stream: boolean;
   includeUsage: boolean;
+  /** Chat: per choice, the tool call it answers with instead of text. */
+  calls?: (PlannedCall | undefined)[];
+  /** Chat with `logprobs: true`: how many alternatives each token lists. */
+  topLogprobs?: number | undefined;
 }
+
+/** Tokens a thinking model reasons for before it answers, when its template is told to think. */
+const reasoningTokens = 12;
 
 export function chatHandler(engine: Engine) {
   return async (c: Context): Promise<Response> => {
@@ -53,12 +70,27 @@ function chatPlan(engine: Engine, req: ChatRequest): Plan {
       : (m.content ?? []).map((p) => p.text ?? "").join("\n")
   );
   // About what a chat template adds: a few tokens around each message, a few to open the reply.
-  const promptTokens = texts.reduce((n, t) => n + countTokens(t) + 4, 3);
+  const toolText = req.tools ? JSON.stringify(req.tools) : "";
+  const promptTokens = texts.reduce((n, t) => n + countTokens(t) + 4, 3 + countTokens(toolText));
   const base = hashText(JSON.stringify(req.messages.map((m, i) => [m.role, texts[i]])));
   const n = req.n ?? 1;
   const maxTokens = req.max_completion_tokens ?? req.max_tokens ?? engine.defaultMaxTokens;
   const seeds = Array.from({ length: n }, (_, i) => mixSeed(mixSeed(base, req.seed ?? 0), i));
-  return plan("chat", engine, req, { promptTokens, seeds, maxTokens, stop: stops(req.stop) });
+  const calls = seeds.map((seed) =>
+    plannedCall(req.tools as ToolSpec[] | null, req.tool_choice, seed)
+  );
+  // A tool call's arguments or the JSON response_format asks for are the answer, token by token.
+  const scripts = seeds.map((seed, i) => {
+    const fixed = calls[i]?.arguments ?? formattedAnswer(req.response_format, seed);
+    return fixed === undefined ? undefined : toTokens(fixed);
+  });
+  const job: Job = { promptTokens, seeds, maxTokens, stop: stops(req.stop) };
+  if (scripts.some((s) => s)) job.scripts = scripts;
+  if (req.chat_template_kwargs?.enable_thinking === true) job.reasoningTokens = reasoningTokens;
+  const p = plan("chat", engine, req, job);
+  p.calls = calls;
+  if (req.logprobs === true) p.topLogprobs = req.top_logprobs ?? 0;
+  return p;
 }
 
 function textPlan(engine: Engine, req: CompletionRequest): Plan {
@@ -109,12 +141,25 @@ async function run(c: Context, engine: Engine, plan: Plan): Promise<Response> {
     return gone(c, engine);
   }
   if (plan.stream) return sseResponse(chunks(plan, events), cancel);
-  const choices: Finished[] = plan.job.seeds.map(() => ({ text: "", finish: "length" }));
+  const choices: Finished[] = plan.job.seeds.map((_, i) => ({
+    text: "",
+    finish: "length",
+    reasoning: "",
+    call: plan.calls?.[i],
+  }));
   try {
     for await (const ev of events) {
-      if (ev.type === "delta") choices[ev.index]!.text += ev.text;
-      else if (ev.type === "finish") choices[ev.index]!.finish = ev.reason;
-      else if (ev.type === "end") {
+      if (ev.type === "delta") {
+        const ch = choices[ev.index]!;
+        ch.text += ev.text;
+        ch.reasoning += ev.reasoning ?? "";
+      } else if (ev.type === "finish") {
+        const ch = choices[ev.index]!;
+        ch.finish = ev.reason;
+        if (plan.topLogprobs !== undefined && !ch.call) {
+          ch.logprobs = logprobsFor(ch.text, plan.topLogprobs);
+        }
+      } else if (ev.type === "end") {
         const use = usage(plan.job.promptTokens, ev.completionTokens);
         const body = plan.kind === "chat"
           ? chatCompletion(plan.meta, choices, use, ev.timings)
@@ -130,29 +175,65 @@ async function run(c: Context, engine: Engine, plan: Plan): Promise<Response> {
 
 async function* chunks(plan: Plan, events: AsyncGenerator<JobEvent>): AsyncGenerator<unknown> {
   const { meta, includeUsage: u } = plan;
-  const chat = plan.kind === "chat";
-  if (chat) {
-    for (const index of plan.job.seeds.keys()) {
-      const first = { index, delta: { role: "assistant" as const, content: "" } };
-      yield chatChunk(meta, [{ ...first, finish_reason: null }], u);
+  if (plan.kind === "text") {
+    for await (const ev of events) {
+      if (ev.type === "delta") {
+        yield textChunk(meta, { index: ev.index, text: ev.text, finish_reason: null }, u);
+      } else if (ev.type === "finish") {
+        yield textChunk(meta, { index: ev.index, text: "", finish_reason: ev.reason }, u);
+      } else if (ev.type === "end" && u) {
+        const use = usage(plan.job.promptTokens, ev.completionTokens);
+        yield usageChunk(meta, "text_completion", use, ev.timings);
+      }
     }
+    return;
   }
+  const one = (d: ChatDelta) => chatChunk(meta, [d], u);
+  for (const index of plan.job.seeds.keys()) {
+    yield one({
+      index,
+      delta: { role: "assistant", content: plan.calls?.[index] ? null : "" },
+      finish_reason: null,
+    });
+  }
+  // A tool call streams as OpenAI's does: id and name first, then the arguments in pieces.
+  const headSent = new Set<number>();
+  const head = (index: number, call: PlannedCall) => {
+    headSent.add(index);
+    const first = {
+      index: 0,
+      id: call.id,
+      type: "function",
+      function: { name: call.name, arguments: "" },
+    };
+    return one({ index, delta: { tool_calls: [first] }, finish_reason: null });
+  };
   for await (const ev of events) {
     if (ev.type === "delta") {
-      yield chat
-        ? chatChunk(
-          meta,
-          [{ index: ev.index, delta: { content: ev.text }, finish_reason: null }],
-          u,
-        )
-        : textChunk(meta, { index: ev.index, text: ev.text, finish_reason: null }, u);
+      const index = ev.index;
+      if (ev.reasoning) {
+        yield one({ index, delta: { reasoning_content: ev.reasoning }, finish_reason: null });
+      }
+      if (!ev.text) continue;
+      const call = plan.calls?.[index];
+      if (call) {
+        if (!headSent.has(index)) yield head(index, call);
+        const part = { index: 0, function: { arguments: ev.text } };
+        yield one({ index, delta: { tool_calls: [part] }, finish_reason: null });
+      } else {
+        const d: ChatDelta = { index, delta: { content: ev.text }, finish_reason: null };
+        if (plan.topLogprobs !== undefined) {
+          d.logprobs = { content: logprobsFor(ev.text, plan.topLogprobs) };
+        }
+        yield one(d);
+      }
     } else if (ev.type === "finish") {
-      yield chat
-        ? chatChunk(meta, [{ index: ev.index, delta: {}, finish_reason: ev.reason }], u)
-        : textChunk(meta, { index: ev.index, text: "", finish_reason: ev.reason }, u);
+      const call = plan.calls?.[ev.index];
+      if (call && !headSent.has(ev.index)) yield head(ev.index, call);
+      yield one({ index: ev.index, delta: {}, finish_reason: chatFinish(ev.reason, call) });
     } else if (ev.type === "end" && u) {
-      const object = chat ? "chat.completion.chunk" : "text_completion";
-      yield usageChunk(meta, object, usage(plan.job.promptTokens, ev.completionTokens), ev.timings);
+      const use = usage(plan.job.promptTokens, ev.completionTokens);
+      yield usageChunk(meta, "chat.completion.chunk", use, ev.timings);
     }
   }
 }

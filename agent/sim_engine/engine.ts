@@ -14,6 +14,8 @@ export interface SimEngineOptions {
   /** Context size of each slot, in tokens: bounds prompt plus generation, like llama-server -c. */
   contextPerSlot?: number | undefined;
   embeddingDims?: number | undefined;
+  /** Offer /v1/rerank, as llama-server does when started with --reranking. */
+  reranking?: boolean | undefined;
   /** max_tokens when the request gives none. */
   defaultMaxTokens?: number | undefined;
   /** Bearer key required on every route but /health (llama-server's LLAMA_API_KEY). */
@@ -28,6 +30,7 @@ export interface Engine {
   readonly tokensPerSecond: number;
   readonly promptTokensPerSecond: number;
   readonly embeddingDims: number;
+  readonly reranking: boolean;
   readonly defaultMaxTokens: number;
   readonly apiKey: string | undefined;
   readonly log: Logger;
@@ -48,6 +51,7 @@ export function createEngine(opts: SimEngineOptions): Engine {
       opts.promptTokensPerSecond ?? tokensPerSecond * 10,
     ),
     embeddingDims: whole("embeddingDims", opts.embeddingDims ?? 64),
+    reranking: opts.reranking ?? false,
     defaultMaxTokens: whole("defaultMaxTokens", opts.defaultMaxTokens ?? 64),
     apiKey: opts.apiKey || undefined,
     log: opts.logger ?? silentLogger,

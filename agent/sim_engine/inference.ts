@@ -4,7 +4,7 @@
  * serves streamed and non-streamed responses. Aborting the signal stops it at the next tick.
  */
 import type { Engine } from "./engine.ts";
-import { tokenStream } from "./generate.ts";
+import { mixSeed, tokenStream } from "./generate.ts";
 import { Pacer, sleep } from "./pace.ts";
 import type { Slot } from "./slots.ts";
 
@@ -17,6 +17,10 @@ export interface Job {
   /** Per choice, like OpenAI's max_tokens. */
   maxTokens: number;
   stop: string[];
+  /** Fixed answers (tool arguments, JSON) as tokens, per choice; the choice ends where it does. */
+  scripts?: (string[] | undefined)[] | undefined;
+  /** Tokens of reasoning each choice thinks before answering, as a thinking model would. */
+  reasoningTokens?: number | undefined;
 }
 
 /** llama-server's `timings` object. */
@@ -34,7 +38,8 @@ export interface Timings {
 export type JobEvent =
   /** A slot is held and the prompt is processed: the moment to send response headers. */
   | { type: "start" }
-  | { type: "delta"; index: number; text: string }
+  /** `reasoning` only when the step produced some: thinking comes before the answer. */
+  | { type: "delta"; index: number; text: string; reasoning?: string }
   | { type: "finish"; index: number; reason: FinishReason }
   | { type: "end"; completionTokens: number; timings: Timings };
 
@@ -67,7 +72,12 @@ export async function* runJob(
     yield { type: "start" };
 
     genStart = performance.now();
-    const choices = job.seeds.map((seed) => new Choice(seed, job.stop, budget));
+    const choices = job.seeds.map((seed, i) =>
+      new Choice(seed, job.stop, budget, {
+        script: job.scripts?.[i],
+        reasoningTokens: job.reasoningTokens,
+      })
+    );
     const pacer = new Pacer(engine.tokensPerSecond);
     while (choices.some((ch) => !ch.finish)) {
       const due = await pacer.next(signal);
@@ -76,8 +86,10 @@ export async function* runJob(
       for (const [index, ch] of choices.entries()) {
         if (ch.finish) continue;
         produced += ch.advance(due);
+        const reasoning = ch.takeReasoning();
         const text = ch.take();
-        if (text) step.push({ type: "delta", index, text });
+        if (reasoning) step.push({ type: "delta", index, text, reasoning });
+        else if (text) step.push({ type: "delta", index, text });
         if (ch.finish) step.push({ type: "finish", index, reason: ch.finish });
       }
       slot.decoded += produced;
@@ -108,16 +120,29 @@ export async function* runJob(
 
 /** One choice's text, cut at the first stop string, released only when no stop can still match. */
 export class Choice {
-  readonly #tokens: Iterator<string, never>;
+  readonly #tokens: Iterator<string, unknown>;
+  readonly #thoughts: Iterator<string, never>;
   readonly #longestStop: number;
+  #reasoningLeft: number;
   text = "";
   emitted = 0;
+  reasoning = "";
+  #reasoningEmitted = 0;
   count = 0;
   finish: FinishReason | null = null;
 
-  constructor(seed: number, readonly stop: string[], readonly budget: number) {
-    this.#tokens = tokenStream(seed);
-    this.#longestStop = Math.max(0, ...stop.map((s) => s.length));
+  constructor(
+    seed: number,
+    readonly stop: string[],
+    readonly budget: number,
+    opts: { script?: string[] | undefined; reasoningTokens?: number | undefined } = {},
+  ) {
+    this.#tokens = opts.script ? opts.script[Symbol.iterator]() : tokenStream(seed);
+    this.#thoughts = tokenStream(mixSeed(seed, 0x7417));
+    this.#reasoningLeft = opts.reasoningTokens ?? 0;
+    // A fixed answer (a tool call's arguments, JSON) is not cut by stop strings.
+    this.#longestStop = opts.script ? 0 : Math.max(0, ...stop.map((s) => s.length));
+    if (opts.script) this.stop = [];
     if (budget <= 0) this.finish = "length";
   }
 
@@ -125,7 +150,20 @@ export class Choice {
   advance(n: number): number {
     let used = 0;
     while (used < n && !this.finish) {
-      const token = this.#tokens.next().value;
+      if (this.#reasoningLeft > 0) {
+        this.#reasoningLeft--;
+        this.reasoning += this.#thoughts.next().value;
+        this.count++;
+        used++;
+        if (this.count >= this.budget) this.finish = "length";
+        continue;
+      }
+      const next = this.#tokens.next();
+      if (next.done) {
+        this.finish = "stop";
+        break;
+      }
+      const token = next.value as string;
       this.text += token;
       this.count++;
       used++;
@@ -136,6 +174,13 @@ export class Choice {
       } else if (this.count >= this.budget) this.finish = "length";
     }
     return used;
+  }
+
+  /** Reasoning not yet handed out; it is never held back, since stops do not apply to it. */
+  takeReasoning(): string {
+    const out = this.reasoning.slice(this.#reasoningEmitted);
+    this.#reasoningEmitted = this.reasoning.length;
+    return out;
   }
 
   /** The text not yet handed out that is safe to hand out now. */

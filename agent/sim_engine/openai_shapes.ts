@@ -1,5 +1,6 @@
 /** Response bodies in OpenAI's shapes, plus llama-server's extra `timings`. */
 import type { FinishReason, Timings } from "./inference.ts";
+import type { LogprobEntry, PlannedCall } from "./structured.ts";
 
 export interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: string | number | null };
@@ -48,6 +49,32 @@ export function newMeta(prefix: "chatcmpl" | "cmpl", model: string): Meta {
 export interface Finished {
   text: string;
   finish: FinishReason;
+  /** Chat only: thinking before the answer, a tool call instead of text, logprobs when asked. */
+  reasoning?: string;
+  call?: PlannedCall | undefined;
+  logprobs?: LogprobEntry[] | undefined;
+}
+
+export type ChatFinish = FinishReason | "tool_calls";
+
+/** A tool call that ran to its end is finish_reason "tool_calls", as OpenAI reports it. */
+export function chatFinish(finish: FinishReason, call: PlannedCall | undefined): ChatFinish {
+  return call && finish === "stop" ? "tool_calls" : finish;
+}
+
+function chatMessage(c: Finished) {
+  const message: Record<string, unknown> = { role: "assistant" };
+  if (c.reasoning) message.reasoning_content = c.reasoning;
+  if (c.call) {
+    message.content = null;
+    message.tool_calls = [{
+      id: c.call.id,
+      type: "function",
+      function: { name: c.call.name, arguments: c.text },
+    }];
+  } else message.content = c.text;
+  message.refusal = null;
+  return message;
 }
 
 const fingerprint = "llmgw-sim";
@@ -59,9 +86,9 @@ export function chatCompletion(meta: Meta, choices: Finished[], use: Usage, timi
     system_fingerprint: fingerprint,
     choices: choices.map((c, index) => ({
       index,
-      message: { role: "assistant", content: c.text, refusal: null },
-      logprobs: null,
-      finish_reason: c.finish,
+      message: chatMessage(c),
+      logprobs: c.logprobs ? { content: c.logprobs, refusal: null } : null,
+      finish_reason: chatFinish(c.finish, c.call),
     })),
     usage: use,
     timings,
@@ -70,8 +97,14 @@ export function chatCompletion(meta: Meta, choices: Finished[], use: Usage, timi
 
 export interface ChatDelta {
   index: number;
-  delta: { role?: "assistant"; content?: string };
-  finish_reason: FinishReason | null;
+  delta: {
+    role?: "assistant";
+    content?: string | null;
+    reasoning_content?: string;
+    tool_calls?: unknown[];
+  };
+  finish_reason: ChatFinish | null;
+  logprobs?: { content: LogprobEntry[] } | null;
 }
 
 /** `usage: null` on every chunk but the last is how OpenAI marks a stream that will carry it. */
@@ -80,7 +113,7 @@ export function chatChunk(meta: Meta, choices: ChatDelta[], withUsage: boolean) 
     ...meta,
     object: "chat.completion.chunk",
     system_fingerprint: fingerprint,
-    choices: choices.map((c) => ({ ...c, logprobs: null })),
+    choices: choices.map((c) => ({ ...c, logprobs: c.logprobs ?? null })),
     ...(withUsage ? { usage: null } : {}),
   };
 }

@@ -26,10 +26,24 @@ const sampling = {
   seed: z.number().int().nullish(),
 };
 
+const tool = z.object({
+  type: z.string(),
+  function: z.object({ name: z.string(), parameters: z.unknown().optional() }),
+});
+
 export const chatRequest = z.object({
   ...sampling,
+  // llama-server reads a mistyped `stream` as its default rather than refusing the request.
+  stream: z.unknown().optional().transform((v) => v === true),
   messages: z.array(message).min(1),
   max_completion_tokens: z.number().int().min(1).nullish(),
+  tools: z.array(tool).nullish(),
+  tool_choice: z.unknown().optional(),
+  response_format: z.unknown().optional(),
+  logprobs: z.boolean().nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
+  /** llama.cpp and vLLM pass these to the chat template; `enable_thinking` turns reasoning on. */
+  chat_template_kwargs: z.record(z.string(), z.unknown()).nullish(),
 });
 export type ChatRequest = z.infer<typeof chatRequest>;
 

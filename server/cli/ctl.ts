@@ -26,7 +26,7 @@ const help = `Usage: llmgw ctl <area> <verb> [options] [--json]
   keys create --name NAME [--expires-at MS]   Make an API key (shown once)
   keys list                                   List API keys (prefixes only)
   keys revoke ID                              Revoke a key at once
-  models list                                 List models and their replicas
+  models list                                 List models, their replicas and each one's load
   usage list [--limit N]                      Recent usage rows
 
 Options: --data DIR, --url URL, --token TOKEN (env LLMGW_ADMIN_TOKEN), --json`;
@@ -82,8 +82,12 @@ export const ctlCommand: Command = {
           else console.log(`Revoked key '${key.name}' (${key.id})`);
           return 0;
         }
-        case "models list":
-          return print(json, await api.get("models").json(), ["name", "engine", "description"]);
+        case "models list": {
+          const res = await api.get("models").json<{ data: Record<string, unknown>[] }>();
+          if (json) return print(true, res, []);
+          const data = res.data.map((m) => ({ ...m, replicas: replicaSummary(m.replicas) }));
+          return print(false, { data }, ["name", "engine", "replicas", "queued", "description"]);
+        }
         case "usage list": {
           const limit = typeof values.limit === "string" ? values.limit : "20";
           return print(json, await api.get("usage", { searchParams: { limit } }).json(), [
@@ -137,6 +141,25 @@ async function connect(values: Record<string, string | boolean | undefined>) {
     headers: { authorization: `Bearer ${token}` },
     retry: 0,
   });
+}
+
+/**
+ * One line per model for its replicas and their load: `id state inflight/slots kv% waiting`.
+ * An engine report not read yet is shown as `?`, never as zero.
+ */
+export function replicaSummary(replicas: unknown): string {
+  if (!Array.isArray(replicas) || replicas.length === 0) return "-";
+  return replicas.map((r) => {
+    const load = r.load ?? {};
+    const kv = load.known && typeof load.kvCacheUsage === "number"
+      ? `kv ${Math.round(load.kvCacheUsage * 100)}%`
+      : "kv ?";
+    const waiting = load.known && typeof load.waiting === "number"
+      ? `waiting ${load.waiting}`
+      : "waiting ?";
+    const breaker = r.breaker && r.breaker !== "closed" ? ` breaker ${r.breaker}` : "";
+    return `${r.id} ${r.state} ${r.inFlight}/${r.slots ?? "∞"} ${kv} ${waiting}${breaker}`;
+  }).join("; ");
 }
 
 function print(json: boolean, res: unknown, columns: string[]): number {

@@ -8,13 +8,28 @@ import type { Store } from "../../db/store.ts";
 import { models } from "../../db/schema.ts";
 
 export type ModelEntry = typeof models.$inferSelect;
-export type ModelInput = Pick<ModelEntry, "name" | "engine" | "source"> & {
-  description?: string | null;
-  args?: string[];
-};
+/** What a declaration gives; routing and price fields left out keep their defaults. */
+export type ModelInput =
+  & Pick<ModelEntry, "name" | "engine" | "source">
+  & Partial<
+    Pick<
+      ModelEntry,
+      | "description"
+      | "args"
+      | "routingProfile"
+      | "fallbacks"
+      | "slots"
+      | "pricePrompt"
+      | "pricePromptCached"
+      | "priceCompletion"
+      | "upstreamModel"
+      | "externalKeys"
+    >
+  >;
 
 export class ModelCatalog {
   #byName = new Map<string, ModelEntry>();
+  #listeners: ((entry: ModelEntry | undefined, name: string) => void)[] = [];
 
   private constructor(private readonly deps: { store: Store; clock: Clock }) {}
 
@@ -26,6 +41,11 @@ export class ModelCatalog {
 
   get(name: string): ModelEntry | undefined {
     return this.#byName.get(name);
+  }
+
+  /** Called after every change (undefined when removed), e.g. to refresh outside endpoints. */
+  subscribe(fn: (entry: ModelEntry | undefined, name: string) => void): void {
+    this.#listeners.push(fn);
   }
 
   list(): ModelEntry[] {
@@ -42,6 +62,14 @@ export class ModelCatalog {
       source: input.source,
       description: input.description?.trim() || null,
       args: input.args ?? [],
+      routingProfile: input.routingProfile ?? null,
+      fallbacks: input.fallbacks ?? [],
+      slots: input.slots ?? null,
+      pricePrompt: input.pricePrompt ?? 0,
+      pricePromptCached: input.pricePromptCached ?? 0,
+      priceCompletion: input.priceCompletion ?? 0,
+      upstreamModel: input.upstreamModel ?? null,
+      externalKeys: input.externalKeys ?? null,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
@@ -49,6 +77,7 @@ export class ModelCatalog {
       tx.insert(models).values(row).onConflictDoUpdate({ target: models.name, set: row })
     );
     this.#byName.set(row.name, row);
+    for (const fn of this.#listeners) fn(row, row.name);
     return row;
   }
 
@@ -57,6 +86,7 @@ export class ModelCatalog {
       tx.delete(models).where(eq(models.name, name)).returning()
     );
     this.#byName.delete(name);
+    for (const fn of this.#listeners) fn(undefined, name);
     return removed.length > 0;
   }
 }

@@ -1,50 +1,213 @@
 /**
  * The one way a request reaches an engine: given an OpenAI-shaped body for an engine path, find
- * the model, pick a replica, relay, and record usage. Routes for other API dialects (Anthropic's
- * /v1/messages) translate to an OpenAI body, call this, and translate the answer back.
+ * the model and its routing profile, wait for room if every replica is busy, pick a replica,
+ * relay, try another endpoint (or a fallback model) when one fails before the first byte, and
+ * record usage. Routes for other API dialects (Anthropic's /v1/messages) translate to an OpenAI
+ * body, call this, and translate the answer back.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
+import { costMicros } from "../usage/cost.ts";
+import type { ModelEntry } from "./catalog.ts";
+import { choose, hasUsable } from "./choose.ts";
+import { profileHeader, resolveProfile } from "./picker.ts";
 import { requireModel } from "./read_body.ts";
-import { relay } from "./relay.ts";
+import { passOn, relay, type RelayOutcome } from "./relay.ts";
+import type { Replica } from "./replicas.ts";
+import { prefixBlocks, sessionKey } from "./request_keys.ts";
 
-export type EnginePath = "/chat/completions" | "/completions" | "/embeddings";
+export type EnginePath = "/chat/completions" | "/completions" | "/embeddings" | "/rerank";
+
+export interface DispatchOptions {
+  /** Overrides the profile header (a dialect route may know better). */
+  profile?: string;
+}
 
 export async function dispatch(
   deps: AppDeps,
   c: Context<AppEnv>,
   path: EnginePath,
   body: Record<string, unknown>,
+  opts: DispatchOptions = {},
 ): Promise<Response> {
+  const started = performance.now();
   const model = requireModel(body);
-  if (!deps.catalog.get(model)) throw new AppError("model_not_found", { model }, "model");
-  const replica = deps.replicas.pick(model);
-  if (!replica) throw new AppError("model_unavailable", { model });
+  const entry = deps.catalog.get(model);
+  if (!entry) throw new AppError("model_not_found", { model }, "model");
+  const profile = resolveProfile(opts.profile ?? c.req.header(profileHeader), entry.routingProfile);
+  const { routing, replicas: table } = deps;
+  const session = profile === "chat" ? sessionKey(c.req.header("x-session-id"), body) : undefined;
+  const blocks = path === "/embeddings" || path === "/rerank"
+    ? []
+    : prefixBlocks(body, routing.settings.prefix);
+  const prefixReplicaId = blocks.length ? routing.prefixIndex.lookup(blocks)?.replicaId : undefined;
+  const stream = body.stream === true;
+  const signal = c.req.raw.signal;
+  const chain = [entry, ...fallbackEntries(deps, entry)];
+  const tried = new Set<Replica>();
+  const at = deps.clock.now();
   const requestId = c.get("requestId");
   const keyId = c.get("apiKey").id;
-  const at = deps.clock.now();
-  return await relay({
-    replica,
-    path: `/v1${path}`,
-    body,
-    clientSignal: c.req.raw.signal,
-    firstByteTimeoutMs: deps.limits.firstByteTimeoutMs,
-    clock: deps.clock,
-    onDone: (o) =>
-      deps.usage.record({
-        requestId,
-        at,
-        keyId,
-        model,
-        endpoint: path,
-        promptTokens: o.promptTokens,
-        completionTokens: o.completionTokens,
-        status: o.status,
-        latencyMs: o.latencyMs,
-        ttftMs: o.ttftMs,
-        stream: body.stream === true,
-      }),
-  });
+  let queueMs = 0;
+
+  const record = (o: RelayOutcome | undefined, status: number, served?: ModelEntry, r?: Replica) =>
+    deps.usage.record({
+      requestId,
+      at,
+      keyId,
+      model,
+      endpoint: path,
+      promptTokens: o?.promptTokens ?? 0,
+      completionTokens: o?.completionTokens ?? 0,
+      cachedTokens: o?.cachedTokens ?? 0,
+      costMicros: served && o
+        ? costMicros(served, o.promptTokens, o.cachedTokens, o.completionTokens)
+        : 0,
+      status,
+      latencyMs: Math.round(performance.now() - started),
+      ttftMs: o?.ttftMs ?? null,
+      stream,
+      servedModel: served?.name ?? null,
+      queueMs,
+      replicaId: r?.id ?? null,
+      profile,
+    });
+  const pickNow = (): [ModelEntry, Replica] | undefined => {
+    const now = deps.clock.now();
+    for (const m of chain) {
+      const r = choose({
+        table,
+        model: m.name,
+        profile,
+        sessionKey: session,
+        prefixReplicaId,
+        tried,
+        now,
+      });
+      if (r) return [m, r];
+    }
+    return undefined;
+  };
+
+  let picked = pickNow();
+  if (!picked) {
+    // Nothing has room now: wait in the queue of the first model that has a replica at all.
+    const waitFor = chain.find((m) => hasUsable(table, m.name, tried));
+    if (!waitFor) throw new AppError("model_unavailable", { model });
+    const lane = stream || profile === "chat" ? "interactive" : "batch";
+    try {
+      const take = () => {
+        const r = choose({
+          table,
+          model: waitFor.name,
+          profile,
+          sessionKey: session,
+          prefixReplicaId,
+          tried,
+          now: deps.clock.now(),
+        });
+        // Taken inside the grant, so no other waiter can take the same room.
+        if (r) r.inFlight++;
+        return r;
+      };
+      const r = await routing.admission.admit(waitFor.name, lane, take, signal);
+      r.inFlight--;
+      picked = [waitFor, r];
+    } catch (e) {
+      queueMs = Math.round(performance.now() - started);
+      if (e instanceof AppError) {
+        record(undefined, 503);
+        throw e;
+      }
+      record(undefined, 499);
+      return new Response(null, { status: 499 });
+    }
+    queueMs = Math.round(performance.now() - started);
+  }
+
+  let last: { status: number; detail: string; answer?: { text: string; contentType: string } } = {
+    status: 0,
+    detail: "the engine could not be reached",
+  };
+  let lastServed = entry;
+  for (let attempt = 0; picked && attempt < routing.settings.maxAttempts; attempt++) {
+    const [served, replica] = picked;
+    tried.add(replica);
+    replica.inFlight++;
+    replica.breaker.take();
+    const relayStarted = performance.now();
+    const result = await relay({
+      replica,
+      path,
+      body: served === entry && !served.upstreamModel
+        ? body
+        : { ...body, model: served.upstreamModel ?? served.name },
+      clientSignal: signal,
+      firstByteTimeoutMs: deps.limits.firstByteTimeoutMs,
+      idleTimeoutMs: routing.settings.streamIdleTimeoutMs,
+      retryable: replica.external ? (s) => s >= 500 || s === 429 || s === 401 : (s) => s >= 500,
+      servedModel: served.name,
+      onDone: (o) => {
+        release(deps, replica);
+        if (o.status === 499) replica.breaker.release();
+        else if (o.status >= 500) replica.breaker.failure();
+        else replica.breaker.success();
+        if (stream && o.status === 200 && o.ttftMs !== null) {
+          replica.ttft.add(o.ttftMs, deps.clock.now());
+        }
+        // The client's view: time to first token counts the queue and earlier attempts.
+        const offset = Math.round(relayStarted - started);
+        record(
+          { ...o, ttftMs: o.ttftMs === null ? null : o.ttftMs + offset },
+          o.status,
+          served,
+          replica,
+        );
+      },
+    });
+    if (result.kind === "answered") {
+      if (blocks.length) routing.prefixIndex.record(blocks, replica.id);
+      return result.response;
+    }
+    release(deps, replica);
+    if (replica.external && (result.status === 429 || result.status === 401)) {
+      replica.breaker.trip();
+      if (result.status === 401) routing.keyRefused(replica.id);
+    } else {
+      replica.breaker.failure();
+    }
+    // An outside provider's error text can quote part of the key it refused: never passed on.
+    last = replica.external ? { status: result.status, detail: result.detail } : result;
+    lastServed = served;
+    if (signal.aborted) break;
+    picked = pickNow();
+  }
+  if (signal.aborted) {
+    record(undefined, 499);
+    return new Response(null, { status: 499 });
+  }
+  const status = last.status || 502;
+  record(undefined, status, lastServed);
+  if (last.answer) return passOn(lastServed.name, last.answer, status, lastServed.name);
+  if (status === 429) {
+    throw new AppError("provider_rate_limited", { model }, null, { retryAfterS: 1 });
+  }
+  throw new AppError("engine_error", { model, detail: last.detail });
+}
+
+function release(deps: AppDeps, r: Replica): void {
+  r.inFlight--;
+  deps.routing.admission.wake(r.model);
+}
+
+function fallbackEntries(deps: AppDeps, entry: ModelEntry): ModelEntry[] {
+  if (entry.fallbacks.length === 0) return [];
+  const out: ModelEntry[] = [];
+  for (const name of entry.fallbacks) {
+    const m = deps.catalog.get(name);
+    if (m && m !== entry) out.push(m);
+  }
+  return out;
 }

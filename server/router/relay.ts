@@ -1,19 +1,23 @@
 /**
- * Relays one OpenAI-style request to an engine replica and the answer back, as it arrives.
- * What the client sent passes through untouched except that a streamed request always asks
- * the engine for usage (so usage is always known) and the usage chunk is withheld from a client
- * that did not ask for it. When the request ends, however it ends, `onDone` gets one outcome.
+ * Relays one OpenAI-style request to one replica and the answer back, as it arrives. What the
+ * client sent passes through untouched except that a streamed request always asks the engine for
+ * usage (so usage is always known) and the usage chunk is withheld from a client that did not ask.
+ *
+ * Either the request failed before anything reached the client (`failed`: dispatch may try
+ * elsewhere; `onDone` is not called) or an answer is under way (`answered`: `onDone` gets one
+ * outcome when it ends, however it ends). Nothing is retried once the answer has started.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { Clock } from "../../core/clock.ts";
-import { AppError } from "../errors.ts";
+import { AppError, errorBody } from "../errors.ts";
 import type { Replica } from "./replicas.ts";
 
 export interface RelayOutcome {
-  /** What the client was sent; 499 when the client went away before the end. */
+  /** What the client was sent; 499 when the client went away first, 504 for a stalled engine. */
   status: number;
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens read from the engine's cache, within promptTokens. */
+  cachedTokens: number;
   /** Time to the first byte of the answer; null when none arrived. */
   ttftMs: number | null;
   latencyMs: number;
@@ -21,22 +25,40 @@ export interface RelayOutcome {
 
 export interface RelayRequest {
   replica: Replica;
-  /** The engine path, e.g. `/v1/chat/completions`. */
+  /** The OpenAI path under the replica's API base, e.g. `/chat/completions`. */
   path: string;
   body: Record<string, unknown>;
   /** Aborted when the client disconnects. */
   clientSignal: AbortSignal;
   firstByteTimeoutMs: number;
-  clock: Clock;
+  /** A stream with no bytes from the engine for this long is cut with a proper end. */
+  idleTimeoutMs: number;
+  /** Statuses that mean "this endpoint cannot answer now": passed to another when one is left. */
+  retryable: (status: number) => boolean;
+  /** Sent back as `x-llmgw-served-model`. */
+  servedModel: string;
   onDone: (outcome: RelayOutcome) => void;
 }
 
+export type RelayResult =
+  | { kind: "answered"; response: Response; ttftMs: number | null }
+  | {
+    kind: "failed";
+    /** 0 when the engine could not be reached. */
+    status: number;
+    detail: string;
+    /** The engine's own error answer, passed on when no other endpoint is left. */
+    answer?: { text: string; contentType: string };
+  };
+
 const encoder = new TextEncoder();
 const nullUsage = /,\s*"usage"\s*:\s*null|"usage"\s*:\s*null\s*,?/;
+/** Durations come from a monotonic timer: a wall clock can jump. */
+const elapsed = (since: number) => Math.round(performance.now() - since);
 
-export async function relay(req: RelayRequest): Promise<Response> {
-  const { replica, body, clock } = req;
-  const started = clock.now();
+export async function relay(req: RelayRequest): Promise<RelayResult> {
+  const { replica, body } = req;
+  const started = performance.now();
   const stream = body.stream === true;
   const clientWantsUsage = stream && isRecord(body.stream_options) &&
     body.stream_options.include_usage === true;
@@ -58,21 +80,23 @@ export async function relay(req: RelayRequest): Promise<Response> {
     () => upstreamAbort.abort(new DOMException("no first byte in time", "TimeoutError")),
     req.firstByteTimeoutMs,
   );
+  const detach = () => {
+    clearTimeout(firstByteTimer);
+    req.clientSignal.removeEventListener("abort", onClientAbort);
+  };
 
   let finished = false;
   const finish = (o: Omit<RelayOutcome, "latencyMs">) => {
     if (finished) return;
     finished = true;
-    clearTimeout(firstByteTimer);
-    req.clientSignal.removeEventListener("abort", onClientAbort);
-    replica.inFlight--;
-    req.onDone({ ...o, latencyMs: clock.now() - started });
+    detach();
+    req.onDone({ ...o, latencyMs: elapsed(started) });
   };
+  const headers = { "x-llmgw-served-model": req.servedModel };
 
-  replica.inFlight++;
   let upstream: Response;
   try {
-    upstream = await fetch(replica.baseUrl + req.path, {
+    upstream = await fetch(replica.apiBase + req.path, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -83,26 +107,65 @@ export async function relay(req: RelayRequest): Promise<Response> {
       signal: upstreamAbort.signal,
     });
   } catch (e) {
-    const clientGone = req.clientSignal.aborted;
-    finish({ status: clientGone ? 499 : 502, promptTokens: 0, completionTokens: 0, ttftMs: null });
-    if (clientGone) return new Response(null, { status: 499 });
-    const detail = (e as Error).name === "TimeoutError"
-      ? "no answer in time"
-      : "the engine could not be reached";
-    throw new AppError("engine_error", { model: replica.model, detail });
+    if (req.clientSignal.aborted) {
+      finish({ ...noTokens, status: 499, ttftMs: null });
+      return { kind: "answered", response: new Response(null, { status: 499 }), ttftMs: null };
+    }
+    detach();
+    const timedOut = (e as Error).name === "TimeoutError";
+    if (timedOut) {
+      // Waiting as long again elsewhere would double what the client already waited: no retry.
+      finish({ ...noTokens, status: 502, ttftMs: null });
+      throw new AppError("engine_error", { model: replica.model, detail: "no answer in time" });
+    }
+    return { kind: "failed", status: 0, detail: "the engine could not be reached" };
   }
-  const ttftMs = clock.now() - started;
+  const ttftMs = elapsed(started);
   clearTimeout(firstByteTimer);
 
+  if (req.retryable(upstream.status)) {
+    detach();
+    const text = await upstream.text().catch(() => "");
+    const contentType = upstream.headers.get("content-type") ?? "application/json";
+    return {
+      kind: "failed",
+      status: upstream.status,
+      detail: `status ${upstream.status}`,
+      answer: { text, contentType },
+    };
+  }
   const isEventStream = (upstream.headers.get("content-type") ?? "").includes("text/event-stream");
   if (!upstream.ok || !isEventStream || !upstream.body) {
-    return await relayWhole(upstream, replica.model, ttftMs, finish);
+    const response = await relayWhole(upstream, replica.model, ttftMs, finish, headers);
+    return { kind: "answered", response, ttftMs };
   }
-  return relayStream(upstream.body, {
+  const response = relayStream(upstream.body, {
     clientWantsUsage,
-    ttftMs,
+    started,
+    idleTimeoutMs: req.idleTimeoutMs,
+    model: replica.model,
     abort: () => upstreamAbort.abort(),
     finish,
+    headers,
+  });
+  return { kind: "answered", response, ttftMs };
+}
+
+const noTokens = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+
+/** Passes on an engine's answer that failed and could not go elsewhere, as it came. */
+export function passOn(
+  model: string,
+  answer: { text: string; contentType: string },
+  status: number,
+  servedModel: string,
+): Response {
+  if (!answer.contentType.includes("json")) {
+    throw new AppError("engine_error", { model, detail: `status ${status}` });
+  }
+  return new Response(answer.text, {
+    status,
+    headers: { "content-type": answer.contentType, "x-llmgw-served-model": servedModel },
   });
 }
 
@@ -112,12 +175,13 @@ async function relayWhole(
   model: string,
   ttftMs: number,
   finish: (o: Omit<RelayOutcome, "latencyMs">) => void,
+  headers: Record<string, string>,
 ): Promise<Response> {
   let text: string;
   try {
     text = await upstream.text();
   } catch {
-    finish({ status: 499, promptTokens: 0, completionTokens: 0, ttftMs });
+    finish({ ...noTokens, status: 499, ttftMs });
     return new Response(null, { status: 499 });
   }
   const usage = readUsage(safeJson(text));
@@ -127,25 +191,34 @@ async function relayWhole(
     // An engine that fails with a non-JSON body still answers the client in OpenAI's shape.
     throw new AppError("engine_error", { model, detail: `status ${upstream.status}` });
   }
-  return new Response(text, { status: upstream.status, headers: { "content-type": contentType } });
+  return new Response(text, {
+    status: upstream.status,
+    headers: { "content-type": contentType, ...headers },
+  });
 }
 
 function relayStream(
   body: ReadableStream<Uint8Array>,
   opts: {
     clientWantsUsage: boolean;
-    ttftMs: number;
+    started: number;
+    idleTimeoutMs: number;
+    model: string;
     abort: () => void;
     finish: (o: Omit<RelayOutcome, "latencyMs">) => void;
+    headers: Record<string, string>;
   },
 ): Response {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let promptTokens = 0;
   let completionTokens = 0;
+  let cachedTokens = 0;
   let sawUsage = false;
   let contentEvents = 0;
   let out: string[] = [];
+  // For a stream, the first token is the first body byte: some engines send headers at once.
+  let ttftMs: number | null = null;
 
   const onEvent = (ev: EventSourceMessage) => {
     const data = ev.data;
@@ -156,6 +229,7 @@ function relayStream(
         const u = readUsage(chunk);
         promptTokens = u.promptTokens;
         completionTokens = u.completionTokens;
+        cachedTokens = u.cachedTokens;
         sawUsage = true;
         if (!opts.clientWantsUsage) {
           const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
@@ -177,14 +251,39 @@ function relayStream(
     out.push(ev.event ? `event: ${ev.event}\ndata: ${shown}\n\n` : `data: ${shown}\n\n`);
   };
   const parser = createParser({ onEvent });
-  const done = (status: number) =>
+  const done = (status: number) => {
+    clearTimeout(idleTimer);
     opts.finish({
       status,
       promptTokens,
       // Without a usage report, each content event is about one token.
       completionTokens: sawUsage ? completionTokens : contentEvents,
-      ttftMs: opts.ttftMs,
+      cachedTokens,
+      ttftMs,
     });
+  };
+
+  // One timer per idle period, not one per read: it re-arms itself for what is left of the period.
+  let lastByteAt = performance.now();
+  let stalled = false;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  const watch = (ms: number) => {
+    idleTimer = setTimeout(() => {
+      const idle = performance.now() - lastByteAt;
+      if (idle < opts.idleTimeoutMs) return watch(opts.idleTimeoutMs - idle);
+      stalled = true;
+      opts.abort();
+      reader.cancel().catch(() => {});
+    }, ms);
+  };
+  watch(opts.idleTimeoutMs);
+  const stallEnd = () => {
+    const err = new AppError("engine_stalled", {
+      model: opts.model,
+      seconds: Math.round(opts.idleTimeoutMs / 1000),
+    });
+    return `data: ${JSON.stringify(errorBody(err))}\n\ndata: [DONE]\n\n`;
+  };
 
   const stream = new ReadableStream<Uint8Array>({
     async pull(ctrl) {
@@ -193,17 +292,27 @@ function relayStream(
         try {
           chunk = await reader.read();
         } catch {
+          if (stalled) {
+            out.push(stallEnd());
+            ctrl.enqueue(encoder.encode(out.join("")));
+            done(504);
+            ctrl.close();
+            return;
+          }
           done(502);
           ctrl.error(new Error("the engine stopped mid-answer"));
           return;
         }
         if (chunk.done) {
           parser.feed(decoder.decode());
+          if (stalled) out.push(stallEnd());
           if (out.length) ctrl.enqueue(encoder.encode(out.join("")));
-          done(200);
+          done(stalled ? 504 : 200);
           ctrl.close();
           return;
         }
+        lastByteAt = performance.now();
+        ttftMs ??= Math.round(lastByteAt - opts.started);
         parser.feed(decoder.decode(chunk.value, { stream: true }));
         if (out.length === 0) continue;
         // All events of one engine read go out as one write.
@@ -224,14 +333,30 @@ function relayStream(
       "content-type": "text/event-stream",
       "cache-control": "no-cache",
       "x-accel-buffering": "no",
+      ...opts.headers,
     },
   });
 }
 
-function readUsage(v: unknown): { promptTokens: number; completionTokens: number } {
+/**
+ * Tokens from an answer's usage. Cached prompt tokens come from OpenAI's
+ * `usage.prompt_tokens_details.cached_tokens`, else llama.cpp's `timings.cache_n` or
+ * `tokens_cached`.
+ */
+function readUsage(
+  v: unknown,
+): { promptTokens: number; completionTokens: number; cachedTokens: number } {
   const usage = isRecord(v) && isRecord(v.usage) ? v.usage : {};
   const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
-  return { promptTokens: n(usage.prompt_tokens), completionTokens: n(usage.completion_tokens) };
+  const details = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details : undefined;
+  const timings = isRecord(v) && isRecord(v.timings) ? v.timings : undefined;
+  const cached = details?.cached_tokens ?? timings?.cache_n ??
+    (isRecord(v) ? v.tokens_cached : undefined);
+  return {
+    promptTokens: n(usage.prompt_tokens),
+    completionTokens: n(usage.completion_tokens),
+    cachedTokens: n(cached),
+  };
 }
 
 function safeJson(text: string): unknown {

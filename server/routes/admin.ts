@@ -38,7 +38,8 @@ export function adminRoutes(deps: AppDeps): Hono<AppEnv> {
     c.json({
       data: deps.catalog.list().map((m) => ({
         ...m,
-        replicas: deps.replicas.forModel(m.name).map(({ apiKey: _, ...r }) => r),
+        replicas: deps.replicas.forModel(m.name).map((r) => deps.replicas.view(r)),
+        queued: deps.routing.admission.waiting(m.name),
       })),
     }));
 

@@ -65,12 +65,17 @@ export async function startLocalNode(
   model: ServedModel,
   logger: Logger,
 ): Promise<LocalNode> {
-  await cp.deps.catalog.upsert({
+  const entry = await cp.deps.catalog.upsert({
     name: model.name,
     engine: model.engine,
     source: model.source,
     description: model.description,
   });
+  const engineArgs = model.engine === "sim"
+    ? ["--tokens-per-second", String(config.simTokensPerSecond), "--slots", String(config.simSlots)]
+    : [];
+  // The concurrency the engine serves well: the catalog's, else the engine's own slot count.
+  const slots = entry.slots ?? (model.engine === "sim" ? config.simSlots : parallelOf(entry.args));
   const workDir = `${config.dataDir}/engines`;
   await Deno.mkdir(workDir, { recursive: true });
   const replicaKey = randomToken("llmgw_rep_");
@@ -86,9 +91,13 @@ export async function startLocalNode(
         baseUrl: h.baseUrl,
         apiKey: replicaKey,
         state: h.state,
+        slots,
       });
     },
   });
+  const unwatch = cp.loadPoller.addSource((id) =>
+    supervisor.get(id) ? supervisor.readLoad(id) : undefined
+  );
   // Engines a previous run left behind (it was killed, not stopped) would hold the port and memory.
   const reaped = await supervisor.reapOrphans();
   if (reaped > 0) logger.warn("stopped engines left over from an earlier run", { count: reaped });
@@ -98,16 +107,29 @@ export async function startLocalNode(
     engine: model.engine,
     ...(model.source ? { modelPath: model.source } : {}),
     ...(model.engine === "llamacpp" ? { binary: config.llamaServer } : {}),
-    args: model.engine === "sim"
-      ? [
-        "--tokens-per-second",
-        String(config.simTokensPerSecond),
-        "--slots",
-        String(config.simSlots),
-      ]
-      : [],
+    args: engineArgs,
     apiKey: replicaKey,
     readyTimeoutMs: config.engineReadyTimeoutMs,
   }).then(() => {});
-  return { supervisor, ready, stop: () => supervisor.stopAll() };
+  return {
+    supervisor,
+    ready,
+    stop: () => {
+      unwatch();
+      return supervisor.stopAll();
+    },
+  };
+}
+
+/** llama-server's `--parallel`/`-np` from its arguments; 4 (its usual auto value) when absent. */
+export function parallelOf(args: readonly string[]): number {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const eq = /^(?:--parallel|-np)=(\d+)$/.exec(a);
+    if (eq) return Math.max(1, Number(eq[1]));
+    if ((a === "--parallel" || a === "-np") && /^\d+$/.test(args[i + 1] ?? "")) {
+      return Math.max(1, Number(args[i + 1]));
+    }
+  }
+  return 4;
 }

@@ -30,6 +30,16 @@ Deno.test({
       const client = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: key.key, maxRetries: 0 });
       assert((await client.models.list()).data.length > 0);
 
+      // The engine's load, read by the poller, shows beside its replica.
+      let models = "";
+      for (let i = 0; i < 10 && !/kv \d+% waiting \d+/.test(models); i++) {
+        if (i) await new Promise((r) => setTimeout(r, 300));
+        const out = await ctl(["models", "list", ...base]);
+        assertEquals(out.code, 0, out.stderr);
+        models = out.stdout;
+      }
+      assertMatch(models, /demo\s+sim\s+local-demo ready 0\/4 kv \d+% waiting 0/);
+
       const listed = await ctl(["keys", "list", ...base]);
       assertEquals(listed.code, 0);
       assertMatch(listed.stdout, /alice/);

@@ -12,6 +12,7 @@ import type { AppDeps } from "../../server/deps.ts";
 import { KeyService } from "../../server/keys/keys.ts";
 import { ModelCatalog } from "../../server/router/catalog.ts";
 import { ReplicaTable } from "../../server/router/replicas.ts";
+import { createRouting, type RoutingSettings } from "../../server/router/routing.ts";
 import { UsageRecorder } from "../../server/usage/recorder.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
 
@@ -31,7 +32,15 @@ export interface Harness {
 }
 
 export async function startHarness(
-  opts: { maxBodyBytes?: number; tokensPerSecond?: number } = {},
+  opts: {
+    maxBodyBytes?: number;
+    tokensPerSecond?: number;
+    routing?: Partial<RoutingSettings>;
+    breakerFailures?: number;
+    breakerCooldownMs?: number;
+    /** Called when an outside provider refuses a key. */
+    onKeyRefused?: (endpoint: string) => void;
+  } = {},
 ): Promise<Harness> {
   const store = await openStore(":memory:");
   const clock = new FakeClock();
@@ -50,7 +59,13 @@ export async function startHarness(
   const catalog = await ModelCatalog.load({ store, clock });
   await catalog.upsert({ name: "demo", engine: "sim", source: "", description: "Simulated" });
   await catalog.upsert({ name: "cold", engine: "sim", source: "" });
-  const replicas = new ReplicaTable();
+  const replicas = new ReplicaTable({
+    breakerFailures: opts.breakerFailures ?? 5,
+    breakerCooldownMs: opts.breakerCooldownMs ?? 30_000,
+    now: () => clock.now(),
+  });
+  const routing = createRouting(opts.routing ?? {}, silentLogger, opts.onKeyRefused);
+  replicas.onRoom = (model) => routing.admission.wake(model);
   replicas.upsert({
     id: "r1",
     model: "demo",
@@ -67,6 +82,7 @@ export async function startHarness(
     adminTokens: new AdminTokens({ store, clock }),
     catalog,
     replicas,
+    routing,
     usage,
   };
   const app = buildApp(deps);

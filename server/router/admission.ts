@@ -1,0 +1,128 @@
+/**
+ * Admission: a request goes to a replica only while one has room (fewer in flight than its
+ * slots); otherwise it waits in its model's queue, first come first served, until room frees or
+ * its deadline passes (then `queue_timeout`, a 503 with Retry-After). Two lanes: interactive
+ * requests (streamed, or the chat profile) go first, but while both lanes wait every Nth grant
+ * goes to batch, so neither starves. A waiter whose client leaves is taken out at once.
+ */
+import { AppError } from "../errors.ts";
+
+export type Lane = "interactive" | "batch";
+
+interface Waiter {
+  take: () => unknown;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+  cleanup: () => void;
+}
+
+interface ModelQueue {
+  interactive: Waiter[];
+  batch: Waiter[];
+  /** Grants made while both lanes waited. */
+  contested: number;
+}
+
+export interface AdmissionOptions {
+  timeoutMs: number;
+  /** Share of grants batch gets while both lanes wait, in percent. */
+  batchSharePercent: number;
+}
+
+export class Admission {
+  readonly #queues = new Map<string, ModelQueue>();
+  readonly #batchEvery: number;
+
+  constructor(private readonly opts: AdmissionOptions) {
+    this.#batchEvery = Math.max(1, Math.round(100 / Math.max(1, opts.batchSharePercent)));
+  }
+
+  /**
+   * `take` returns what was taken (a replica) or undefined when nothing has room. Resolves at once
+   * when it succeeds and nobody is ahead; else waits. Rejects with `queue_timeout` at the deadline
+   * or with the signal's reason when the client leaves.
+   */
+  admit<T>(
+    key: string,
+    lane: Lane,
+    take: () => T | undefined,
+    signal: AbortSignal,
+  ): T | Promise<T> {
+    const q = this.#queues.get(key);
+    const ahead = q
+      ? (lane === "interactive" ? q.interactive.length : q.interactive.length + q.batch.length)
+      : 0;
+    if (ahead === 0) {
+      const got = take();
+      if (got !== undefined) return got;
+    }
+    if (signal.aborted) return Promise.reject(signal.reason);
+    const queue = q ?? this.#newQueue(key);
+    const { promise, resolve, reject } = Promise.withResolvers<T>();
+    const waiter: Waiter = {
+      take,
+      resolve: resolve as (v: unknown) => void,
+      reject,
+      cleanup: () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+      },
+    };
+    const leave = (e: unknown) => {
+      const list = queue[lane];
+      const i = list.indexOf(waiter);
+      if (i >= 0) list.splice(i, 1);
+      waiter.cleanup();
+      reject(e);
+      this.#dropIfEmpty(key, queue);
+    };
+    const onAbort = () => leave(signal.reason);
+    const timer = setTimeout(() => {
+      const retryAfter = Math.max(1, Math.ceil(this.opts.timeoutMs / 10_000));
+      leave(new AppError("queue_timeout", { model: key }, null, { retryAfterS: retryAfter }));
+    }, this.opts.timeoutMs);
+    signal.addEventListener("abort", onAbort, { once: true });
+    queue[lane].push(waiter);
+    return promise;
+  }
+
+  /** Room may have freed for `key`: grants waiters, in order, while `take` succeeds. */
+  wake(key: string): void {
+    const q = this.#queues.get(key);
+    if (!q) return;
+    for (;;) {
+      const both = q.interactive.length > 0 && q.batch.length > 0;
+      const lane: Lane = both
+        ? ((q.contested + 1) % this.#batchEvery === 0 ? "batch" : "interactive")
+        : q.interactive.length > 0
+        ? "interactive"
+        : "batch";
+      const w = q[lane][0];
+      if (!w) break;
+      const got = w.take();
+      if (got === undefined) break;
+      q[lane].shift();
+      if (both) q.contested++;
+      w.cleanup();
+      w.resolve(got);
+    }
+    this.#dropIfEmpty(key, q);
+  }
+
+  waiting(key: string): number {
+    const q = this.#queues.get(key);
+    return q ? q.interactive.length + q.batch.length : 0;
+  }
+
+  #newQueue(key: string): ModelQueue {
+    const q: ModelQueue = { interactive: [], batch: [], contested: 0 };
+    this.#queues.set(key, q);
+    return q;
+  }
+
+  #dropIfEmpty(key: string, q: ModelQueue): void {
+    if (q.interactive.length === 0 && q.batch.length === 0 && this.#queues.get(key) === q) {
+      this.#queues.delete(key);
+    }
+  }
+}

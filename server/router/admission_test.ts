@@ -1,0 +1,107 @@
+import { assert, assertEquals } from "../../tests/assert.ts";
+import { startHarness } from "../../tests/helpers/harness.ts";
+import { chat, usageRows } from "../../tests/helpers/routing.ts";
+import { AppError } from "../errors.ts";
+import { Admission } from "./admission.ts";
+
+Deno.test("past its deadline a queued request gets 503 queue_timeout with Retry-After", async () => {
+  const h = await startHarness({ tokensPerSecond: 100, routing: { queueTimeoutMs: 100 } });
+  try {
+    h.deps.replicas.upsert({
+      id: "r1",
+      model: "demo",
+      baseUrl: h.engine.url,
+      apiKey: "engine-secret",
+      state: "ready",
+      slots: 1,
+    });
+    // Holds the only slot for about half a second.
+    const long = h.v1("/chat/completions", chat("hi", { max_tokens: 50 }));
+    await new Promise((r) => setTimeout(r, 20));
+    const res = await h.v1("/chat/completions", chat("hi"));
+    assertEquals(res.status, 503);
+    assert(Number(res.headers.get("retry-after")) >= 1);
+    const body = await res.json();
+    assertEquals(body.error.code, "queue_timeout");
+    assertEquals(body.error.type, "server_error");
+    assertEquals((await long).status, 200);
+    const rows = await usageRows(h);
+    const timedOut = rows.find((r) => r.status === 503);
+    assert(timedOut && timedOut.queueMs >= 90, "the wait is recorded");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("a queued request is answered when room frees, and leaves the queue when its client goes", async () => {
+  const h = await startHarness({ tokensPerSecond: 200, routing: { queueTimeoutMs: 5_000 } });
+  try {
+    h.deps.replicas.upsert({
+      id: "r1",
+      model: "demo",
+      baseUrl: h.engine.url,
+      apiKey: "engine-secret",
+      state: "ready",
+      slots: 1,
+    });
+    const first = h.v1("/chat/completions", chat("hi", { max_tokens: 20 }));
+    await new Promise((r) => setTimeout(r, 10));
+    const leaving = new AbortController();
+    const gone = h.v1("/chat/completions", chat("bye"), { signal: leaving.signal });
+    const waits = h.v1("/chat/completions", chat("hi again"));
+    await new Promise((r) => setTimeout(r, 10));
+    assertEquals(h.deps.routing.admission.waiting("demo"), 2);
+    leaving.abort();
+    await gone.catch(() => {});
+    assertEquals(h.deps.routing.admission.waiting("demo"), 1);
+    assertEquals((await first).status, 200);
+    const second = await waits;
+    assertEquals(second.status, 200);
+    await second.body?.cancel();
+    const rows = await usageRows(h);
+    const queued = rows.filter((r) => r.status === 200).sort((a, b) => b.queueMs - a.queueMs)[0];
+    assert((queued?.queueMs ?? 0) > 0);
+    assertEquals(h.deps.replicas.get("r1")?.inFlight, 0);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("interactive requests go first, yet batch gets its share while both wait", async () => {
+  const admission = new Admission({ timeoutMs: 10_000, batchSharePercent: 25 });
+  let room = 0;
+  const take = () => (room > 0 ? (room--, true) : undefined);
+  const order: string[] = [];
+  const signal = new AbortController().signal;
+  const waits: Promise<unknown>[] = [];
+  for (let i = 0; i < 4; i++) {
+    waits.push(
+      Promise.resolve(admission.admit("m", "batch", take, signal)).then(() => order.push("b")),
+    );
+  }
+  for (let i = 0; i < 8; i++) {
+    waits.push(
+      Promise.resolve(admission.admit("m", "interactive", take, signal)).then(() =>
+        order.push("i")
+      ),
+    );
+  }
+  for (let i = 0; i < 12; i++) {
+    room = 1;
+    admission.wake("m");
+    await Promise.resolve();
+  }
+  await Promise.all(waits);
+  assertEquals(order.join(""), "iiibiiibiibb");
+});
+
+Deno.test("a queue deadline rejects with queue_timeout and a retry hint", async () => {
+  const admission = new Admission({ timeoutMs: 10, batchSharePercent: 20 });
+  const err = await Promise.resolve(
+    admission.admit("m", "batch", () => undefined, new AbortController().signal),
+  ).catch((e) => e);
+  assert(err instanceof AppError);
+  assertEquals(err.code, "queue_timeout");
+  assert((err.hints.retryAfterS ?? 0) >= 1);
+  assertEquals(admission.waiting("m"), 0);
+});

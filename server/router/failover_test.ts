@@ -1,0 +1,197 @@
+import { assert, assertEquals } from "../../tests/assert.ts";
+import { startHarness } from "../../tests/helpers/harness.ts";
+import { addSimReplica, chat, fakeServer, usageRows } from "../../tests/helpers/routing.ts";
+
+const batch = { headers: { "x-llmgw-profile": "batch" } };
+
+Deno.test("a failing replica is retried elsewhere before the first byte; its breaker opens, then half-opens for one probe", async () => {
+  const h = await startHarness({ breakerFailures: 2, breakerCooldownMs: 10_000 });
+  let failing = true;
+  const bad = fakeServer(() =>
+    failing
+      ? Response.json({ error: { message: "boom" } }, { status: 500 })
+      : Response.json({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } })
+  );
+  const good = await addSimReplica(h, "good");
+  try {
+    h.deps.replicas.remove("r1");
+    // Inserted first: with equal queues the batch profile tries it first.
+    h.deps.replicas.remove("good");
+    h.deps.replicas.upsert({
+      id: "bad",
+      model: "demo",
+      baseUrl: bad.url,
+      apiKey: "k",
+      state: "ready",
+    });
+    h.deps.replicas.upsert({
+      id: "good",
+      model: "demo",
+      baseUrl: good.url,
+      apiKey: "engine-secret",
+      state: "ready",
+    });
+    for (let i = 0; i < 3; i++) {
+      const res = await h.v1("/chat/completions", chat("hi"), batch);
+      assertEquals(res.status, 200);
+      await res.body?.cancel();
+    }
+    // Two failures opened the breaker: the third request went straight to the good replica.
+    assertEquals(bad.hits(), 2);
+    assertEquals(h.deps.replicas.get("bad")?.breaker.state(), "open");
+    const rows = await usageRows(h);
+    assert(rows.every((r) => r.status === 200 && r.replicaId === "good"));
+
+    h.clock.advance(10_000);
+    assertEquals(h.deps.replicas.get("bad")?.breaker.state(), "half-open");
+    const probe = await h.v1("/chat/completions", chat("hi"), batch);
+    assertEquals(probe.status, 200);
+    await probe.body?.cancel();
+    assertEquals(bad.hits(), 3);
+    assertEquals(h.deps.replicas.get("bad")?.breaker.state(), "open");
+
+    h.clock.advance(10_000);
+    failing = false;
+    const healed = await h.v1("/chat/completions", chat("hi"), batch);
+    assertEquals(healed.status, 200);
+    await healed.body?.cancel();
+    assertEquals(h.deps.replicas.get("bad")?.breaker.state(), "closed");
+    assertEquals(h.deps.replicas.get("bad")?.inFlight, 0);
+    assertEquals(h.deps.replicas.get("good")?.inFlight, 0);
+  } finally {
+    await bad.close();
+    await good.close();
+    await h.close();
+  }
+});
+
+Deno.test("a replica on a closed port is retried on another; an error after the first byte is not", async () => {
+  const h = await startHarness();
+  try {
+    h.deps.replicas.remove("r1");
+    h.deps.replicas.upsert({
+      id: "dead",
+      model: "demo",
+      baseUrl: "http://127.0.0.1:9",
+      apiKey: "k",
+      state: "ready",
+    });
+    h.deps.replicas.upsert({
+      id: "r1",
+      model: "demo",
+      baseUrl: h.engine.url,
+      apiKey: "engine-secret",
+      state: "ready",
+    });
+    const res = await h.v1("/chat/completions", chat("hi", { stream: true }), batch);
+    assertEquals(res.status, 200);
+    assert((await res.text()).includes("[DONE]"));
+    const [row] = await usageRows(h);
+    assertEquals(row?.replicaId, "r1");
+    assertEquals(row?.servedModel, "demo");
+
+    // An engine that breaks mid-stream: the client already has bytes, so nothing is retried.
+    const broken = fakeServer(() =>
+      new Response(
+        new ReadableStream({
+          start(ctrl) {
+            ctrl.enqueue(
+              new TextEncoder().encode('data: {"choices":[{"delta":{"content":"a"}}]}\n\n'),
+            );
+            setTimeout(() => ctrl.error(new Error("engine died")), 20);
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      )
+    );
+    try {
+      h.deps.replicas.remove("dead");
+      h.deps.replicas.remove("r1");
+      h.deps.replicas.upsert({
+        id: "broken",
+        model: "demo",
+        baseUrl: broken.url,
+        apiKey: "k",
+        state: "ready",
+      });
+      h.deps.replicas.upsert({
+        id: "r1",
+        model: "demo",
+        baseUrl: h.engine.url,
+        apiKey: "engine-secret",
+        state: "ready",
+      });
+      const cut = await h.v1("/chat/completions", chat("hi", { stream: true }), batch);
+      assertEquals(cut.status, 200);
+      const got = await cut.text().catch(() => "cut");
+      assert(!got.includes("[DONE]"));
+      const rows = await usageRows(h);
+      assertEquals(rows.length, 2);
+      const last = rows.find((r) => r.replicaId === "broken");
+      assertEquals(last?.status, 502);
+      assertEquals(broken.hits(), 1);
+    } finally {
+      await broken.close();
+    }
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("a fallback model answers when the model's replicas cannot, and usage records it", async () => {
+  const h = await startHarness();
+  try {
+    await h.deps.catalog.upsert({
+      name: "big",
+      engine: "sim",
+      source: "",
+      fallbacks: ["demo"],
+      pricePrompt: 1_000_000,
+    });
+    await h.deps.catalog.upsert({
+      name: "demo",
+      engine: "sim",
+      source: "",
+      pricePrompt: 1,
+      priceCompletion: 1,
+    });
+    // No replica at all.
+    const none = await h.v1("/chat/completions", { ...chat("hi"), model: "big" });
+    assertEquals(none.status, 200);
+    assertEquals(none.headers.get("x-llmgw-served-model"), "demo");
+    assertEquals((await none.json()).model, "demo");
+    // A replica that cannot be reached.
+    h.deps.replicas.upsert({
+      id: "big-1",
+      model: "big",
+      baseUrl: "http://127.0.0.1:9",
+      apiKey: "k",
+      state: "ready",
+    });
+    const down = await h.v1("/chat/completions", { ...chat("hi"), model: "big" });
+    assertEquals(down.status, 200);
+    assertEquals(down.headers.get("x-llmgw-served-model"), "demo");
+    await down.body?.cancel();
+    const rows = await usageRows(h);
+    assertEquals(rows.length, 2);
+    for (const r of rows) {
+      assertEquals(r.model, "big");
+      assertEquals(r.servedModel, "demo");
+      // Priced at demo's 1 micro per 1k tokens, rounded up: 1 + 1.
+      assertEquals(r.costMicros, 2);
+    }
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("a model with no replica and no fallback is 503 model_unavailable", async () => {
+  const h = await startHarness();
+  try {
+    const res = await h.v1("/chat/completions", { ...chat("hi"), model: "cold" });
+    assertEquals(res.status, 503);
+    assertEquals((await res.json()).error.code, "model_unavailable");
+  } finally {
+    await h.close();
+  }
+});

@@ -1,0 +1,52 @@
+import { assert, assertEquals } from "../../tests/assert.ts";
+import { startHarness } from "../../tests/helpers/harness.ts";
+import { chat, fakeServer, usageRows } from "../../tests/helpers/routing.ts";
+
+Deno.test("a stalled engine stream is cut after the idle timeout with an error event and [DONE]", async () => {
+  const h = await startHarness({ routing: { streamIdleTimeoutMs: 150 } });
+  let upstreamCancelled = false;
+  const stalling = fakeServer(() =>
+    new Response(
+      new ReadableStream({
+        start(ctrl) {
+          ctrl.enqueue(
+            new TextEncoder().encode('data: {"choices":[{"delta":{"content":"Hel"}}]}\n\n'),
+          );
+        },
+        cancel() {
+          upstreamCancelled = true;
+        },
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    )
+  );
+  try {
+    h.deps.replicas.remove("r1");
+    h.deps.replicas.upsert({
+      id: "stuck",
+      model: "demo",
+      baseUrl: stalling.url,
+      apiKey: "k",
+      state: "ready",
+    });
+    const started = performance.now();
+    const res = await h.v1("/chat/completions", chat("hi", { stream: true }));
+    assertEquals(res.status, 200);
+    const text = await res.text();
+    const waited = performance.now() - started;
+    assert(waited >= 140 && waited < 2000, `cut after ${waited} ms`);
+    const events = text.split("\n\n").filter(Boolean);
+    assert(events[0]!.includes("Hel"));
+    const error = JSON.parse(events.at(-2)!.slice("data: ".length));
+    assertEquals(error.error.code, "engine_stalled");
+    assertEquals(events.at(-1), "data: [DONE]");
+    const [row] = await usageRows(h);
+    assertEquals(row?.status, 504);
+    assertEquals(h.deps.replicas.get("stuck")?.inFlight, 0);
+    await new Promise((r) => setTimeout(r, 20));
+    assert(upstreamCancelled, "the engine request is aborted");
+  } finally {
+    await stalling.close();
+    await h.close();
+  }
+});

@@ -1,0 +1,52 @@
+/**
+ * Anthropic's Messages API at /v1/messages, for Claude-style clients: the request is translated
+ * to an OpenAI chat completions body, goes through the one dispatch() every dialect uses, and
+ * the answer (whole, streamed, or an error) is translated back.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../app_env.ts";
+import type { AppDeps } from "../deps.ts";
+import { dispatch } from "../router/dispatch.ts";
+import { readJsonBody } from "../router/read_body.ts";
+import { toChatRequest } from "../anthropic/request.ts";
+import { type MessageContext, toErrorBody, toMessage } from "../anthropic/response.ts";
+import { translateStream } from "../anthropic/stream.ts";
+import { requireApiKey } from "./require_api_key.ts";
+
+/** Mounted at /v1. */
+export function messagesRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("/messages", requireApiKey(deps));
+  app.post("/messages", async (c) => {
+    const req = await readJsonBody(c.req.raw, deps.limits.maxBodyBytes);
+    const t = toChatRequest(req);
+    const requestId = c.get("requestId");
+    const ctx: MessageContext = {
+      id: `msg_${requestId}`,
+      model: t.model,
+      thinking: t.thinking,
+      stopSequences: t.stopSequences,
+    };
+    const res = await dispatch(deps, c, "/chat/completions", t.body);
+    const type = res.headers.get("content-type") ?? "";
+    if (res.ok && type.includes("text/event-stream") && res.body) {
+      return new Response(translateStream(res.body, ctx), {
+        headers: {
+          "content-type": "text/event-stream",
+          "cache-control": "no-cache",
+          "x-accel-buffering": "no",
+        },
+      });
+    }
+    const text = await res.text();
+    if (!res.ok) return c.json(toErrorBody(res.status, text, requestId), res.status as 400);
+    let completion: unknown;
+    try {
+      completion = JSON.parse(text);
+    } catch {
+      return c.json(toErrorBody(502, "the engine's answer is not JSON", requestId), 502);
+    }
+    return c.json(toMessage(completion, ctx));
+  });
+  return app;
+}
