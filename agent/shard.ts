@@ -56,6 +56,7 @@ export function prepareShard(
     model: spec.model,
     ...(spec.modelPath !== undefined ? { modelPath: spec.modelPath } : {}),
     ...(spec.binary !== undefined ? { binary: spec.binary } : {}),
+    ...(spec.profile !== undefined ? { profile: spec.profile } : {}),
     args: spec.args ?? [],
     allowFlags: spec.allowFlags ?? [],
     host,

@@ -9,6 +9,7 @@
  */
 import type { GpuReport } from "../../core/protocol/host_report.ts";
 import type { GpuProbe } from "./gpu_probe.ts";
+import { type RunCommand, runCommand } from "../run_command.ts";
 import {
   applyOptionalRows,
   isUnknownFieldError,
@@ -18,33 +19,6 @@ import {
   parseRequiredRows,
   requiredGpuFields,
 } from "./smi_parse.ts";
-
-export interface CommandResult {
-  readonly ok: boolean;
-  /** stdout and stderr together: nvidia-smi prints its errors on stdout. */
-  readonly output: string;
-}
-
-export type RunCommand = (cmd: string, args: string[]) => Promise<CommandResult>;
-
-/** Time-boxed: nvidia-smi on a sick card can hang for minutes. */
-export function runCommand(timeoutMs = 5_000): RunCommand {
-  return async (cmd, args) => {
-    try {
-      const out = await new Deno.Command(cmd, {
-        args,
-        stdout: "piped",
-        stderr: "piped",
-        stdin: "null",
-        signal: AbortSignal.timeout(timeoutMs),
-      }).output();
-      const dec = new TextDecoder();
-      return { ok: out.success, output: dec.decode(out.stdout) + dec.decode(out.stderr) };
-    } catch (e) {
-      return { ok: false, output: e instanceof Error ? e.message : String(e) };
-    }
-  };
-}
 
 const csv = "--format=csv,noheader,nounits";
 
