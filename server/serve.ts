@@ -13,10 +13,13 @@ import { KeyService } from "./keys/keys.ts";
 import { ModelCatalog } from "./router/catalog.ts";
 import { ReplicaTable } from "./router/replicas.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
+import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
 
 export interface ControlPlane {
   /** The address clients use, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
+  /** The https URLs nodes dial (in join codes); absent without a cluster listener. */
+  readonly clusterUrls?: string[];
   readonly deps: AppDeps;
   readonly usage: UsageRecorder;
   close(): Promise<void>;
@@ -46,6 +49,18 @@ export async function startControlPlane(
     usage,
     ...(config.portal ? { portalHtml: await portalPage() } : {}),
   };
+  const replicas = deps.replicas;
+  let cluster: ClusterListener | undefined;
+  if (config.clusterListen) {
+    cluster = await startClusterListener(config, {
+      store,
+      clock,
+      logger: opts.logger,
+      replicas,
+      catalog: deps.catalog,
+    });
+    deps.nodes = cluster.services;
+  }
   const app = buildApp(deps);
   const { hostname, port } = parseListen(config.listen);
   const listening = Promise.withResolvers<Deno.NetAddr>();
@@ -69,9 +84,11 @@ export async function startControlPlane(
   opts.logger.info("control plane listening", { url });
   return {
     url,
+    ...(cluster ? { clusterUrls: cluster.urls } : {}),
     deps,
     usage,
     async close() {
+      await cluster?.close();
       await server.shutdown();
       await usage.close();
       if (!opts.store) store.close();
