@@ -8,7 +8,7 @@ export const nodesHelp =
   nodes show NODE                             One node in full (hardware, shards, warnings)
   nodes cordon|uncordon|drain NODE            Stop placing on a node / allow again / move off it
   nodes remove NODE                           Revoke the node's credential and forget it
-  nodes start-shard NODE --shard-id ID --model NAME --engine E [--model-path P] [--args "…"]
+  nodes start-shard NODE --shard-id ID --model NAME --engine E [--model-path P] [--args="…"]
   nodes stop-shard NODE SHARD`;
 
 export const nodesFlags = {
