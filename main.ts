@@ -34,6 +34,10 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "Run a node's agent (after 'join'): report the machine, run the engines it is told to",
     load: async () => (await import("./agent/cli/agent_command.ts")).agentCommand,
   },
+  doctor: {
+    summary: "Show what this node would report (host, GPUs, engines) and what each engine lacks",
+    load: async () => (await import("./agent/doctor.ts")).doctorCommand,
+  },
   "sim-engine": {
     summary: "Run a simulated OpenAI-compatible engine (llama.cpp dialect) for tests and demos",
     load: async () => (await import("./agent/sim_engine/command.ts")).simEngineCommand,

@@ -23,9 +23,10 @@ export async function detectBinary(spec: BinarySpec, opts: DetectOptions = {}): 
   if (!found) {
     return {
       installed: false,
-      missing: opts.binary !== undefined
-        ? `${opts.binary} (configured) is not an executable file`
-        : `${spec.name} not on PATH`,
+      // A bare name is searched on PATH like the default; only a path was named by hand.
+      missing: wanted.includes("/")
+        ? `${wanted} (configured) is not an executable file`
+        : `${wanted} not on PATH`,
     };
   }
   const run = opts.run ?? runCommand(spec.versionTimeoutMs);
