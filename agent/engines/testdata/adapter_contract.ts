@@ -133,7 +133,7 @@ export async function liveContract(c: ContractCase): Promise<void> {
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify(live.busy.body),
       signal: busy.signal,
-    // Read, not cancelled: an engine stops generating for a client that hung up.
+      // Read, not cancelled: an engine stops generating for a client that hung up.
     }).then((r) => r.body?.pipeTo(new WritableStream())).catch(() => {});
     let seen: LoadSnapshot | undefined;
     for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
