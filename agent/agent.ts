@@ -7,7 +7,7 @@
  * channel and begins heartbeats; `stop()` stops engines and closes the channel.
  */
 import type { Logger } from "../core/log.ts";
-import type { GpuReport } from "../core/protocol/host_report.ts";
+import type { EngineInstalled, GpuReport } from "../core/protocol/host_report.ts";
 import {
   type AgentMessage,
   protocolVersion,
@@ -19,7 +19,6 @@ import { VERSION } from "../core/version.ts";
 import type { AgentConfig } from "./agent_config.ts";
 import { parseLabels, splitUrls } from "./agent_config.ts";
 import { ControlChannel } from "./channel/control_channel.ts";
-import { pickEnginePort } from "./channel/engine_ports.ts";
 import { builtinAdapters } from "./engines/builtin_adapters.ts";
 import { EngineStartError } from "./engine_start_error.ts";
 import { attributeGpuProcesses } from "./hardware/gpu_process_owner.ts";
@@ -28,6 +27,7 @@ import { readHostInfo } from "./hardware/host_info.ts";
 import { openGpuProbe } from "./hardware/open_gpu_probe.ts";
 import type { LaunchSpec, ShardHandle } from "./launch_spec.ts";
 import { Supervisor } from "./supervisor.ts";
+import { parsePortRange } from "./port_picker.ts";
 
 export interface AgentDeps {
   config: AgentConfig;
@@ -46,6 +46,8 @@ export class Agent {
   #heartbeatMs: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #welcomed = false;
+  #engines: EngineInstalled[] | undefined;
+  #detectTimer: ReturnType<typeof setInterval> | undefined;
   #stopping = false;
   readonly #ended = Promise.withResolvers<{ revoked: boolean; reason: string }>();
   nodeId: string | undefined;
@@ -54,10 +56,12 @@ export class Agent {
     this.#d = deps;
     this.#log = deps.logger;
     this.#heartbeatMs = deps.config.heartbeatMs;
+    const ports = deps.config.enginePorts.trim();
     this.#supervisor = new Supervisor({
       logger: deps.logger.child({ part: "supervisor" }),
       adapters: builtinAdapters,
       workDir: `${deps.config.dataDir}/engines`,
+      ...(ports ? { portRange: parsePortRange(ports) } : {}),
       onChange: (h) => this.#channel?.send({ type: "shard_state", shard: this.#report(h) }),
     });
   }
@@ -81,6 +85,9 @@ export class Agent {
       c.sampleIntervalMs,
     );
     await this.#gpu.start();
+    await this.#detectEngines();
+    // Engines get installed and upgraded while the agent runs.
+    this.#detectTimer = setInterval(() => this.#detectEngines(), 300_000);
     const labels = parseLabels(c.labels);
     this.#channel = new ControlChannel({
       urls,
@@ -107,9 +114,28 @@ export class Agent {
   async stop(): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#detectTimer);
     await this.#supervisor.stopAll();
     await this.#channel?.close();
     await this.#gpu?.stop();
+  }
+
+  #binary(engine: string): string | undefined {
+    const c = this.#d.config;
+    return engine === "llamacpp" ? c.llamaServer : engine === "vllm" ? c.vllm : undefined;
+  }
+
+  /** Which engines this node can run, with versions; one that is missing is left out. */
+  async #detectEngines(): Promise<void> {
+    const found: EngineInstalled[] = [];
+    for (const [name, adapter] of Object.entries(builtinAdapters)) {
+      const binary = this.#binary(name);
+      const d = await adapter.detect(binary ? { binary } : {});
+      if (d.installed) {
+        found.push({ name, binary: d.binary, ...(d.version ? { version: d.version } : {}) });
+      }
+    }
+    this.#engines = found;
   }
 
   #name(): string {
@@ -162,26 +188,18 @@ export class Agent {
 
   #start(commandId: string | undefined, spec: ShardSpec): void {
     const c = this.#d.config;
-    let launch: LaunchSpec;
-    try {
-      launch = {
-        shardId: spec.shardId,
-        model: spec.model,
-        engine: spec.engine,
-        ...(spec.modelPath ? { modelPath: spec.modelPath } : {}),
-        ...(spec.engine === "llamacpp" ? { binary: c.llamaServer } : {}),
-        args: spec.args,
-        apiKey: spec.apiKey,
-        host: c.engineHost,
-        ...(this.#supervisor.get(spec.shardId)
-          ? {}
-          : { port: pickEnginePort(c.enginePorts, c.engineHost) }),
-        readyTimeoutMs: spec.readyTimeoutMs ?? c.engineReadyTimeoutMs,
-      };
-    } catch (e) {
-      this.#failed(commandId, spec, (e as Error).message, "");
-      return;
-    }
+    const binary = this.#binary(spec.engine);
+    const launch: LaunchSpec = {
+      shardId: spec.shardId,
+      model: spec.model,
+      engine: spec.engine,
+      ...(spec.modelPath ? { modelPath: spec.modelPath } : {}),
+      ...(binary ? { binary } : {}),
+      args: spec.args,
+      apiKey: spec.apiKey,
+      host: c.engineHost,
+      readyTimeoutMs: spec.readyTimeoutMs ?? c.engineReadyTimeoutMs,
+    };
     this.#errors.delete(spec.shardId);
     this.#supervisor.ensure(launch).then(
       (h) => {
@@ -265,6 +283,7 @@ export class Agent {
         enginesDir: `${c.dataDir}/engines`,
       }),
       ...(gpu ? { gpu } : {}),
+      ...(this.#engines ? { engines: this.#engines } : {}),
       shards,
       warnings,
     });

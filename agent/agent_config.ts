@@ -25,14 +25,15 @@ export const agentSettings = {
   ),
   enginePorts: text(
     "engines.ports",
-    "",
-    "Port range engines are given, e.g. 20000-20999 (empty: any free port)",
+    "30000-30999",
+    "Ports engines listen on (first-last), each checked free before use (empty: any free port)",
   ),
   llamaServer: text(
     "engines.llama_server",
     "llama-server",
     "The llama.cpp server binary (a name on PATH or a path)",
   ),
+  vllm: text("engines.vllm", "vllm", "The vLLM executable (a name on PATH or a path)"),
   engineReadyTimeoutMs: int(
     "engines.ready_timeout_ms",
     180_000,

@@ -41,11 +41,12 @@ export async function runAgent(
     throw new UsageError((e as Error).message);
   }
   const logger = createLogger({ level: config.logLevel });
-  const agent = new Agent({ config, logger, ...files });
+  let agent: Agent;
   try {
+    agent = new Agent({ config, logger, ...files });
     await agent.start();
   } catch (e) {
-    if (e instanceof TypeError) throw new UsageError(e.message);
+    if (e instanceof TypeError || e instanceof RangeError) throw new UsageError(e.message);
     throw e;
   }
   console.log(`llmgw agent running (data ${config.dataDir}), dialing ${config.controlUrls}`);

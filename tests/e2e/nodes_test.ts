@@ -23,6 +23,7 @@ interface NodeJson {
   version: string | null;
   gpu?: { source: string; gpus: { name: string; memoryTotalBytes?: number }[] };
   host?: { cores?: number; ramTotalBytes?: number };
+  engines?: { name: string; version?: string }[];
   shards: { shardId: string; state: string; pid: number; restarts?: number; error?: string }[];
 }
 
@@ -147,6 +148,7 @@ Deno.test({
       assertEquals(b.labels, { zone: "b" });
       assert(a.version && b.version);
       assert((a.host?.cores ?? 0) > 0 && (a.host?.ramTotalBytes ?? 0) > 0);
+      assert(b.engines?.some((e) => e.name === "sim"), "the built-in engine is reported");
       assertEquals(b.gpu?.source, "none");
       assertEquals(b.gpu?.gpus.length, 0);
       if (stub) {
@@ -163,7 +165,7 @@ Deno.test({
         listed.text,
         /gpu-node\s+\S+\s+ready\s+tier=gpu,zone=a|gpu-node\s+\S+\s+ready\s+zone=a,tier=gpu/,
       );
-      assertMatch(listed.text, /cpu-node\s+\S+\s+ready\s+zone=b/);
+      assertMatch(listed.text, /cpu-node\s+\S+\s+ready\s+zone=b\s+none\s+sim /);
       if (stub) assertMatch(listed.text, /NVIDIA H100 80GB HBM3 78\.0\/80\.0 GiB free/);
     });
 
