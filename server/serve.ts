@@ -52,13 +52,19 @@ export async function startControlPlane(
   const replicas = deps.replicas;
   let cluster: ClusterListener | undefined;
   if (config.clusterListen) {
-    cluster = await startClusterListener(config, {
-      store,
-      clock,
-      logger: opts.logger,
-      replicas,
-      catalog: deps.catalog,
-    });
+    try {
+      cluster = await startClusterListener(config, {
+        store,
+        clock,
+        logger: opts.logger,
+        replicas,
+        catalog: deps.catalog,
+      });
+    } catch (e) {
+      await usage.close();
+      if (!opts.store) store.close();
+      throw e;
+    }
     deps.nodes = cluster.services;
   }
   const app = buildApp(deps);

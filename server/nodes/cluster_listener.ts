@@ -5,6 +5,7 @@
  */
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
+import { ConfigError } from "../../core/settings.ts";
 import type { Store } from "../../db/store.ts";
 import { parseListen, type ServerConfig } from "../config.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
@@ -74,8 +75,10 @@ export async function startClusterListener(
     }, app.fetch);
   } catch (e) {
     hub.close();
-    throw new Deno.errors.AddrInUse(
-      `cannot listen on ${config.clusterListen} (cluster_listen): ${(e as Error).message}`,
+    throw new ConfigError(
+      `Cannot listen for nodes on ${config.clusterListen} (cluster_listen): ${
+        (e as Error).message
+      }. Set --cluster-listen HOST:PORT, or "" for no cluster listener`,
     );
   }
   const addr = await listening.promise;
