@@ -25,6 +25,19 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "Operate a running llmgw through its admin API (keys, models, ...)",
     load: async () => (await import("./server/cli/ctl.ts")).ctlCommand,
   },
+  join: {
+    summary:
+      "Join this machine to a cluster with a code from 'ctl nodes join-code', then run its agent",
+    load: async () => (await import("./agent/cli/join_command.ts")).joinCommand,
+  },
+  agent: {
+    summary: "Run a node's agent (after 'join'): report the machine, run the engines it is told to",
+    load: async () => (await import("./agent/cli/agent_command.ts")).agentCommand,
+  },
+  doctor: {
+    summary: "Show what this node would report (host, GPUs, engines) and what each engine lacks",
+    load: async () => (await import("./agent/doctor.ts")).doctorCommand,
+  },
   "sim-engine": {
     summary: "Run a simulated OpenAI-compatible engine (llama.cpp dialect) for tests and demos",
     load: async () => (await import("./agent/sim_engine/command.ts")).simEngineCommand,

@@ -76,20 +76,23 @@ export class EngineProcess {
 
   /**
    * Polls `probe` until it says ready; returns undefined when ready, else why not. Stops early when
-   * the process exits. Each probe is time-boxed by the caller.
+   * the process exits. `deadline()` is asked afresh each round: a download or load that reports
+   * progress moves it. Each probe is time-boxed by the caller.
    */
   async waitReady(
     probe: (timeoutMs: number) => Promise<boolean>,
+    deadline: () => number,
     timeoutMs: number,
     pollMs: number,
   ): Promise<string | undefined> {
-    const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.#status) return `${describeExit(this.#status)} while starting`;
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) return `did not become ready within ${timeoutMs} ms`;
+      const remaining = deadline() - Date.now();
+      if (remaining <= 0) {
+        return `did not become ready within ${timeoutMs} ms of its last progress`;
+      }
       if (await probe(Math.min(remaining, 2000))) return undefined;
-      await this.#sleepUnlessExited(Math.min(pollMs, Math.max(0, deadline - Date.now())));
+      await this.#sleepUnlessExited(Math.min(pollMs, Math.max(0, deadline() - Date.now())));
     }
   }
 

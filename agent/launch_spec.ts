@@ -1,4 +1,5 @@
 /** What the supervisor is asked to run, and what it reports back about it. */
+import type { EngineProfile } from "./engines/engine_adapter.ts";
 
 export interface RestartPolicy {
   /** Restarts in a row before the shard is "failed"; the count resets after a stable run. */
@@ -24,6 +25,8 @@ export interface LaunchSpec {
   readonly engine: string;
   readonly modelPath?: string;
   readonly binary?: string;
+  /** Context, slots, GPU layers, tensor parallel, memory fraction, mode: each engine's flags. */
+  readonly profile?: EngineProfile;
   /** Extra engine arguments from the catalog; checked by the engine's flag gate. */
   readonly args?: readonly string[];
   /** Refused flags the catalog explicitly allows (only those the gate marks allowable). */

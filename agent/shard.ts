@@ -12,7 +12,8 @@ import type { ShardRecord } from "./shard_registry.ts";
 export interface Shard {
   readonly spec: LaunchSpec;
   readonly adapter: EngineAdapter;
-  readonly plan: LaunchPlan;
+  /** Rebuilt when an adoption falls through and the recorded port is no longer free. */
+  plan: LaunchPlan;
   /** The engine's cwd and HOME. */
   readonly dir: string;
   handle: ShardHandle;
@@ -23,6 +24,12 @@ export interface Shard {
   /** Restart attempts in the current run of failures. */
   attempts: number;
   readySince: number;
+  /** Real-time ms of the last start or progress (touch); the ready timeout counts from here. */
+  lastProgress: number;
+  /** An engine an earlier agent started and this one took over: not our child, so watched. */
+  adopted?: { readonly pid: number; readonly procStart?: number } | undefined;
+  /** Polls an adopted engine for its exit. */
+  watch?: ReturnType<typeof setInterval>;
   /** Ends a restart backoff early, for stop(). */
   wake?: () => void;
   /** Set by stop(); an ensure that arrives meanwhile waits for it, then starts afresh. */
@@ -38,6 +45,7 @@ export function prepareShard(
   adapters: Readonly<Record<string, EngineAdapter>>,
   workDir: string,
   now: number,
+  pickPort: (host: string) => number,
 ): Shard {
   if (!shardIdPattern.test(spec.shardId)) {
     throw new LaunchPlanError(
@@ -51,17 +59,8 @@ export function prepareShard(
     throw new LaunchPlanError(spec.engine, `no such engine here; known engines: ${known}`);
   }
   const host = spec.host ?? "127.0.0.1";
-  const port = spec.port || freePort(host);
-  const plan = adapter.plan({
-    model: spec.model,
-    ...(spec.modelPath !== undefined ? { modelPath: spec.modelPath } : {}),
-    ...(spec.binary !== undefined ? { binary: spec.binary } : {}),
-    args: spec.args ?? [],
-    allowFlags: spec.allowFlags ?? [],
-    host,
-    port,
-    apiKey: spec.apiKey,
-  });
+  const port = spec.port || pickPort(host);
+  const plan = planFor(spec, adapter, host, port);
   return {
     spec,
     adapter,
@@ -71,7 +70,7 @@ export function prepareShard(
       shardId: spec.shardId,
       model: spec.model,
       engine: spec.engine,
-      baseUrl: `http://${urlHost(host)}:${port}`,
+      baseUrl: baseUrlFor(host, port),
       pid: 0,
       port,
       state: "starting",
@@ -82,7 +81,32 @@ export function prepareShard(
     stopping: false,
     attempts: 0,
     readySince: 0,
+    lastProgress: Date.now(),
   };
+}
+
+/** The adapter's launch plan for the spec on `host:port`; throws LaunchPlanError. */
+export function planFor(
+  spec: LaunchSpec,
+  adapter: EngineAdapter,
+  host: string,
+  port: number,
+): LaunchPlan {
+  return adapter.plan({
+    model: spec.model,
+    ...(spec.modelPath !== undefined ? { modelPath: spec.modelPath } : {}),
+    ...(spec.binary !== undefined ? { binary: spec.binary } : {}),
+    ...(spec.profile !== undefined ? { profile: spec.profile } : {}),
+    args: spec.args ?? [],
+    allowFlags: spec.allowFlags ?? [],
+    host,
+    port,
+    apiKey: spec.apiKey,
+  });
+}
+
+export function baseUrlFor(host: string, port: number): string {
+  return `http://${urlHost(host)}:${port}`;
 }
 
 /**
@@ -103,24 +127,17 @@ export function shardEnv(shard: Shard): Record<string, string> {
 /** What the registry keeps about a running shard; no secret. */
 export function shardRecord(shard: Shard): ShardRecord {
   const h = shard.handle;
+  const procStart = shard.proc?.procStart ?? shard.adopted?.procStart;
   return {
     shardId: h.shardId,
     engine: h.engine,
     model: h.model,
     pid: h.pid,
-    ...(shard.proc?.procStart !== undefined ? { procStart: shard.proc.procStart } : {}),
+    ...(procStart !== undefined ? { procStart } : {}),
     port: h.port,
     baseUrl: h.baseUrl,
     startedAt: h.startedAt,
   };
-}
-
-/** A port free right now on `host`; the engine binds it a moment later. */
-function freePort(host: string): number {
-  const listener = Deno.listen({ hostname: host, port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 /** Wildcard binds are probed through loopback; IPv6 literals need brackets in a URL. */

@@ -23,8 +23,13 @@ import {
 import { readEngineLoad } from "./read_engine_load.ts";
 import { reapOrphans } from "./reap_orphans.ts";
 import { healthProbe } from "./health_probe.ts";
-import { prepareShard, type Shard, shardEnv, shardRecord } from "./shard.ts";
-import { ShardRegistry } from "./shard_registry.ts";
+import { NoFreePortError, PortPicker, type PortRange } from "./port_picker.ts";
+import { judgeRecord, stopRecorded } from "./adopt_record.ts";
+import { isFree } from "./port_picker.ts";
+import { readStat } from "./proc_tree.ts";
+import { planFor, prepareShard, type Shard, shardEnv, shardRecord } from "./shard.ts";
+import { ShardKeys } from "./shard_keys.ts";
+import { type ShardRecord, ShardRegistry } from "./shard_registry.ts";
 
 export interface SupervisorDeps {
   readonly logger: Logger;
@@ -37,6 +42,12 @@ export interface SupervisorDeps {
   readonly onChange?: (handle: ShardHandle) => void;
   /** How long a stopped engine gets between SIGTERM and SIGKILL. */
   readonly stopGraceMs?: number;
+  /** Ports for engines (e.g. 30000-30999), each checked free; absent: the kernel picks. */
+  readonly portRange?: PortRange;
+  /** How often an adopted engine (not our child, so no exit event) is checked for life. */
+  readonly adoptedWatchMs?: number;
+  /** Each health probe of an engine found running, before it is judged wedged. Default 3 s. */
+  readonly adoptProbeTimeoutMs?: number;
 }
 
 const defaults = {
@@ -56,6 +67,10 @@ export class Supervisor {
   readonly #onChange: (handle: ShardHandle) => void;
   readonly #graceMs: number;
   readonly #registry: ShardRegistry;
+  readonly #keys: ShardKeys;
+  readonly #ports: PortPicker;
+  readonly #watchMs: number;
+  readonly #adoptProbeMs: number | undefined;
   readonly #shards = new Map<string, Shard>();
 
   constructor(deps: SupervisorDeps) {
@@ -67,13 +82,19 @@ export class Supervisor {
     this.#onChange = deps.onChange ?? (() => {});
     this.#graceMs = deps.stopGraceMs ?? defaults.stopGraceMs;
     this.#registry = new ShardRegistry(`${deps.workDir}/shards.json`);
+    this.#keys = new ShardKeys(`${deps.workDir}/keys`);
+    this.#ports = new PortPicker(deps.portRange);
+    this.#watchMs = deps.adoptedWatchMs ?? 1_000;
+    this.#adoptProbeMs = deps.adoptProbeTimeoutMs;
   }
 
   /**
    * Starts the shard unless it already runs; resolves once it answers its health check. A second
    * call with the same id (also while the first is starting) joins it and never starts a second
-   * process; a failed shard is started afresh. Throws `LaunchPlanError` for a spec that is refused
-   * before anything runs, `EngineStartError` for an engine that did not come up.
+   * process; a failed shard is started afresh. An engine an earlier agent left running for this
+   * shard (the registry) is adopted when it is alive, holds this key and answers its health
+   * check; otherwise it is stopped and the shard started anew. Throws `LaunchPlanError` for a spec
+   * that is refused before anything runs, `EngineStartError` for an engine that did not come up.
    */
   async ensure(spec: LaunchSpec): Promise<ShardHandle> {
     const existing = this.#shards.get(spec.shardId);
@@ -89,13 +110,36 @@ export class Supervisor {
           asked: `${spec.engine}/${spec.model}`,
         });
       }
+      if (existing.spec.apiKey !== spec.apiKey) {
+        // The router will call with the new key, which the running engine would refuse.
+        this.#log.info("shard asked for with another key; restarting it", {
+          shardId: spec.shardId,
+        });
+        await this.stop(spec.shardId);
+        return this.ensure(spec);
+      }
       await existing.settled;
       return existing.handle;
     }
     // Everything up to the map entry is synchronous, so a concurrent ensure sees this shard.
-    const shard = prepareShard(spec, this.#adapters, this.#workDir, this.#clock.now());
+    const record = this.#registry.read().find((r) => r.shardId === spec.shardId);
+    let shard: Shard;
+    try {
+      shard = prepareShard(
+        spec,
+        this.#adapters,
+        this.#workDir,
+        this.#clock.now(),
+        (host) => record?.port ?? this.#pickPort(host),
+      );
+    } catch (e) {
+      if (e instanceof NoFreePortError) {
+        throw new EngineStartError(spec.shardId, spec.engine, e.message, "");
+      }
+      throw e;
+    }
     this.#shards.set(spec.shardId, shard);
-    shard.settled = this.#start(shard);
+    shard.settled = record ? this.#adoptOrStart(shard, record) : this.#start(shard);
     try {
       await shard.settled;
     } catch (e) {
@@ -121,11 +165,14 @@ export class Supervisor {
     const shardId = shard.spec.shardId;
     shard.stopping = true;
     shard.wake?.();
+    clearInterval(shard.watch);
     if (shard.proc) await shard.proc.terminate(this.#graceMs);
+    else if (shard.adopted) await stopRecorded(shard.adopted, this.#graceMs);
     await shard.settled.catch(() => {});
     if (this.#shards.get(shardId) === shard) this.#shards.delete(shardId);
     this.#setState(shard, "stopped");
     this.#saveRegistry();
+    if (!this.#shards.has(shardId)) this.#keys.remove(shardId);
     this.#log.info("engine stopped", { shardId, engine: shard.spec.engine });
   }
 
@@ -141,6 +188,31 @@ export class Supervisor {
 
   get(shardId: string): ShardHandle | undefined {
     return this.#shards.get(shardId)?.handle;
+  }
+
+  /**
+   * The key a shard's engine was started with: the held shard's, or, for an engine an earlier agent
+   * left running, the one kept for it (0600, see shard_keys.ts). Never logged or reported.
+   */
+  apiKey(shardId: string): string | undefined {
+    return this.#shards.get(shardId)?.spec.apiKey ?? this.#keys.read(shardId);
+  }
+
+  /** Engines an earlier agent recorded and this one holds no shard for (candidates to adopt). */
+  recorded(): ShardRecord[] {
+    return this.#registry.read().filter((r) => !this.#shards.has(r.shardId));
+  }
+
+  /**
+   * Progress from whatever the start waits on (a download, a load): the ready timeout counts from
+   * the last progress, so a large model that keeps moving is not given up on, while one that stalls
+   * is. No effect on a shard that is not starting.
+   */
+  touch(shardId: string): void {
+    const shard = this.#shards.get(shardId);
+    if (shard && (shard.handle.state === "starting" || shard.handle.state === "restarting")) {
+      shard.lastProgress = Date.now();
+    }
   }
 
   /**
@@ -164,14 +236,98 @@ export class Supervisor {
     const records = this.#registry.read().filter((r) => !this.#shards.has(r.shardId));
     const reaped = await reapOrphans(records, this.#graceMs, this.#log);
     this.#saveRegistry();
+    for (const r of records) if (!this.#shards.has(r.shardId)) this.#keys.remove(r.shardId);
     return reaped;
+  }
+
+  #pickPort(host: string): number {
+    const taken = new Set([...this.#shards.values()].map((s) => s.handle.port));
+    for (const r of this.#registry.read()) taken.add(r.port);
+    return this.#ports.pick(host, taken);
+  }
+
+  /** The registry names an engine for this shard: take it over if it is sound, else replace it. */
+  async #adoptOrStart(shard: Shard, record: ShardRecord): Promise<void> {
+    const { spec } = shard;
+    const verdict = await judgeRecord(record, {
+      spec,
+      baseUrl: shard.handle.baseUrl,
+      storedKey: this.#keys.read(spec.shardId),
+      ...(this.#adoptProbeMs !== undefined ? { probeTimeoutMs: this.#adoptProbeMs } : {}),
+      probe: healthProbe(
+        this.#fetch,
+        shard.handle.baseUrl + shard.adapter.healthPath,
+        spec.apiKey,
+        (status, body) => shard.adapter.isReady(status, body),
+      ),
+    });
+    if (verdict.adopt) {
+      const stat = readStat(record.pid);
+      shard.adopted = {
+        pid: record.pid,
+        ...(stat?.startTime !== undefined ? { procStart: stat.startTime } : {}),
+      };
+      shard.handle = { ...shard.handle, pid: record.pid, startedAt: record.startedAt };
+      shard.readySince = this.#clock.now();
+      this.#setState(shard, "ready");
+      this.#saveRegistry();
+      this.#watchAdopted(shard);
+      this.#log.info("adopted an engine an earlier agent started", {
+        shardId: spec.shardId,
+        pid: record.pid,
+      });
+      return;
+    }
+    this.#log.info("not adopting the recorded engine", {
+      shardId: spec.shardId,
+      pid: record.pid,
+      reason: verdict.reason,
+    });
+    if (verdict.kill) await stopRecorded(verdict.kill, this.#graceMs);
+    const host = spec.host ?? "127.0.0.1";
+    if (!spec.port && !isFree(host, shard.handle.port)) {
+      const port = this.#pickPort(host);
+      shard.plan = planFor(spec, shard.adapter, host, port);
+      shard.handle = {
+        ...shard.handle,
+        port,
+        baseUrl: shard.handle.baseUrl.replace(/:\d+$/, `:${port}`),
+      };
+    }
+    await this.#start(shard);
+  }
+
+  /** An adopted engine is not our child: no exit event comes, so its life is polled. */
+  #watchAdopted(shard: Shard): void {
+    const adopted = shard.adopted;
+    if (!adopted) return;
+    shard.watch = setInterval(() => {
+      if (shard.stopping || shard.adopted !== adopted) return clearInterval(shard.watch);
+      const stat = readStat(adopted.pid);
+      const alive = stat && stat.state !== "Z" &&
+        (adopted.procStart === undefined || stat.startTime === adopted.procStart);
+      if (alive) return;
+      clearInterval(shard.watch);
+      if (shard.handle.state !== "ready") return;
+      this.#log.warn("adopted engine exited unexpectedly", {
+        shardId: shard.spec.shardId,
+        pid: adopted.pid,
+      });
+      shard.settled = this.#recover(shard, () => stopRecorded(adopted, this.#graceMs), "");
+      shard.settled.catch(() => {});
+    }, this.#watchMs);
+    Deno.unrefTimer(shard.watch);
   }
 
   /** One attempt: spawn, wait for ready. On failure the process tree is gone when this throws. */
   async #start(shard: Shard): Promise<void> {
-    const { spec, plan } = shard;
+    const { spec } = shard;
+    const plan = shard.plan;
+    shard.adopted = undefined;
+    clearInterval(shard.watch);
     try {
       await Deno.mkdir(shard.dir, { recursive: true });
+      this.#keys.write(spec.shardId, spec.apiKey);
     } catch (e) {
       throw this.#startError(shard, `could not create ${shard.dir}: ${String(e)}`, "");
     }
@@ -208,9 +364,12 @@ export class Supervisor {
     const isReady = (status: number, body: string) => shard.adapter.isReady(status, body);
     const url = shard.handle.baseUrl + shard.adapter.healthPath;
     const probe = healthProbe(this.#fetch, url, spec.apiKey, isReady);
+    const timeoutMs = spec.readyTimeoutMs ?? defaults.readyTimeoutMs;
+    shard.lastProgress = Date.now();
     const failure = shard.stopping ? "was stopped while starting" : await proc.waitReady(
       probe,
-      spec.readyTimeoutMs ?? defaults.readyTimeoutMs,
+      () => shard.lastProgress + timeoutMs,
+      timeoutMs,
       spec.pollIntervalMs ?? defaults.pollIntervalMs,
     );
     if (failure !== undefined || shard.stopping) {
@@ -234,14 +393,18 @@ export class Supervisor {
       exit: describeExit(status),
       output: proc.tail.text().split("\n").slice(-5).join("\n"),
     });
-    shard.settled = this.#recover(shard, proc);
+    shard.settled = this.#recover(shard, () => proc.terminate(this.#graceMs), proc.tail.text());
     shard.settled.catch(() => {});
   }
 
   /** Restarts a crashed shard with exponential backoff and jitter, until ready or out of tries. */
-  async #recover(shard: Shard, crashed: EngineProcess): Promise<void> {
+  async #recover(
+    shard: Shard,
+    cleanUp: () => Promise<void>,
+    crashOutput: string,
+  ): Promise<void> {
     // Whatever the engine left behind in its group holds the port and memory the restart needs.
-    await crashed.terminate(this.#graceMs);
+    await cleanUp();
     const policy = shard.spec.restart ?? defaults.restart;
     if (this.#clock.now() - shard.readySince >= defaults.stableAfterMs) shard.attempts = 0;
     let last: unknown;
@@ -266,7 +429,7 @@ export class Supervisor {
     this.#saveRegistry();
     const error = last instanceof Error ? last.message : undefined;
     this.#log.error("engine gave up restarting", { shardId: shard.spec.shardId, error });
-    throw last ?? this.#startError(shard, "crashed and may not restart", crashed.tail.text());
+    throw last ?? this.#startError(shard, "crashed and may not restart", crashOutput);
   }
 
   #startError(shard: Shard, reason: string, output: string): EngineStartError {
@@ -288,7 +451,9 @@ export class Supervisor {
 
   #saveRegistry(): void {
     const records = [...this.#shards.values()]
-      .filter((s) => s.proc && !s.proc.status && s.handle.state !== "stopped")
+      .filter((s) =>
+        (s.proc ? !s.proc.status : s.adopted !== undefined) && s.handle.state !== "stopped"
+      )
       .map(shardRecord);
     try {
       Deno.mkdirSync(this.#workDir, { recursive: true });

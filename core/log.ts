@@ -14,7 +14,8 @@ export interface Logger {
 }
 
 const secretField = /(key|token|password|secret|authorization)/i;
-const secretValue = /\b(sk-llmgw-[A-Za-z0-9_-]+|llmgw_adm_[A-Za-z0-9_-]+|Bearer\s+\S+)/g;
+const secretValue =
+  /\b(sk-llmgw-[A-Za-z0-9_-]+|llmgw_adm_[A-Za-z0-9_-]+|llmgw_node_[A-Za-z0-9_-]+|llmgw_rep_[A-Za-z0-9_-]+|llmgwj1\.[A-Za-z0-9_-]+|Bearer\s+\S+)/g;
 
 function redact(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -98,3 +98,49 @@ export const usage = sqliteTable("usage", {
   /** The routing profile used. */
   profile: text("profile"),
 }, (t) => [index("usage_at").on(t.at), index("usage_key_at").on(t.keyId, t.at)]);
+
+/** Machines that joined the cluster. Live state (connected, last report) is kept in memory too. */
+export const nodes = sqliteTable("nodes", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  labels: text("labels", { mode: "json" }).$type<Record<string, string>>().notNull(),
+  /** sha256 of the node's credential; deleting the row revokes it. */
+  credentialHash: text("credential_hash").notNull().unique(),
+  /** No new shards are placed on a cordoned node. */
+  cordoned: integer("cordoned", { mode: "boolean" }).notNull(),
+  /** Its shards are to move elsewhere (the reconciler's job); implies cordoned. */
+  draining: integer("draining", { mode: "boolean" }).notNull(),
+  createdAt: integer("created_at").notNull(),
+  lastHeardAt: integer("last_heard_at"),
+  /** The agent's llmgw version, from its hello. */
+  version: text("version"),
+  /** The last heartbeat's hardware part (host, GPUs, engines), as JSON. */
+  lastReport: text("last_report", { mode: "json" }).$type<Record<string, unknown>>(),
+});
+
+/** One-time codes that let a machine join; the secret is stored only as its hash. */
+export const joinCodes = sqliteTable("join_codes", {
+  id: text("id").primaryKey(),
+  secretHash: text("secret_hash").notNull().unique(),
+  labels: text("labels", { mode: "json" }).$type<Record<string, string>>().notNull(),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  usedAt: integer("used_at"),
+  /** The node that used it. */
+  nodeId: text("node_id"),
+});
+
+/**
+ * Shards a node is meant to run (the desired state); re-sent to the agent on every connection so
+ * a restarted agent adopts or restarts them. No secret: each shard's engine key is derived from
+ * the cluster secret.
+ */
+export const nodeShards = sqliteTable("node_shards", {
+  nodeId: text("node_id").notNull().references(() => nodes.id, { onDelete: "cascade" }),
+  shardId: text("shard_id").primaryKey(),
+  model: text("model").notNull(),
+  engine: text("engine").notNull(),
+  modelPath: text("model_path"),
+  args: text("args", { mode: "json" }).$type<string[]>().notNull(),
+  createdAt: integer("created_at").notNull(),
+});

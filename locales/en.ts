@@ -20,6 +20,15 @@ export const en = {
     provider_rate_limited:
       "Every key of the outside provider serving '{model}' is being rate-limited; try again shortly",
     conflict: "{detail}",
+    join_code_invalid:
+      "This join code is not known to this cluster; make a new one with 'llmgw ctl nodes join-code'",
+    join_code_used:
+      "This join code was already used; make a new one with 'llmgw ctl nodes join-code'",
+    join_code_expired: "This join code expired; make a new one with 'llmgw ctl nodes join-code'",
+    node_credential_invalid:
+      "The node's credential is not valid: the node was removed or never joined. Join it again with a new code",
+    node_not_found: "There is no node '{node}'",
+    node_not_connected: "The node '{node}' is not connected",
     internal_error: "An internal error occurred. The request id is {requestId}",
   },
 } as const;

@@ -23,6 +23,16 @@ export const tr: Messages = {
     provider_rate_limited:
       "'{model}' modelini sunan dış sağlayıcının tüm anahtarları hız sınırında; biraz sonra yeniden deneyin",
     conflict: "{detail}",
+    join_code_invalid:
+      "Bu katılım kodu bu kümede bilinmiyor; 'llmgw ctl nodes join-code' ile yenisini oluşturun",
+    join_code_used:
+      "Bu katılım kodu zaten kullanıldı; 'llmgw ctl nodes join-code' ile yenisini oluşturun",
+    join_code_expired:
+      "Bu katılım kodunun süresi doldu; 'llmgw ctl nodes join-code' ile yenisini oluşturun",
+    node_credential_invalid:
+      "Düğümün kimlik bilgisi geçerli değil: düğüm kaldırıldı ya da hiç katılmadı. Yeni bir kodla yeniden katılın",
+    node_not_found: "'{node}' adında bir düğüm yok",
+    node_not_connected: "'{node}' düğümü bağlı değil",
     internal_error: "Bir iç hata oluştu. İstek kimliği: {requestId}",
   },
 };

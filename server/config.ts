@@ -120,6 +120,48 @@ export const serverSettings = {
     { min: 1, max: 256 },
   ),
   portal: bool("portal", true, "Serve the browser portal at /"),
+  clusterListen: text(
+    "cluster_listen",
+    "127.0.0.1:8443",
+    "Address of the TLS listener nodes dial to join and keep their control channel (host:port; empty: none)",
+  ),
+  clusterUrls: text(
+    "cluster_urls",
+    "",
+    "The https URLs nodes dial, comma-separated, written into join codes (empty: derived from cluster_listen)",
+  ),
+  tlsNames: text(
+    "tls.names",
+    "",
+    "Names and addresses the control plane's certificate is made for, comma-separated, when it is first created (empty: localhost, 127.0.0.1, ::1 and this host's name)",
+  ),
+  nodeHeartbeatMs: int("nodes.heartbeat_ms", 2_000, "How often agents send a heartbeat, in ms", {
+    min: 50,
+  }),
+  nodeLostAfterMs: int(
+    "nodes.lost_after_ms",
+    6_000,
+    "A connected node that sends nothing for this long is lost: its replicas leave the router, in ms",
+    { min: 100 },
+  ),
+  channelIdleMs: int(
+    "nodes.channel_idle_ms",
+    5_000,
+    "Silence on a node's channel after which the control plane pings it, in ms",
+    { min: 50 },
+  ),
+  channelAnswerMs: int(
+    "nodes.channel_answer_ms",
+    3_000,
+    "How long a ping may go unanswered before the channel is closed, in ms",
+    { min: 50 },
+  ),
+  joinCodeTtlMs: int(
+    "nodes.join_code_ttl_ms",
+    3_600_000,
+    "How long a join code is valid when --expires is not given, in ms",
+    { min: 1_000 },
+  ),
 };
 
 export type ServerConfig = Resolved<typeof serverSettings> & { dataDir: string };

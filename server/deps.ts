@@ -8,6 +8,7 @@ import type { ModelCatalog } from "./router/catalog.ts";
 import type { ReplicaTable } from "./router/replicas.ts";
 import type { Routing } from "./router/routing.ts";
 import type { UsageSink } from "./usage/recorder.ts";
+import type { NodeServices } from "./nodes/admin_routes.ts";
 
 export interface AppDeps {
   limits: { maxBodyBytes: number; firstByteTimeoutMs: number };
@@ -21,6 +22,8 @@ export interface AppDeps {
   /** Admission queues, prefix index and routing settings. */
   routing: Routing;
   usage: UsageSink;
+  /** Joined nodes and their channels; absent when there is no cluster listener. */
+  nodes?: NodeServices;
   /** The portal's landing page, or undefined when the portal is off. */
   portalHtml?: string;
 }

@@ -26,6 +26,12 @@ export const errorCodes = [
   "queue_timeout",
   "provider_rate_limited",
   "conflict",
+  "join_code_invalid",
+  "join_code_used",
+  "join_code_expired",
+  "node_credential_invalid",
+  "node_not_found",
+  "node_not_connected",
   "internal_error",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
@@ -54,11 +60,16 @@ export function statusOf(
     case "missing_api_key":
     case "invalid_api_key":
     case "unauthorized":
+    case "join_code_invalid":
+    case "join_code_used":
+    case "join_code_expired":
+    case "node_credential_invalid":
       return { status: 401, type: "authentication_error" };
     case "forbidden":
       return { status: 403, type: "permission_error" };
     case "not_found":
     case "model_not_found":
+    case "node_not_found":
       return { status: 404, type: "not_found_error" };
     case "conflict":
       return { status: 409, type: "invalid_request_error" };
@@ -66,6 +77,7 @@ export function statusOf(
       return { status: 502, type: "server_error" };
     case "model_unavailable":
     case "queue_timeout":
+    case "node_not_connected":
       return { status: 503, type: "server_error" };
     case "provider_rate_limited":
       return { status: 429, type: "rate_limit_error" };

@@ -17,10 +17,13 @@ import { ReplicaTable } from "./router/replicas.ts";
 import { createRouting } from "./router/routing.ts";
 import { defaultPrefixOptions } from "./router/request_keys.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
+import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
 
 export interface ControlPlane {
   /** The address clients use, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
+  /** The https URLs nodes dial (in join codes); absent without a cluster listener. */
+  readonly clusterUrls?: string[];
   readonly deps: AppDeps;
   readonly usage: UsageRecorder;
   /** Reads engines' load into the replica table; nodes add their load sources to it. */
@@ -70,6 +73,24 @@ export async function startControlPlane(
   await followExternalModels(deps.catalog, replicas, opts.logger);
   const loadPoller = new LoadPoller(replicas, { intervalMs: config.loadPollMs, clock });
   loadPoller.start();
+  let cluster: ClusterListener | undefined;
+  if (config.clusterListen) {
+    try {
+      cluster = await startClusterListener(config, {
+        store,
+        clock,
+        logger: opts.logger,
+        replicas,
+        catalog: deps.catalog,
+      });
+    } catch (e) {
+      loadPoller.stop();
+      await usage.close();
+      if (!opts.store) store.close();
+      throw e;
+    }
+    deps.nodes = cluster.services;
+  }
   const app = buildApp(deps);
   const { hostname, port } = parseListen(config.listen);
   const listening = Promise.withResolvers<Deno.NetAddr>();
@@ -93,11 +114,13 @@ export async function startControlPlane(
   opts.logger.info("control plane listening", { url });
   return {
     url,
+    ...(cluster ? { clusterUrls: cluster.urls } : {}),
     deps,
     usage,
     loadPoller,
     async close() {
       loadPoller.stop();
+      await cluster?.close();
       await server.shutdown();
       await usage.close();
       if (!opts.store) store.close();

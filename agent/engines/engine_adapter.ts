@@ -3,6 +3,7 @@
  * how to launch it, how to tell it is ready, and which Prometheus names carry its load.
  */
 import type { MetricDialect } from "./load_snapshot.ts";
+import type { RunCommand } from "../run_command.ts";
 
 /** The engines this build knows; the supervisor itself accepts any adapter it is given. */
 export type EngineName = "llamacpp" | "sim" | "vllm";
@@ -23,7 +24,58 @@ export interface PlanInput {
   readonly port: number;
   /** The per-replica key. It goes into `LaunchPlan.env`, never into argv (argv is world-readable). */
   readonly apiKey: string;
+  /** The profile: what the placement decided. Absent means "the engine's own default". */
+  readonly profile?: EngineProfile;
 }
+
+/** What a replica is for: chat/completions, embeddings, or reranking. */
+export type EngineMode = "generate" | "embedding" | "rerank";
+
+/**
+ * The knobs every engine spells its own way. An adapter turns the ones it has into flags and
+ * ignores the ones that mean nothing to it (llama.cpp has no memory fraction; vLLM offloads no
+ * layers), so one placement decision can be handed to any engine.
+ */
+export interface EngineProfile {
+  /** Tokens of context per sequence (llama.cpp `-c`, vLLM `--max-model-len`). */
+  readonly contextLength?: number;
+  /** Sequences decoded at once (llama.cpp `-np`, vLLM `--max-num-seqs`). */
+  readonly parallel?: number;
+  /** Layers on the GPU (llama.cpp `-ngl`); 0 keeps the model on the CPU. */
+  readonly gpuLayers?: number;
+  /** Cards one replica spans (vLLM `--tensor-parallel-size`; llama.cpp splits layers itself). */
+  readonly tensorParallel?: number;
+  /** Share of each card's memory the engine may take, 0..1 (vLLM `--gpu-memory-utilization`). */
+  readonly gpuMemoryFraction?: number;
+  readonly mode?: EngineMode;
+  /**
+   * The model's catalog entry allows pickle weights. Without it a hub id given to vLLM is read as
+   * safetensors only: its pickle files run code when loaded.
+   */
+  readonly allowPickle?: boolean;
+}
+
+/** What a node must have for an engine to run there; checked before placing and by `doctor`. */
+export interface EngineRequirements {
+  /** "required": an NVIDIA GPU or nothing; "optional": uses one when there; "none": never. */
+  readonly gpu: "required" | "optional" | "none";
+  /** Oldest compute capability the engine's kernels run on, "7.0". */
+  readonly minComputeCapability?: string;
+  /** CPU flags the engine's build needs (e.g. "avx2"). */
+  readonly cpuFlags?: readonly string[];
+}
+
+export interface DetectOptions {
+  /** Configured executable (agent.yaml), used instead of searching PATH. */
+  readonly binary?: string;
+  /** PATH to search; the agent's own by default. */
+  readonly path?: string;
+  readonly run?: RunCommand;
+}
+
+export type Detection =
+  | { readonly installed: true; readonly binary: string; readonly version?: string }
+  | { readonly installed: false; readonly missing: string };
 
 export interface LaunchPlan {
   readonly cmd: string;
@@ -42,6 +94,9 @@ export interface EngineAdapter {
   /** Prometheus text endpoint, read with the engine's key. */
   readonly metricsPath: string;
   readonly dialect: MetricDialect;
+  readonly requirements: EngineRequirements;
+  /** Finds the engine on this node and its version; never throws. */
+  detect(opts?: DetectOptions): Promise<Detection>;
 }
 
 /** Statuses some engines put in a 200 body while they are still loading. */

@@ -60,6 +60,9 @@ Deno.test("vLLM's plan serves the model under its name with the key in VLLM_API_
     "8123",
     "--served-model-name",
     "tiny",
+    // A hub id: pinned to safetensors, since pickle weights run code when loaded.
+    "--load-format",
+    "safetensors",
     "--max-model-len",
     "4096",
   ]);

@@ -21,6 +21,8 @@ export interface FlagRules {
    * whole flags only, so its `--chat-template` is not `--chat-template-file`.
    */
   readonly abbreviations: boolean;
+  /** Families of flags too many to list (llama.cpp's `--*-default` presets, which download). */
+  readonly refusedPatterns?: readonly { readonly pattern: RegExp; readonly why: string }[];
 }
 
 /** Refused for every engine: the agent sets these itself. */
@@ -63,6 +65,10 @@ export function checkFlags(
     // Only flags are judged; "-1" and the like are values.
     if (!arg.startsWith("-") || /^-\d/.test(arg)) continue;
     const flag = normalise(arg);
+    const byPattern = rules.refusedPatterns?.find((r) => r.pattern.test(flag));
+    if (byPattern) {
+      throw new UnsafeFlagError(rules.engine, arg.split("=", 1)[0] ?? arg, byPattern.why);
+    }
     for (const list of [sharedRefusals, rules.refused]) {
       const hit = match(flag, list, rules.abbreviations);
       if (!hit) continue;

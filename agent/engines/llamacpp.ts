@@ -1,10 +1,12 @@
 /** llama.cpp's `llama-server`: one GGUF, `/health` 503 while loading and 200 once loaded. */
 import {
   type EngineAdapter,
+  type EngineProfile,
   type LaunchPlan,
   type PlanInput,
   readyByStatusAndBody,
 } from "./engine_adapter.ts";
+import { detectBinary } from "./detect_binary.ts";
 import { checkFlags, type FlagRules, type Refusal } from "./flag_gate.ts";
 import { LaunchPlanError } from "./launch_plan_error.ts";
 import { llamacppDialect } from "./load_snapshot.ts";
@@ -19,6 +21,8 @@ const logsPrompts: Refusal = { why: "logs prompts and answers" };
 export const llamacppFlagRules: FlagRules = {
   engine: "llamacpp",
   abbreviations: false,
+  // `--embd-bge-small-en-default`, `--fim-qwen-7b-default`, ...: each fetches a model by name.
+  refusedPatterns: [{ pattern: /^--[a-z0-9-]+-default$/, why: download.why }],
   refused: {
     "-m": setByAgent,
     "--model": setByAgent,
@@ -37,6 +41,7 @@ export const llamacppFlagRules: FlagRules = {
     "-hfrd": download,
     "--hf-repo-draft": download,
     "-hfv": download,
+    "-hfrv": download,
     "--hf-repo-v": download,
     "-hffv": download,
     "--hf-file-v": download,
@@ -61,6 +66,10 @@ export const llamacppFlagRules: FlagRules = {
     "-jf": readsFile,
     "--json-schema-file": readsFile,
     "--grammar-file": readsFile,
+    "-sysf": readsFile,
+    "--system-prompt-file": readsFile,
+    "--models-dir": loadsFile,
+    "--models-preset": readsFile,
     "--chat-template-file": readsFile,
     "--ssl-key-file": readsFile,
     "--ssl-cert-file": readsFile,
@@ -76,11 +85,45 @@ export const llamacppFlagRules: FlagRules = {
     "-v": logsPrompts,
     "--verbose": logsPrompts,
     "--log-verbose": logsPrompts,
+    "-lv": logsPrompts,
+    "--verbosity": logsPrompts,
+    "--log-verbosity": logsPrompts,
+    "--verbose-prompt": logsPrompts,
   },
 };
 
+/** "version: 6134 (9c4a2d1)" on stderr; a build without git metadata says "0 (unknown)". */
+export function parseLlamacppVersion(output: string): string | undefined {
+  const m = /version:\s*(\d+)\s*\(([^)]*)\)/.exec(output);
+  if (!m) return undefined;
+  const [, build, commit] = m;
+  if (build === "0" && commit === "unknown") return undefined;
+  return `b${build} (${commit})`;
+}
+
+/** The profile in llama-server's words. Tensor parallel and memory fraction have none. */
+export function llamacppProfileArgs(p: EngineProfile = {}): string[] {
+  const out: string[] = [];
+  if (p.contextLength !== undefined) out.push("-c", String(p.contextLength));
+  if (p.parallel !== undefined) out.push("-np", String(p.parallel));
+  if (p.gpuLayers !== undefined) out.push("-ngl", String(p.gpuLayers));
+  if (p.mode === "embedding") out.push("--embeddings");
+  if (p.mode === "rerank") out.push("--reranking");
+  return out;
+}
+
 export const llamacppAdapter: EngineAdapter = {
   name: "llamacpp",
+  // CPU builds run anywhere; a CUDA build uses the cards it sees.
+  requirements: { gpu: "optional" },
+  detect: (opts) =>
+    detectBinary({
+      engine: "llamacpp",
+      name: "llama-server",
+      versionArgs: ["--version"],
+      parseVersion: parseLlamacppVersion,
+      versionTimeoutMs: 10_000,
+    }, opts),
   healthPath: "/health",
   isReady: readyByStatusAndBody,
   metricsPath: "/metrics",
@@ -103,6 +146,7 @@ export const llamacppAdapter: EngineAdapter = {
         input.model,
         "--metrics",
         "--slots",
+        ...llamacppProfileArgs(input.profile),
         ...input.args,
       ],
       env: { LLAMA_API_KEY: input.apiKey },

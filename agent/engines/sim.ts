@@ -3,10 +3,12 @@
  * health, metrics and slots dialect, so it needs no weights.
  */
 import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
+import { VERSION } from "../../core/version.ts";
 import type { EngineAdapter, LaunchPlan, PlanInput } from "./engine_adapter.ts";
 import { readyByStatusAndBody } from "./engine_adapter.ts";
 import { checkFlags, type FlagRules } from "./flag_gate.ts";
 import { llamacppDialect } from "./load_snapshot.ts";
+import { LaunchPlanError } from "./launch_plan_error.ts";
 
 export const simFlagRules: FlagRules = {
   engine: "sim",
@@ -20,8 +22,16 @@ export const simAdapter: EngineAdapter = {
   isReady: readyByStatusAndBody,
   metricsPath: "/metrics",
   dialect: llamacppDialect,
+  requirements: { gpu: "none" },
+  /** Built in: always installed, at this program's version. */
+  detect: () => Promise.resolve({ installed: true, binary: selfCommand([]).cmd, version: VERSION }),
   plan(input: PlanInput): LaunchPlan {
     checkFlags(simFlagRules, input.args, input.allowFlags);
+    const profile = input.profile ?? {};
+    // It answers chat, completions and embeddings alike; reranking it cannot fake.
+    if (profile.mode === "rerank") {
+      throw new LaunchPlanError("sim", "the simulated engine does not rerank");
+    }
     const self = selfCommand([
       "sim-engine",
       "--port",
@@ -30,6 +40,7 @@ export const simAdapter: EngineAdapter = {
       input.host,
       "--model",
       input.model,
+      ...(profile.parallel !== undefined ? ["--slots", String(profile.parallel)] : []),
       ...input.args,
     ]);
     // `binary` is ignored: the simulated engine is always this program.

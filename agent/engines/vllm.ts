@@ -4,10 +4,12 @@
  */
 import {
   type EngineAdapter,
+  type EngineProfile,
   type LaunchPlan,
   type PlanInput,
   readyByStatusAndBody,
 } from "./engine_adapter.ts";
+import { detectBinary } from "./detect_binary.ts";
 import { checkFlags, type FlagRules, type Refusal } from "./flag_gate.ts";
 import { LaunchPlanError } from "./launch_plan_error.ts";
 import { vllmDialect } from "./load_snapshot.ts";
@@ -15,6 +17,7 @@ import { vllmDialect } from "./load_snapshot.ts";
 const setByAgent: Refusal = { why: "set by the agent" };
 const readsFile: Refusal = { why: "reads a file outside the model's weights" };
 const loadsCode: Refusal = { why: "loads Python code" };
+const fetches: Refusal = { why: "fetches another revision than the one pinned and checked" };
 
 export const vllmFlagRules: FlagRules = {
   engine: "vllm",
@@ -39,13 +42,91 @@ export const vllmFlagRules: FlagRules = {
     "--allowed-local-media-path": { why: "serves local files to requests" },
     "--uds": { why: "listens where the agent does not look" },
     "--enable-log-requests": { why: "logs prompts" },
+    "--enable-log-outputs": { why: "logs answers" },
+    "--config": { why: "reads more flags from a file, past this gate" },
+    "--revision": fetches,
+    "--code-revision": fetches,
+    "--tokenizer-revision": fetches,
+    "--speculative-config": { why: "can name a draft model to download unchecked" },
+    "--qlora-adapter-name-or-path": readsFile,
+    "--hf-config-path": readsFile,
+    "--generation-config": readsFile,
+    "--otlp-traces-endpoint": { why: "sends request traces to another machine" },
     "--middleware": loadsCode,
     "--tool-parser-plugin": loadsCode,
+    "--reasoning-parser-plugin": loadsCode,
+    "--logits-processors": loadsCode,
+    "--logits-processor-pattern": loadsCode,
+    "--worker-cls": loadsCode,
+    "--worker-extension-cls": loadsCode,
   },
 };
 
+/**
+ * Whether vLLM would fetch `s` from the Hugging Face hub: "org/name", not a path, not a URL, and
+ * not "org/name:QUANT" (a GGUF inside a repository, which vLLM reads as one file). A string that
+ * names something on disk is a path, whatever it looks like.
+ */
+export function isHubId(s: string, exists: (p: string) => boolean = pathExists): boolean {
+  if (!s || s.startsWith("/") || s.startsWith(".") || s.includes("://") || s.includes(":")) {
+    return false;
+  }
+  if (s.split("/").length !== 2) return false;
+  return !exists(s);
+}
+
+function pathExists(p: string): boolean {
+  try {
+    Deno.statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Left to choose, vLLM loads a repository's pickle files (`pytorch_model.bin`) when it has no
+ * safetensors, and unpickling runs whatever the file holds. A local path was fetched and checked
+ * by the agent (or put there by the operator), so only hub ids are pinned to safetensors.
+ */
+export function safetensorsOnly(modelPath: string, profile: EngineProfile = {}): string[] {
+  return isHubId(modelPath) && !profile.allowPickle ? ["--load-format", "safetensors"] : [];
+}
+
+/** The profile in vLLM's words. GPU layers mean nothing to it (it offloads no layers). */
+export function vllmProfileArgs(p: EngineProfile = {}): string[] {
+  const out: string[] = [];
+  if (p.contextLength !== undefined) out.push("--max-model-len", String(p.contextLength));
+  if (p.parallel !== undefined) out.push("--max-num-seqs", String(p.parallel));
+  if (p.tensorParallel !== undefined) {
+    out.push("--tensor-parallel-size", String(p.tensorParallel));
+  }
+  if (p.gpuMemoryFraction !== undefined) {
+    out.push("--gpu-memory-utilization", String(p.gpuMemoryFraction));
+  }
+  if (p.mode === "embedding") out.push("--task", "embed");
+  if (p.mode === "rerank") out.push("--task", "score");
+  return out;
+}
+
+/** `vllm --version` prints the version alone on its last line, after any log lines. */
+export function parseVllmVersion(output: string): string | undefined {
+  const lines = output.trim().split("\n").map((l) => l.trim()).reverse();
+  return lines.find((l) => /^\d+\.\d+(\.\d+)?([.+\w-]*)$/.test(l));
+}
+
 export const vllmAdapter: EngineAdapter = {
   name: "vllm",
+  // Its CUDA kernels start at Volta.
+  requirements: { gpu: "required", minComputeCapability: "7.0" },
+  detect: (opts) =>
+    detectBinary({
+      engine: "vllm",
+      name: "vllm",
+      versionArgs: ["--version"],
+      parseVersion: parseVllmVersion,
+      versionTimeoutMs: 60_000,
+    }, opts),
   healthPath: "/health",
   isReady: readyByStatusAndBody,
   metricsPath: "/metrics",
@@ -66,6 +147,8 @@ export const vllmAdapter: EngineAdapter = {
         String(input.port),
         "--served-model-name",
         input.model,
+        ...safetensorsOnly(input.modelPath, input.profile),
+        ...vllmProfileArgs(input.profile),
         ...input.args,
       ],
       env: { VLLM_API_KEY: input.apiKey },

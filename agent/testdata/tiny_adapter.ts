@@ -17,6 +17,8 @@ export function tinyAdapter(opts: { withDescendants?: boolean } = {}): EngineAda
     isReady: readyByStatusAndBody,
     metricsPath: "/metrics",
     dialect: llamacppDialect,
+    requirements: { gpu: "none" },
+    detect: () => Promise.resolve({ installed: true, binary: Deno.execPath() }),
     plan(input: PlanInput): LaunchPlan {
       const engine = [
         Deno.execPath(),

@@ -8,6 +8,7 @@ import { UsageError } from "../../core/command.ts";
 import { resolveSettings, text } from "../../core/settings.ts";
 import { loadServerConfig, locationSettings, parseListen } from "../config.ts";
 import { parseFlags } from "./flags.ts";
+import { ctlNodes, nodesFlags, nodesHelp } from "./ctl_nodes.ts";
 
 const ctlSettings = {
   url: text("ctl.url", "", "Control plane URL (default: from DATA/server.yaml)", {
@@ -28,6 +29,7 @@ const help = `Usage: llmgw ctl <area> <verb> [options] [--json]
   keys revoke ID                              Revoke a key at once
   models list                                 List models, their replicas and each one's load
   usage list [--limit N]                      Recent usage rows
+${nodesHelp}
 
 Options: --data DIR, --url URL, --token TOKEN (env LLMGW_ADMIN_TOKEN), --json`;
 
@@ -40,6 +42,7 @@ export const ctlCommand: Command = {
       name: { type: "string" },
       "expires-at": { type: "string" },
       limit: { type: "string" },
+      ...nodesFlags,
     });
     if (values.help || positionals.length === 0) {
       console.log(help);
@@ -49,6 +52,7 @@ export const ctlCommand: Command = {
     const json = values.json === true;
     const [area, verb, arg] = positionals;
     try {
+      if (area === "nodes") return await ctlNodes(api, json, positionals.slice(1), values);
       switch (`${area} ${verb}`) {
         case "keys create": {
           if (typeof values.name !== "string") {

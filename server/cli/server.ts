@@ -23,6 +23,7 @@ export const serverCommand: Command = {
     const logger = createLogger({ level: config.logLevel });
     const cp = await startControlPlane(config, { logger });
     console.log(`llmgw control plane on ${cp.url}`);
+    if (cp.clusterUrls) console.log(`llmgw cluster listener on ${cp.clusterUrls.join(", ")}`);
     const sig = await shutdownSignal();
     logger.info("shutting down", { signal: sig });
     await cp.close();

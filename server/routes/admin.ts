@@ -8,6 +8,7 @@ import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { usage } from "../../db/schema.ts";
 import { readJsonBody } from "../router/read_body.ts";
+import { nodeAdminRoutes } from "../nodes/admin_routes.ts";
 
 const createKeyInput = z.strictObject({
   name: z.string().min(1).max(100),
@@ -42,6 +43,8 @@ export function adminRoutes(deps: AppDeps): Hono<AppEnv> {
         queued: deps.routing.admission.waiting(m.name),
       })),
     }));
+
+  app.route("/nodes", nodeAdminRoutes(deps.nodes));
 
   app.get("/usage", async (c) => {
     const limit = Math.min(Number(c.req.query("limit") ?? 100) || 100, 1000);

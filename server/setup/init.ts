@@ -10,6 +10,8 @@ import { users } from "../../db/schema.ts";
 import { AdminTokens } from "../auth/admin_tokens.ts";
 import { generatePassword, hashPassword, randomToken } from "../auth/secrets.ts";
 import { serverSettings } from "../config.ts";
+import { tlsNames } from "../nodes/cluster_listener.ts";
+import { ensureClusterTls } from "../tls/cluster_tls.ts";
 
 export interface InitResult {
   dataDir: string;
@@ -23,7 +25,7 @@ export const adminUsername = "admin";
 
 export async function initDataDir(
   dataDir: string,
-  opts: { clock: Clock; listen?: string },
+  opts: { clock: Clock; listen?: string; tlsNames?: string },
 ): Promise<InitResult> {
   const created: string[] = [];
   const existing: string[] = [];
@@ -45,6 +47,10 @@ export async function initDataDir(
     ),
     "server.yaml",
   );
+
+  const tlsMade = await ensureClusterTls(dataDir, tlsNames(opts.tlsNames ?? ""));
+  if (tlsMade.length > 0) created.push("tls/ (cluster CA and control plane certificate)");
+  else existing.push("tls/");
 
   const dbExisted = await exists(`${dataDir}/llmgw.db`);
   const store = await openStore(`${dataDir}/llmgw.db`);

@@ -37,11 +37,18 @@ Deno.test("init creates the data directory once; a second run changes nothing an
     const yaml = await Deno.readTextFile(`${dir}/server.yaml`);
     assertMatch(yaml, /listen: "127\.0\.0\.1:8080"/);
 
+    const tls = await snapshot(`${dir}/tls`);
+    for (const key of ["ca.key", "server.key"]) {
+      assert(tls[key]?.startsWith("600 "), `tls/${key} is mode 0600 (${tls[key]})`);
+    }
+    assert(tls["ca.pem"] && tls["server.pem"]);
+
     const second = await llmgw(["init", "--data", dir]);
     assertEquals(second.code, 0, second.text);
     assertMatch(second.text, /left unchanged: .*admin\.token/);
     assertEquals(/Password:/.test(second.text), false, "the password is shown only once");
     assertEquals(await snapshot(dir), files);
+    assertEquals(await snapshot(`${dir}/tls`), tls, "the CA and certificate are left alone");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

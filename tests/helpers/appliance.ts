@@ -25,6 +25,8 @@ export async function startAppliance(
     dataDir,
     "--listen",
     "127.0.0.1:0",
+    "--cluster-listen",
+    "127.0.0.1:0",
     "--usage-flush-interval-ms",
     "50",
     ...(opts.args ?? []),

@@ -1,0 +1,297 @@
+/**
+ * The agent: a node's one long-running process. It keeps the control channel open, runs the
+ * engines it is told to through the Supervisor, reports the machine and every shard in a
+ * heartbeat, and reports each shard's state change the moment it happens.
+ *
+ * Built apart from started: `new Agent(deps)` does nothing; `start()` reads the hardware, opens the
+ * channel and begins heartbeats; `stop()` stops engines and closes the channel.
+ */
+import type { Logger } from "../core/log.ts";
+import type { EngineInstalled, GpuReport } from "../core/protocol/host_report.ts";
+import {
+  type AgentMessage,
+  protocolVersion,
+  type ServerMessage,
+  type ShardReport,
+  type ShardSpec,
+} from "../core/protocol/messages.ts";
+import { VERSION } from "../core/version.ts";
+import type { AgentConfig } from "./agent_config.ts";
+import { parseLabels, splitUrls } from "./agent_config.ts";
+import { ControlChannel } from "./channel/control_channel.ts";
+import { builtinAdapters } from "./engines/builtin_adapters.ts";
+import { EngineStartError } from "./engine_start_error.ts";
+import { attributeGpuProcesses } from "./hardware/gpu_process_owner.ts";
+import { GpuMonitor } from "./hardware/gpu_monitor.ts";
+import { readHostInfo } from "./hardware/host_info.ts";
+import { openGpuProbe } from "./hardware/open_gpu_probe.ts";
+import type { LaunchSpec, ShardHandle } from "./launch_spec.ts";
+import { Supervisor } from "./supervisor.ts";
+import { parsePortRange } from "./port_picker.ts";
+
+export interface AgentDeps {
+  config: AgentConfig;
+  credential: string;
+  caPem: string;
+  logger: Logger;
+}
+
+export class Agent {
+  readonly #d: AgentDeps;
+  readonly #log: Logger;
+  readonly #supervisor: Supervisor;
+  readonly #errors = new Map<string, string>();
+  #channel: ControlChannel | undefined;
+  #gpu: GpuMonitor | undefined;
+  #heartbeatMs: number;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #welcomed = false;
+  #engines: EngineInstalled[] | undefined;
+  #detectTimer: ReturnType<typeof setInterval> | undefined;
+  #stopping = false;
+  readonly #ended = Promise.withResolvers<{ revoked: boolean; reason: string }>();
+  nodeId: string | undefined;
+
+  constructor(deps: AgentDeps) {
+    this.#d = deps;
+    this.#log = deps.logger;
+    this.#heartbeatMs = deps.config.heartbeatMs;
+    const ports = deps.config.enginePorts.trim();
+    this.#supervisor = new Supervisor({
+      logger: deps.logger.child({ part: "supervisor" }),
+      adapters: builtinAdapters,
+      workDir: `${deps.config.dataDir}/engines`,
+      ...(ports ? { portRange: parsePortRange(ports) } : {}),
+      onChange: (h) => this.#channel?.send({ type: "shard_state", shard: this.#report(h) }),
+    });
+  }
+
+  /** Resolves when the agent ends on its own: its credential was refused. */
+  get ended(): Promise<{ revoked: boolean; reason: string }> {
+    return this.#ended.promise;
+  }
+
+  async start(): Promise<void> {
+    const c = this.#d.config;
+    const urls = splitUrls(c.controlUrls);
+    if (urls.length === 0) {
+      throw new TypeError(
+        "no control plane: set control_urls in agent.yaml or pass --control-urls",
+      );
+    }
+    await Deno.mkdir(`${c.dataDir}/engines`, { recursive: true });
+    this.#gpu = new GpuMonitor(
+      await openGpuProbe({ nvmlLibrary: c.nvmlLibrary, nvidiaSmi: c.nvidiaSmi }),
+      c.sampleIntervalMs,
+    );
+    await this.#gpu.start();
+    await this.#detectEngines();
+    // Engines get installed and upgraded while the agent runs.
+    this.#detectTimer = setInterval(() => this.#detectEngines(), 300_000);
+    const labels = parseLabels(c.labels);
+    this.#channel = new ControlChannel({
+      urls,
+      credential: this.#d.credential,
+      caPem: this.#d.caPem,
+      logger: this.#log.child({ part: "channel" }),
+      idleMs: c.idleMs,
+      answerMs: c.answerMs,
+      reconnectMaxMs: c.reconnectMaxMs,
+      hello: (): AgentMessage => ({
+        type: "hello",
+        protocol: protocolVersion,
+        version: VERSION,
+        name: this.#name(),
+        labels,
+      }),
+      onMessage: (m) => this.#onMessage(m),
+      onRevoked: (reason) => this.#revoked(reason),
+    });
+    this.#channel.start();
+    this.#scheduleHeartbeat();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    clearTimeout(this.#timer);
+    clearInterval(this.#detectTimer);
+    await this.#supervisor.stopAll();
+    await this.#channel?.close();
+    await this.#gpu?.stop();
+  }
+
+  #binary(engine: string): string | undefined {
+    const c = this.#d.config;
+    return engine === "llamacpp" ? c.llamaServer : engine === "vllm" ? c.vllm : undefined;
+  }
+
+  /** Which engines this node can run, with versions; one that is missing is left out. */
+  async #detectEngines(): Promise<void> {
+    const found: EngineInstalled[] = [];
+    for (const [name, adapter] of Object.entries(builtinAdapters)) {
+      const binary = this.#binary(name);
+      const d = await adapter.detect(binary ? { binary } : {});
+      if (d.installed) {
+        found.push({ name, binary: d.binary, ...(d.version ? { version: d.version } : {}) });
+      }
+    }
+    this.#engines = found;
+  }
+
+  #name(): string {
+    if (this.#d.config.name) return this.#d.config.name;
+    try {
+      return Deno.hostname();
+    } catch {
+      return "node";
+    }
+  }
+
+  #onMessage(m: ServerMessage): void {
+    switch (m.type) {
+      case "welcome": {
+        this.nodeId = m.nodeId;
+        this.#heartbeatMs = m.heartbeatMs;
+        const first = !this.#welcomed;
+        this.#welcomed = true;
+        for (const spec of m.shards) this.#start(undefined, spec);
+        // Engines an earlier agent left running that this node is no longer meant to run. Only
+        // once the desired shards were ensured (registered synchronously above), so those adopt.
+        if (first) {
+          this.#supervisor.reapOrphans().then((n) => {
+            if (n > 0) this.#log.warn("stopped engines left from an earlier run", { count: n });
+          });
+        }
+        this.#sendHeartbeat();
+        return;
+      }
+      case "start_shard":
+        return this.#start(m.id, m.spec);
+      case "stop_shard":
+        this.#errors.delete(m.shardId);
+        this.#supervisor.stop(m.shardId).then(
+          () => this.#result(m.id, { ok: true }),
+          (e) => this.#result(m.id, { ok: false, error: String(e) }),
+        );
+        return;
+      case "fetch_weights":
+      case "remove_weights":
+        return this.#result(m.id, {
+          ok: false,
+          error: `${m.type} is not supported by this agent yet`,
+        });
+      case "pong":
+      case "ping":
+        return;
+    }
+  }
+
+  #start(commandId: string | undefined, spec: ShardSpec): void {
+    const c = this.#d.config;
+    const binary = this.#binary(spec.engine);
+    const launch: LaunchSpec = {
+      shardId: spec.shardId,
+      model: spec.model,
+      engine: spec.engine,
+      ...(spec.modelPath ? { modelPath: spec.modelPath } : {}),
+      ...(binary ? { binary } : {}),
+      args: spec.args,
+      apiKey: spec.apiKey,
+      host: c.engineHost,
+      readyTimeoutMs: spec.readyTimeoutMs ?? c.engineReadyTimeoutMs,
+    };
+    this.#errors.delete(spec.shardId);
+    this.#supervisor.ensure(launch).then(
+      (h) => {
+        if (commandId) this.#result(commandId, { ok: true, shard: this.#report(h) });
+      },
+      (e) => {
+        const output = e instanceof EngineStartError ? e.output : "";
+        this.#failed(commandId, spec, e instanceof Error ? e.message : String(e), output);
+      },
+    );
+  }
+
+  #failed(commandId: string | undefined, spec: ShardSpec, error: string, output: string): void {
+    const full = output.trim() ? `${error}\n--- engine output ---\n${output.trimEnd()}` : error;
+    this.#errors.set(spec.shardId, full);
+    this.#log.warn("shard did not start", { shardId: spec.shardId, error });
+    const h = this.#supervisor.get(spec.shardId);
+    const shard: ShardReport = h ? this.#report(h) : {
+      shardId: spec.shardId,
+      model: spec.model,
+      engine: spec.engine,
+      state: "failed",
+      baseUrl: "",
+      pid: 0,
+      error: full,
+    };
+    if (commandId) {
+      this.#result(commandId, { ok: false, error: full, ...(output ? { output } : {}), shard });
+    } else this.#channel?.send({ type: "shard_state", shard });
+  }
+
+  #result(id: string, r: { ok: boolean; error?: string; output?: string; shard?: ShardReport }) {
+    this.#channel?.send({ type: "command_result", id, ...r });
+  }
+
+  #report(h: ShardHandle): ShardReport {
+    const error = this.#errors.get(h.shardId);
+    return {
+      shardId: h.shardId,
+      model: h.model,
+      engine: h.engine,
+      state: h.state,
+      baseUrl: h.baseUrl,
+      pid: h.pid,
+      restarts: h.restarts,
+      startedAt: h.startedAt,
+      ...(error && h.state !== "ready" ? { error } : {}),
+    };
+  }
+
+  #scheduleHeartbeat(): void {
+    if (this.#stopping) return;
+    this.#timer = setTimeout(async () => {
+      await this.#sendHeartbeat().catch((e) =>
+        this.#log.error("heartbeat failed", { error: e as Error })
+      );
+      this.#scheduleHeartbeat();
+    }, this.#heartbeatMs);
+  }
+
+  async #sendHeartbeat(): Promise<void> {
+    if (!this.#channel?.connected || !this.#welcomed) return;
+    const c = this.#d.config;
+    const handles = this.#supervisor.list();
+    const shards = await Promise.all(handles.map(async (h) => {
+      const r = this.#report(h);
+      if (h.state !== "ready") return r;
+      return { ...r, load: await this.#supervisor.readLoad(h.shardId) };
+    }));
+    const warnings: string[] = [];
+    let gpu: GpuReport | undefined = this.#gpu?.latest();
+    if (gpu) {
+      gpu = attributeGpuProcesses(gpu, handles.map((h) => ({ shardId: h.shardId, pid: h.pid })));
+      if (gpu.error) warnings.push(`GPUs: ${gpu.error}`);
+      for (const w of gpu.warnings ?? []) warnings.push(`GPUs: ${w}`);
+    }
+    this.#channel.send({
+      type: "heartbeat",
+      host: readHostInfo({
+        weightsDir: c.weightsDir || `${c.dataDir}/weights`,
+        enginesDir: `${c.dataDir}/engines`,
+      }),
+      ...(gpu ? { gpu } : {}),
+      ...(this.#engines ? { engines: this.#engines } : {}),
+      shards,
+      warnings,
+    });
+  }
+
+  async #revoked(reason: string): Promise<void> {
+    this.#log.error("the control plane refused this node's credential; stopping", { reason });
+    await this.#supervisor.stopAll();
+    this.#ended.resolve({ revoked: true, reason });
+  }
+}

@@ -1,0 +1,67 @@
+/** `llmgw agent`: run this node's agent from DATA/agent.yaml and the credential `join` left. */
+import type { Command } from "../../core/command.ts";
+import { UsageError } from "../../core/command.ts";
+import { createLogger } from "../../core/log.ts";
+import { settingsHelp } from "../../core/settings.ts";
+import { shutdownSignal } from "../../core/signals.ts";
+import { parseFlags } from "../../server/cli/flags.ts";
+import { Agent } from "../agent.ts";
+import { agentLocation, agentSettings, loadAgentConfig } from "../agent_config.ts";
+import { readNodeFiles } from "../channel/node_files.ts";
+
+export const agentHelp =
+  `Settings come from flags, then env, then DATA/agent.yaml, then defaults.\n\n` +
+  settingsHelp({ ...agentLocation, ...agentSettings });
+
+export const agentCommand: Command = {
+  name: "agent",
+  summary: "Run a node's agent",
+  async run(argv) {
+    const { values } = parseFlags(argv, [agentLocation, agentSettings]);
+    if (values.help) {
+      console.log(
+        `Usage: llmgw agent [--data DIR] [options]\n\nRuns a node: dials the control plane, ` +
+          `reports the machine, runs the engines it is told to.\n${agentHelp}`,
+      );
+      return 0;
+    }
+    return await runAgent(values);
+  },
+};
+
+/** Runs until SIGINT/SIGTERM (engines are stopped) or until the node's credential is refused. */
+export async function runAgent(
+  flags: Record<string, string | boolean | undefined>,
+): Promise<number> {
+  const config = await loadAgentConfig({ flags, env: Deno.env.toObject() });
+  let files;
+  try {
+    files = await readNodeFiles(config.dataDir);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const logger = createLogger({ level: config.logLevel });
+  let agent: Agent;
+  try {
+    agent = new Agent({ config, logger, ...files });
+    await agent.start();
+  } catch (e) {
+    if (e instanceof TypeError || e instanceof RangeError) throw new UsageError(e.message);
+    throw e;
+  }
+  console.log(`llmgw agent running (data ${config.dataDir}), dialing ${config.controlUrls}`);
+  const outcome = await Promise.race([
+    shutdownSignal().then((sig) => ({ signal: sig })),
+    agent.ended,
+  ]);
+  if ("revoked" in outcome) {
+    console.error(
+      `llmgw agent: ${outcome.reason}\nThis node was removed from the cluster; its engines were stopped.`,
+    );
+    await agent.stop();
+    return 3;
+  }
+  logger.info("shutting down", { signal: outcome.signal });
+  await agent.stop();
+  return 0;
+}

@@ -1,0 +1,132 @@
+/**
+ * Every built-in adapter against one contract (testdata/adapter_contract.ts). Metrics fixtures:
+ * llama.cpp's was captured from a real llama-server; vLLM's follow its v0 and v1 exporters' output.
+ * Live runs: the simulated engine always; llama.cpp when LLAMA_SERVER names a binary and the tiny
+ * GGUF fixture is found (LLMGW_FIXTURES or ../shared/fixtures); vLLM needs a GPU and is skipped.
+ */
+import { builtinAdapters } from "./builtin_adapters.ts";
+import {
+  type ContractCase,
+  detectContract,
+  liveContract,
+  metricsContract,
+  planContract,
+  readinessContract,
+} from "./testdata/adapter_contract.ts";
+
+const testdata = new URL("./testdata/", import.meta.url);
+const read = (name: string) => Deno.readTextFileSync(new URL(name, testdata));
+const fixtures = Deno.env.get("LLMGW_FIXTURES") ??
+  new URL("../../../shared/fixtures/", import.meta.url).pathname;
+const gguf = `${fixtures.replace(/\/?$/, "/")}tiny-random-llama.gguf`;
+const llamaServer = Deno.env.get("LLAMA_SERVER");
+const ggufThere = (() => {
+  try {
+    return Deno.statSync(gguf).isFile;
+  } catch {
+    return false;
+  }
+})();
+const llamaSkip = !llamaServer
+  ? "set LLAMA_SERVER to a llama-server binary to run it"
+  : !ggufThere
+  ? `the fixture ${gguf} is missing (set LLMGW_FIXTURES)`
+  : "";
+
+const cases: ContractCase[] = [
+  {
+    adapter: builtinAdapters.sim,
+    metrics: {
+      text: read("llamacpp_metrics.txt"),
+      expect: {
+        known: true,
+        kvCacheUsage: 0.00390625,
+        running: 1,
+        waiting: 0,
+        decodeTokensPerSecond: 0,
+        promptTokensPerSecond: 2.24719,
+      },
+    },
+    live: {
+      spec: {
+        model: "contract-model",
+        args: ["--tokens-per-second", "20"],
+        readyTimeoutMs: 60_000,
+      },
+      busy: {
+        path: "/v1/completions",
+        body: { model: "contract-model", prompt: "hi", max_tokens: 200, stream: true },
+      },
+    },
+  },
+  {
+    adapter: builtinAdapters.llamacpp,
+    modelPath: "/var/lib/llmgw/weights/m.gguf",
+    metrics: {
+      text: read("llamacpp_metrics.txt"),
+      expect: {
+        known: true,
+        kvCacheUsage: 0.00390625,
+        running: 1,
+        waiting: 0,
+        decodeTokensPerSecond: 0,
+        promptTokensPerSecond: 2.24719,
+      },
+    },
+    binary: {
+      name: "llama-server",
+      versionOutput: "version: 6134 (9c4a2d1b)",
+      version: "b6134 (9c4a2d1b)",
+    },
+    live: llamaSkip ? { skip: llamaSkip } : {
+      spec: {
+        model: "contract-model",
+        modelPath: gguf,
+        binary: llamaServer!,
+        profile: { contextLength: 2048, parallel: 2, gpuLayers: 0 },
+        readyTimeoutMs: 120_000,
+      },
+      busy: {
+        path: "/completion",
+        body: { prompt: "Hello", n_predict: 1500, ignore_eos: true, stream: true },
+      },
+    },
+  },
+  {
+    adapter: builtinAdapters.vllm,
+    modelPath: "Qwen/Qwen2.5-7B-Instruct",
+    metrics: {
+      text: read("vllm_v1_metrics.txt"),
+      expect: { known: true, kvCacheUsage: 0.375, running: 7, waiting: 1 },
+    },
+    binary: { name: "vllm", versionOutput: "0.10.1.1", version: "0.10.1.1" },
+    live: { skip: "vLLM needs an NVIDIA GPU and is not installed on test machines" },
+  },
+];
+
+for (const c of cases) {
+  const name = c.adapter.name;
+  Deno.test(`contract ${name}: key in the environment only, host and port as given`, () =>
+    planContract(c));
+  Deno.test(`contract ${name}: readiness judged by status and body`, () => readinessContract(c));
+  Deno.test(`contract ${name}: its /metrics text reads as a known load`, () => metricsContract(c));
+  Deno.test(`contract ${name}: detection and version, or what is missing`, () => detectContract(c));
+  const skip = "skip" in c.live ? c.live.skip : "";
+  if (skip) console.warn(`contract ${name}: live part skipped: ${skip}`);
+  Deno.test({
+    name: `contract ${name}: ready, known load while busy, nothing left once stopped${
+      skip ? ` (skipped: ${skip})` : ""
+    }`,
+    ignore: !!skip,
+    fn: () => liveContract(c),
+  });
+}
+
+Deno.test("contract vllm: the older exporter's names (gpu_cache_usage_perc) read too", () =>
+  metricsContract({
+    ...cases[2]!,
+    metrics: {
+      text: read("vllm_v0_metrics.txt"),
+      expect: { known: true, kvCacheUsage: 0.4375, running: 3, waiting: 2 },
+    },
+  }));

@@ -1,0 +1,177 @@
+/**
+ * The control channel's vocabulary: every message an agent and the control plane exchange over
+ * their one WebSocket, as zod schemas both sides validate on receipt. A message that does not
+ * parse is dropped and logged, never acted on.
+ *
+ * Conventions: objects are not strict (a newer peer may add fields; they are dropped, not
+ * refused); a fact that was not read is absent, never a made-up zero. The node's credential is
+ * never in a message: it travels in the upgrade request's Authorization header, over TLS.
+ */
+import { z } from "zod";
+import { engineInstalledSchema, gpuReportSchema, hostInfoSchema } from "./host_report.ts";
+
+/** Bumped only for a change an older peer cannot ignore. */
+export const protocolVersion = 1;
+
+export const shardStates = ["starting", "ready", "restarting", "failed", "stopped"] as const;
+
+export const shardLoadSchema = z.object({
+  known: z.boolean(),
+  kvCacheUsage: z.number().min(0).max(1).optional(),
+  running: z.number().nonnegative().optional(),
+  waiting: z.number().nonnegative().optional(),
+  decodeTokensPerSecond: z.number().nonnegative().optional(),
+  promptTokensPerSecond: z.number().nonnegative().optional(),
+  readAt: z.number(),
+});
+
+/** One shard as the agent sees it. */
+export const shardReportSchema = z.object({
+  shardId: z.string().min(1),
+  model: z.string(),
+  engine: z.string(),
+  state: z.enum(shardStates),
+  /** Where the router reaches the engine. */
+  baseUrl: z.string(),
+  /** 0 before the first process started. */
+  pid: z.number().int().nonnegative(),
+  restarts: z.number().int().nonnegative().optional(),
+  startedAt: z.number().optional(),
+  load: shardLoadSchema.optional(),
+  /** Why the last start failed, with the tail of the engine's output; absent when it did not. */
+  error: z.string().optional(),
+});
+export type ShardReport = z.infer<typeof shardReportSchema>;
+
+/** What a control plane may ask an agent to run. The key is the one the engine must require. */
+export const shardSpecSchema = z.object({
+  shardId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/),
+  model: z.string().min(1),
+  engine: z.string().min(1),
+  modelPath: z.string().optional(),
+  args: z.array(z.string()).default([]),
+  apiKey: z.string().min(16),
+  readyTimeoutMs: z.number().int().positive().optional(),
+});
+export type ShardSpec = z.infer<typeof shardSpecSchema>;
+
+// ---- agent → control plane ----
+
+export const helloSchema = z.object({
+  type: z.literal("hello"),
+  protocol: z.number().int(),
+  /** The agent's llmgw version. */
+  version: z.string(),
+  name: z.string().optional(),
+  /** Labels from agent.yaml; they add to (and override) the join code's. */
+  labels: z.record(z.string(), z.string()).optional(),
+});
+
+export const heartbeatSchema = z.object({
+  type: z.literal("heartbeat"),
+  /** Absent until the hardware collector has answered once. */
+  host: hostInfoSchema.optional(),
+  gpu: gpuReportSchema.optional(),
+  engines: z.array(engineInstalledSchema).optional(),
+  shards: z.array(shardReportSchema),
+  warnings: z.array(z.string()).default([]),
+});
+export type Heartbeat = z.infer<typeof heartbeatSchema>;
+
+/** Sent the moment a shard changes state, so the router need not wait for the next heartbeat. */
+export const shardStateSchema = z.object({
+  type: z.literal("shard_state"),
+  shard: shardReportSchema,
+});
+
+export const commandResultSchema = z.object({
+  type: z.literal("command_result"),
+  /** The id of the command answered. */
+  id: z.string(),
+  ok: z.boolean(),
+  shard: shardReportSchema.optional(),
+  /** A sentence for the operator; for a failed start it ends with what the engine printed. */
+  error: z.string().optional(),
+  /** The engine's captured output when a start failed. */
+  output: z.string().optional(),
+});
+export type CommandResult = z.infer<typeof commandResultSchema>;
+
+const pingSchema = z.object({ type: z.literal("ping"), id: z.string() });
+const pongSchema = z.object({ type: z.literal("pong"), id: z.string() });
+
+export const agentMessageSchema = z.discriminatedUnion("type", [
+  helloSchema,
+  heartbeatSchema,
+  shardStateSchema,
+  commandResultSchema,
+  pingSchema,
+  pongSchema,
+]);
+export type AgentMessage = z.infer<typeof agentMessageSchema>;
+
+// ---- control plane → agent ----
+
+export const welcomeSchema = z.object({
+  type: z.literal("welcome"),
+  nodeId: z.string(),
+  name: z.string(),
+  /** The control plane's llmgw version. */
+  version: z.string(),
+  heartbeatMs: z.number().int().positive(),
+  /**
+   * Every shard this node is meant to run. The agent ensures each (a running one is adopted, not
+   * restarted) and stops engines an earlier agent left that are not among them.
+   */
+  shards: z.array(shardSpecSchema),
+});
+
+export const startShardSchema = z.object({
+  type: z.literal("start_shard"),
+  id: z.string(),
+  spec: shardSpecSchema,
+});
+export const stopShardSchema = z.object({
+  type: z.literal("stop_shard"),
+  id: z.string(),
+  shardId: z.string(),
+});
+export const fetchWeightsSchema = z.object({
+  type: z.literal("fetch_weights"),
+  id: z.string(),
+  source: z.string(),
+});
+export const removeWeightsSchema = z.object({
+  type: z.literal("remove_weights"),
+  id: z.string(),
+  paths: z.array(z.string()),
+});
+
+export const serverMessageSchema = z.discriminatedUnion("type", [
+  welcomeSchema,
+  startShardSchema,
+  stopShardSchema,
+  fetchWeightsSchema,
+  removeWeightsSchema,
+  pingSchema,
+  pongSchema,
+]);
+export type ServerMessage = z.infer<typeof serverMessageSchema>;
+
+/** Parses one frame; `undefined` with the reason for anything that is not a valid message. */
+export function decodeMessage<T>(
+  schema: z.ZodType<T>,
+  data: unknown,
+): { ok: true; message: T } | { ok: false; reason: string } {
+  if (typeof data !== "string") return { ok: false, reason: "binary frame" };
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return { ok: false, reason: "not JSON" };
+  }
+  const r = schema.safeParse(json);
+  if (r.success) return { ok: true, message: r.data };
+  const issue = r.error.issues[0]!;
+  return { ok: false, reason: `${issue.path.join(".") || "message"}: ${issue.message}` };
+}

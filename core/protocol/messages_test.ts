@@ -1,0 +1,96 @@
+import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
+import { decodeJoinCode, encodeJoinCode } from "./join_code.ts";
+import { Liveness } from "./liveness.ts";
+import { agentMessageSchema, decodeMessage, serverMessageSchema } from "./messages.ts";
+
+Deno.test("messages: valid frames parse; invalid ones are refused with where they are wrong", () => {
+  const ok = decodeMessage(
+    agentMessageSchema,
+    JSON.stringify({
+      type: "heartbeat",
+      shards: [{
+        shardId: "s1",
+        model: "m",
+        engine: "sim",
+        state: "ready",
+        baseUrl: "http://127.0.0.1:1",
+        pid: 5,
+        futureField: 1,
+      }],
+    }),
+  );
+  assert(ok.ok);
+  assertEquals(ok.message.type, "heartbeat");
+  if (ok.message.type === "heartbeat") assertEquals(ok.message.warnings, []);
+
+  const badState = decodeMessage(
+    agentMessageSchema,
+    JSON.stringify({
+      type: "heartbeat",
+      shards: [{ shardId: "s1", model: "m", engine: "sim", state: "dancing", baseUrl: "", pid: 1 }],
+    }),
+  );
+  assert(!badState.ok);
+  assertMatch(badState.reason, /shards\.0\.state/);
+  assertEquals(decodeMessage(agentMessageSchema, "{not json").ok, false);
+  assertEquals(decodeMessage(agentMessageSchema, JSON.stringify({ type: "launch" })).ok, false);
+  // A server may not send an agent message, nor the other way round.
+  assertEquals(decodeMessage(serverMessageSchema, JSON.stringify({ type: "hello" })).ok, false);
+  const start = decodeMessage(
+    serverMessageSchema,
+    JSON.stringify({
+      type: "start_shard",
+      id: "c1",
+      spec: { shardId: "../etc", model: "m", engine: "sim", apiKey: "x".repeat(20) },
+    }),
+  );
+  assert(!start.ok, "a shard id that is not a safe directory name is refused");
+});
+
+Deno.test("join code: round trip; damaged or foreign text is refused without echoing it", () => {
+  const code = {
+    urls: ["https://10.0.0.1:8443"],
+    secret: "s".repeat(43),
+    ca: "ab".repeat(32),
+  };
+  const text = encodeJoinCode(code);
+  assertMatch(text, /^llmgwj1\.[A-Za-z0-9_-]+$/);
+  assertEquals(decodeJoinCode(` ${text}\n`), code);
+  let msg = "";
+  try {
+    decodeJoinCode(text.slice(0, -10));
+  } catch (e) {
+    msg = (e as Error).message;
+  }
+  assertMatch(msg, /damaged/);
+  try {
+    decodeJoinCode("sk-llmgw-something");
+  } catch (e) {
+    msg = (e as Error).message;
+  }
+  assertMatch(msg, /not a join code/);
+  assertEquals(msg.includes("something"), false);
+});
+
+Deno.test("liveness: silence brings a ping; an answer keeps it; no answer declares the peer dead", async () => {
+  const pings: string[] = [];
+  let dead = 0;
+  const l = new Liveness({
+    idleMs: 100,
+    answerMs: 100,
+    sendPing: (id) => pings.push(id),
+    onDead: () => dead++,
+  });
+  try {
+    await new Promise((r) => setTimeout(r, 180));
+    assertEquals(pings.length, 1);
+    l.heard(); // the pong
+    await new Promise((r) => setTimeout(r, 60));
+    assertEquals(dead, 0);
+    await new Promise((r) => setTimeout(r, 450));
+    assertEquals(pings.length, 2);
+    assertEquals(dead, 1);
+  } finally {
+    l.stop();
+  }
+});

@@ -1,0 +1,107 @@
+/**
+ * The TLS listener nodes dial (`cluster_listen`), with the services behind it: join codes, the
+ * node store and the hub of live channels. The CA and certificate are created when missing (as
+ * `init` does), so a data directory made before TLS existed still starts.
+ */
+import type { Clock } from "../../core/clock.ts";
+import type { Logger } from "../../core/log.ts";
+import { ConfigError } from "../../core/settings.ts";
+import type { Store } from "../../db/store.ts";
+import { parseListen, type ServerConfig } from "../config.ts";
+import type { ModelCatalog } from "../router/catalog.ts";
+import type { ReplicaTable } from "../router/replicas.ts";
+import { defaultSans, ensureClusterTls, loadClusterTls } from "../tls/cluster_tls.ts";
+import type { NodeServices } from "./admin_routes.ts";
+import { clusterApp } from "./cluster_app.ts";
+import { JoinCodes } from "./join_codes.ts";
+import { NodeHub } from "./node_hub.ts";
+import { NodeStore } from "./node_store.ts";
+
+export interface ClusterListener {
+  urls: string[];
+  services: NodeServices;
+  close(): Promise<void>;
+}
+
+export async function startClusterListener(
+  config: ServerConfig,
+  deps: {
+    store: Store;
+    clock: Clock;
+    logger: Logger;
+    replicas: ReplicaTable;
+    catalog: ModelCatalog;
+  },
+): Promise<ClusterListener> {
+  await ensureClusterTls(config.dataDir, tlsNames(config.tlsNames));
+  const tls = await loadClusterTls(config.dataDir);
+  const clusterSecret = (await Deno.readTextFile(`${config.dataDir}/cluster.secret`)).trim();
+  const nodes = new NodeStore({ store: deps.store, clock: deps.clock });
+  const hub = new NodeHub({
+    nodes,
+    clock: deps.clock,
+    logger: deps.logger,
+    replicas: deps.replicas,
+    catalog: deps.catalog,
+    clusterSecret,
+    settings: {
+      heartbeatMs: config.nodeHeartbeatMs,
+      lostAfterMs: config.nodeLostAfterMs,
+      idleMs: config.channelIdleMs,
+      answerMs: config.channelAnswerMs,
+    },
+  });
+  let urls: string[] = [];
+  const joinCodes = new JoinCodes({
+    store: deps.store,
+    clock: deps.clock,
+    cluster: () => ({ urls, caFingerprint: tls.caFingerprint }),
+  });
+  const app = clusterApp({ joinCodes, nodes, hub, logger: deps.logger });
+  const { hostname, port } = parseListen(config.clusterListen);
+  const listening = Promise.withResolvers<Deno.NetAddr>();
+  let server: Deno.HttpServer;
+  try {
+    server = Deno.serve({
+      hostname,
+      port,
+      cert: tls.certChainPem,
+      key: tls.keyPem,
+      onListen: (addr) => listening.resolve(addr as Deno.NetAddr),
+      onError: (e) => {
+        deps.logger.error("cluster request failed outside the app", { error: e });
+        return new Response("internal error", { status: 500 });
+      },
+    }, app.fetch);
+  } catch (e) {
+    hub.close();
+    throw new ConfigError(
+      `Cannot listen for nodes on ${config.clusterListen} (cluster_listen): ${
+        (e as Error).message
+      }. Set --cluster-listen HOST:PORT, or "" for no cluster listener`,
+    );
+  }
+  const addr = await listening.promise;
+  urls = config.clusterUrls
+    ? config.clusterUrls.split(",").map((u) => u.trim().replace(/\/$/, "")).filter(Boolean)
+    : [`https://${shownHost(addr.hostname)}:${addr.port}`];
+  deps.logger.info("cluster listener on", { urls });
+  return {
+    urls,
+    services: { hub, joinCodes, joinCodeTtlMs: config.joinCodeTtlMs },
+    async close() {
+      hub.close();
+      await server.shutdown();
+    },
+  };
+}
+
+export function tlsNames(setting: string): string[] {
+  const names = setting.split(",").map((s) => s.trim()).filter(Boolean);
+  return names.length > 0 ? names : defaultSans();
+}
+
+function shownHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return Deno.hostname();
+  return host.includes(":") ? `[${host}]` : host;
+}

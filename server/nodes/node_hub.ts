@@ -1,0 +1,435 @@
+/**
+ * The control plane's side of every node's channel: who is connected, what each node last
+ * reported, and the router's replicas for the shards nodes run. A node is lost when its channel
+ * closes or it has sent nothing for `lostAfterMs`; its replicas then leave the router at once.
+ * What must survive a restart (the node, its desired shards) is in the store (NodeStore).
+ */
+import { ulid } from "ulid";
+import type { Clock } from "../../core/clock.ts";
+import type { Logger } from "../../core/log.ts";
+import { Liveness } from "../../core/protocol/liveness.ts";
+import {
+  type AgentMessage,
+  agentMessageSchema,
+  decodeMessage,
+  type Heartbeat,
+  protocolVersion,
+  type ServerMessage,
+  type ShardReport,
+  type ShardSpec,
+} from "../../core/protocol/messages.ts";
+import { VERSION } from "../../core/version.ts";
+import type { ModelCatalog } from "../router/catalog.ts";
+import type { ReplicaTable } from "../router/replicas.ts";
+import { AppError } from "../errors.ts";
+import type { DesiredShard, NodeRow, NodeStore } from "./node_store.ts";
+import { replicaKey } from "./replica_key.ts";
+
+export interface NodeHubSettings {
+  heartbeatMs: number;
+  lostAfterMs: number;
+  idleMs: number;
+  answerMs: number;
+}
+
+interface Live {
+  nodeId: string;
+  socket: WebSocket;
+  liveness: Liveness;
+  connectedAt: number;
+  lastHeard: number;
+  heartbeat?: Heartbeat;
+  shards: Map<string, ShardReport>;
+  /** Why each shard's last start failed, from command results. */
+  errors: Map<string, string>;
+  /** Shards this connection was already told to stop (reported but not desired). */
+  stopSent: Set<string>;
+  ready: boolean;
+}
+
+export type NodeState = "ready" | "cordoned" | "draining" | "lost" | "waiting";
+
+export interface ShardView extends ShardReport {
+  /** Desired but not (yet) reported by the node. */
+  pending?: boolean;
+}
+
+export interface NodeView {
+  id: string;
+  name: string;
+  state: NodeState;
+  connected: boolean;
+  cordoned: boolean;
+  draining: boolean;
+  labels: Record<string, string>;
+  version: string | null;
+  createdAt: number;
+  lastHeardAt: number | null;
+  host?: unknown;
+  gpu?: unknown;
+  engines?: unknown;
+  shards: ShardView[];
+  warnings: string[];
+}
+
+export class NodeHub {
+  readonly #live = new Map<string, Live>();
+  readonly #log: Logger;
+  readonly #timer: ReturnType<typeof setInterval>;
+  /** The last time each node's report was written to the store; the store need not see every beat. */
+  readonly #persistedAt = new Map<string, number>();
+
+  constructor(
+    private readonly deps: {
+      nodes: NodeStore;
+      clock: Clock;
+      logger: Logger;
+      replicas: ReplicaTable;
+      catalog: ModelCatalog;
+      clusterSecret: string;
+      settings: NodeHubSettings;
+    },
+  ) {
+    this.#log = deps.logger.child({ component: "nodes" });
+    this.#timer = setInterval(() => this.#sweep(), Math.min(500, deps.settings.lostAfterMs / 4));
+  }
+
+  /** Takes over an upgraded socket for a node whose credential was checked. */
+  accept(node: NodeRow, socket: WebSocket): void {
+    const previous = this.#live.get(node.id);
+    if (previous) this.#drop(previous, 4000, "replaced by a new connection");
+    const now = this.deps.clock.now();
+    const live: Live = {
+      nodeId: node.id,
+      socket,
+      connectedAt: now,
+      lastHeard: now,
+      shards: new Map(),
+      errors: new Map(),
+      stopSent: new Set(),
+      ready: false,
+      liveness: new Liveness({
+        idleMs: this.deps.settings.idleMs,
+        answerMs: this.deps.settings.answerMs,
+        sendPing: (id) => this.#send(live, { type: "ping", id }),
+        onDead: () => this.#drop(live, 4000, "no answer to ping"),
+      }),
+    };
+    this.#live.set(node.id, live);
+    socket.onmessage = (e) => {
+      this.#onMessage(live, e.data).catch((err) =>
+        this.#log.error("node message failed", { nodeId: live.nodeId, error: err })
+      );
+    };
+    socket.onclose = () => this.#lost(live, "channel closed");
+    socket.onerror = () => {};
+    this.#log.info("node connected", { nodeId: node.id, name: node.name });
+  }
+
+  async #onMessage(live: Live, data: unknown): Promise<void> {
+    if (this.#live.get(live.nodeId) !== live) return;
+    const decoded = decodeMessage<AgentMessage>(agentMessageSchema, data);
+    if (!decoded.ok) {
+      this.#log.warn("dropped an invalid message from a node", {
+        nodeId: live.nodeId,
+        reason: decoded.reason,
+      });
+      return;
+    }
+    live.liveness.heard();
+    live.lastHeard = this.deps.clock.now();
+    const msg = decoded.message;
+    switch (msg.type) {
+      case "hello": {
+        const node = await this.deps.nodes.find(live.nodeId).catch(() => undefined);
+        if (!node) return this.#drop(live, 4401, "node removed");
+        const labels = { ...node.labels, ...(msg.labels ?? {}) };
+        await this.deps.nodes.update(node.id, {
+          version: msg.version,
+          labels,
+          lastHeardAt: live.lastHeard,
+        });
+        if (msg.protocol !== protocolVersion) {
+          this.#log.warn("node speaks another protocol version", {
+            nodeId: node.id,
+            theirs: msg.protocol,
+            ours: protocolVersion,
+          });
+        }
+        // A restarted agent adopts what still runs; anything else is started afresh.
+        const desired = await this.deps.nodes.desired(node.id);
+        this.#send(live, {
+          type: "welcome",
+          nodeId: node.id,
+          name: node.name,
+          version: VERSION,
+          heartbeatMs: this.deps.settings.heartbeatMs,
+          shards: desired.map((d) => this.#spec(d)),
+        });
+        live.ready = true;
+        return;
+      }
+      case "heartbeat": {
+        live.heartbeat = msg;
+        const seen = new Set<string>();
+        for (const s of msg.shards) {
+          seen.add(s.shardId);
+          this.#onShard(live, s);
+        }
+        for (const id of [...live.shards.keys()]) {
+          if (!seen.has(id)) this.#forgetShard(live, id);
+        }
+        await this.#stopUndesired(live, msg.shards);
+        await this.#persist(live);
+        return;
+      }
+      case "shard_state":
+        return this.#onShard(live, msg.shard);
+      case "command_result":
+        if (!msg.ok && msg.error) {
+          const shardId = msg.shard?.shardId;
+          if (shardId) live.errors.set(shardId, msg.error);
+          this.#log.warn("node command failed", { nodeId: live.nodeId, error: msg.error });
+        }
+        if (msg.shard) this.#onShard(live, msg.shard);
+        return;
+      case "ping":
+        return this.#send(live, { type: "pong", id: msg.id });
+      case "pong":
+        return;
+    }
+  }
+
+  #onShard(live: Live, s: ShardReport): void {
+    if (s.state === "stopped") return this.#forgetShard(live, s.shardId);
+    live.shards.set(s.shardId, s);
+    if (s.state === "ready") live.errors.delete(s.shardId);
+    this.deps.replicas.upsert({
+      id: replicaId(live.nodeId, s.shardId),
+      model: s.model,
+      baseUrl: s.baseUrl,
+      apiKey: replicaKey(this.deps.clusterSecret, live.nodeId, s.shardId),
+      state: s.state,
+    });
+  }
+
+  #forgetShard(live: Live, shardId: string): void {
+    live.shards.delete(shardId);
+    this.deps.replicas.remove(replicaId(live.nodeId, shardId));
+  }
+
+  async #stopUndesired(live: Live, shards: ShardReport[]): Promise<void> {
+    if (!live.ready) return;
+    const desired = new Set((await this.deps.nodes.desired(live.nodeId)).map((d) => d.shardId));
+    for (const s of shards) {
+      if (desired.has(s.shardId) || live.stopSent.has(s.shardId)) continue;
+      live.stopSent.add(s.shardId);
+      this.#log.info("stopping a shard the node runs but should not", {
+        nodeId: live.nodeId,
+        shardId: s.shardId,
+      });
+      this.#send(live, { type: "stop_shard", id: ulid(), shardId: s.shardId });
+    }
+  }
+
+  async #persist(live: Live): Promise<void> {
+    const now = this.deps.clock.now();
+    if (now - (this.#persistedAt.get(live.nodeId) ?? 0) < 10_000) return;
+    this.#persistedAt.set(live.nodeId, now);
+    const hb = live.heartbeat;
+    await this.deps.nodes.update(live.nodeId, {
+      lastHeardAt: live.lastHeard,
+      ...(hb
+        ? {
+          lastReport: {
+            ...(hb.host ? { host: hb.host } : {}),
+            ...(hb.gpu ? { gpu: hb.gpu } : {}),
+            ...(hb.engines ? { engines: hb.engines } : {}),
+          },
+        }
+        : {}),
+    });
+  }
+
+  #sendStart(live: Live, d: DesiredShard): void {
+    live.stopSent.delete(d.shardId);
+    this.#send(live, { type: "start_shard", id: ulid(), spec: this.#spec(d) });
+  }
+
+  #spec(d: DesiredShard): ShardSpec {
+    return {
+      shardId: d.shardId,
+      model: d.model,
+      engine: d.engine,
+      ...(d.modelPath ? { modelPath: d.modelPath } : {}),
+      args: d.args,
+      apiKey: replicaKey(this.deps.clusterSecret, d.nodeId, d.shardId),
+    };
+  }
+
+  #send(live: Live, msg: ServerMessage): void {
+    if (live.socket.readyState !== WebSocket.OPEN) return;
+    try {
+      live.socket.send(JSON.stringify(msg));
+    } catch (e) {
+      this.#log.warn("could not send to a node", { nodeId: live.nodeId, error: e as Error });
+    }
+  }
+
+  #sweep(): void {
+    const now = this.deps.clock.now();
+    for (const live of this.#live.values()) {
+      if (now - live.lastHeard > this.deps.settings.lostAfterMs) {
+        this.#drop(live, 4000, "no heartbeat");
+      }
+    }
+  }
+
+  #drop(live: Live, code: number, reason: string): void {
+    try {
+      live.socket.close(code, reason);
+    } catch {
+      // Already closed.
+    }
+    this.#lost(live, reason);
+  }
+
+  #lost(live: Live, reason: string): void {
+    live.liveness.stop();
+    if (this.#live.get(live.nodeId) !== live) return;
+    this.#live.delete(live.nodeId);
+    for (const id of live.shards.keys()) this.deps.replicas.remove(replicaId(live.nodeId, id));
+    this.#log.warn("node lost", { nodeId: live.nodeId, reason });
+    this.deps.nodes.update(live.nodeId, { lastHeardAt: live.lastHeard }).catch(() => {});
+  }
+
+  // ---- the admin API's operations ----
+
+  async list(): Promise<NodeView[]> {
+    return (await this.deps.nodes.list()).map((n) => this.#view(n, []));
+  }
+
+  async get(idOrName: string): Promise<NodeView> {
+    const node = await this.deps.nodes.find(idOrName);
+    return this.#view(node, await this.deps.nodes.desired(node.id));
+  }
+
+  async setFlags(
+    idOrName: string,
+    flags: { cordoned: boolean; draining: boolean },
+  ): Promise<NodeView> {
+    const node = await this.deps.nodes.find(idOrName);
+    await this.deps.nodes.update(node.id, flags);
+    return this.get(node.id);
+  }
+
+  /** Revokes the node's credential, closes its channel and forgets its replicas. */
+  async remove(idOrName: string): Promise<NodeView> {
+    const node = await this.deps.nodes.find(idOrName);
+    const view = this.#view(node, []);
+    await this.deps.nodes.remove(node.id);
+    const live = this.#live.get(node.id);
+    if (live) this.#drop(live, 4401, "node removed");
+    this.#log.info("node removed", { nodeId: node.id, name: node.name });
+    return { ...view, state: "lost", connected: false };
+  }
+
+  async startShard(
+    idOrName: string,
+    input: { shardId: string; model: string; engine: string; modelPath?: string; args: string[] },
+  ): Promise<ShardView> {
+    const node = await this.deps.nodes.find(idOrName);
+    const d = await this.deps.nodes.addShard({
+      nodeId: node.id,
+      shardId: input.shardId,
+      model: input.model,
+      engine: input.engine,
+      modelPath: input.modelPath ?? null,
+      args: input.args,
+    });
+    if (!this.deps.catalog.get(d.model)) {
+      await this.deps.catalog.upsert({
+        name: d.model,
+        engine: d.engine,
+        source: d.modelPath ?? "",
+      });
+    }
+    const live = this.#live.get(node.id);
+    if (live?.ready) this.#sendStart(live, d);
+    return live?.shards.get(d.shardId) ?? pendingView(d);
+  }
+
+  async stopShard(idOrName: string, shardId: string): Promise<void> {
+    const node = await this.deps.nodes.find(idOrName);
+    const known = await this.deps.nodes.removeShard(node.id, shardId);
+    const live = this.#live.get(node.id);
+    if (!known && !live?.shards.has(shardId)) {
+      throw new AppError("not_found", { path: `node ${node.name} shard ${shardId}` });
+    }
+    if (live) {
+      live.stopSent.add(shardId);
+      this.#send(live, { type: "stop_shard", id: ulid(), shardId });
+    }
+  }
+
+  #view(node: NodeRow, desired: DesiredShard[]): NodeView {
+    const live = this.#live.get(node.id);
+    const connected = live !== undefined;
+    const state: NodeState = !connected
+      ? (node.lastHeardAt === null ? "waiting" : "lost")
+      : node.draining
+      ? "draining"
+      : node.cordoned
+      ? "cordoned"
+      : "ready";
+    const report = live?.heartbeat ?? (node.lastReport as Partial<Heartbeat> | null) ?? {};
+    const shards: ShardView[] = [...(live?.shards.values() ?? [])].map((s) => {
+      const error = s.error ?? live?.errors.get(s.shardId);
+      return error ? { ...s, error } : s;
+    });
+    for (const d of desired) {
+      if (!shards.some((s) => s.shardId === d.shardId)) {
+        const error = live?.errors.get(d.shardId);
+        shards.push({ ...pendingView(d), ...(error ? { error, state: "failed" } : {}) });
+      }
+    }
+    return {
+      id: node.id,
+      name: node.name,
+      state,
+      connected,
+      cordoned: node.cordoned,
+      draining: node.draining,
+      labels: node.labels,
+      version: node.version,
+      createdAt: node.createdAt,
+      lastHeardAt: live?.lastHeard ?? node.lastHeardAt,
+      ...(report.host ? { host: report.host } : {}),
+      ...(report.gpu ? { gpu: report.gpu } : {}),
+      ...(report.engines ? { engines: report.engines } : {}),
+      shards,
+      warnings: live?.heartbeat?.warnings ?? [],
+    };
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    for (const live of [...this.#live.values()]) this.#drop(live, 1001, "control plane stopping");
+  }
+}
+
+function replicaId(nodeId: string, shardId: string): string {
+  return `${nodeId}/${shardId}`;
+}
+
+function pendingView(d: DesiredShard): ShardView {
+  return {
+    shardId: d.shardId,
+    model: d.model,
+    engine: d.engine,
+    state: "starting",
+    baseUrl: "",
+    pid: 0,
+    pending: true,
+  };
+}

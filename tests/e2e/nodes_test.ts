@@ -1,0 +1,363 @@
+/**
+ * Nodes end to end, every part a separate process on loopback: a control plane (`llmgw server`),
+ * a GPU node (the stub NVML library with two fake cards) and a CPU-only node, both joined with
+ * codes over the cluster's TLS listener. Shards on each answer through the control plane's /v1;
+ * a killed engine is restarted; an agent killed with SIGKILL shows its node lost, and after a
+ * restart ready again with its engine adopted (same pid); an engine that exits at start is
+ * reported with its output; a used join code and a removed node are refused.
+ *
+ * Short heartbeats and timeouts (settings) keep it fast.
+ */
+import { assert, assertEquals, assertMatch } from "../assert.ts";
+import { eventually, type LlmgwProcess, spawnLlmgw } from "../helpers/llmgw_process.ts";
+import {
+  buildStubNvml,
+  StubNvmlUnavailable,
+} from "../../agent/hardware/testdata/build_stub_nvml.ts";
+
+interface NodeJson {
+  id: string;
+  name: string;
+  state: string;
+  labels: Record<string, string>;
+  version: string | null;
+  gpu?: { source: string; gpus: { name: string; memoryTotalBytes?: number }[] };
+  host?: { cores?: number; ramTotalBytes?: number };
+  engines?: { name: string; version?: string }[];
+  shards: { shardId: string; state: string; pid: number; restarts?: number; error?: string }[];
+}
+
+const channelFlags = [
+  "--channel-idle-ms",
+  "1000",
+  "--channel-answer-ms",
+  "1000",
+  "--channel-reconnect-max-ms",
+  "500",
+  "--gpu-sample-interval-ms",
+  "500",
+];
+
+Deno.test({
+  name:
+    "nodes: join, report, serve through /v1, survive kills, refuse used codes and removed nodes",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async (t) => {
+  const root = await Deno.makeTempDir({ prefix: "llmgw-nodes-" });
+  let stub: string | undefined;
+  try {
+    stub = await buildStubNvml(root);
+  } catch (e) {
+    if (!(e instanceof StubNvmlUnavailable)) throw e;
+    console.warn(`the GPU node runs without the stub NVML: ${e.message}`);
+  }
+  const procs: LlmgwProcess[] = [];
+  const start = (args: string[], label: string, env: Record<string, string> = {}) => {
+    const p = spawnLlmgw(args, env, label);
+    procs.push(p);
+    return p;
+  };
+  try {
+    const cpDir = `${root}/cp`;
+    const init = start(["init", "--data", cpDir], "init");
+    assertEquals((await init.status).code, 0, init.output());
+    const server = start([
+      "server",
+      "--data",
+      cpDir,
+      "--listen",
+      "127.0.0.1:0",
+      "--cluster-listen",
+      "127.0.0.1:0",
+      "--portal",
+      "false",
+      "--nodes-heartbeat-ms",
+      "300",
+      "--nodes-lost-after-ms",
+      "2000",
+      "--nodes-channel-idle-ms",
+      "1000",
+      "--nodes-channel-answer-ms",
+      "1000",
+    ], "server");
+    const url = (await server.waitFor(/control plane on (http:\/\/\S+)/))[1]!;
+    const clusterUrl = (await server.waitFor(/cluster listener on (https:\/\/\S+)/))[1]!;
+    const token = (await Deno.readTextFile(`${cpDir}/admin.token`)).trim();
+    const admin = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${url}/api/v1/${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const nodes = async () => (await admin("GET", "nodes")).body.data as NodeJson[];
+    const node = async (name: string) => (await nodes()).find((n) => n.name === name);
+    const ctl = async (...args: string[]) => {
+      const p = start(["ctl", ...args, "--url", url, "--token", token], "ctl");
+      const s = await p.status;
+      return { code: s.code, text: p.output() };
+    };
+
+    // Join codes: one through ctl (what an operator types), one through the API.
+    const made = await ctl("nodes", "join-code", "--labels", "zone=a,tier=gpu", "--json");
+    assertEquals(made.code, 0, made.text);
+    const codeA = JSON.parse(made.text).code as string;
+    assertMatch(codeA, /^llmgwj1\./);
+    const codeB = (await admin("POST", "nodes/join-codes", { labels: { zone: "b" } })).body
+      .code as string;
+
+    const gpuDir = `${root}/gpu-node`;
+    const cpuDir = `${root}/cpu-node`;
+    const gpuArgs = [
+      ...channelFlags,
+      "--gpu-nvml-library",
+      stub ?? `${root}/absent-libnvidia-ml.so.1`,
+      "--gpu-nvidia-smi",
+      `${root}/absent-nvidia-smi`,
+    ];
+    const cpuArgs = [
+      ...channelFlags,
+      "--gpu-nvml-library",
+      `${root}/absent-libnvidia-ml.so.1`,
+      "--gpu-nvidia-smi",
+      `${root}/absent-nvidia-smi`,
+    ];
+    let agentA = start(
+      ["join", codeA, "--data", gpuDir, "--name", "gpu-node", ...gpuArgs],
+      "agent-gpu",
+    );
+    const agentB = start(
+      ["join", codeB, "--data", cpuDir, "--name", "cpu-node", ...cpuArgs],
+      "agent-cpu",
+    );
+
+    await t.step("both nodes join and report their hardware", async () => {
+      await agentA.waitFor(/Joined as node gpu-node/);
+      const credMode = (await Deno.stat(`${gpuDir}/node.credential`)).mode! & 0o777;
+      assertEquals(credMode, 0o600);
+      const [a, b] = await eventually("both nodes ready with a GPU report", async () => {
+        const a = await node("gpu-node");
+        const b = await node("cpu-node");
+        return a?.state === "ready" && b?.state === "ready" && a.gpu && b.gpu && a.host
+          ? [a, b]
+          : undefined;
+      });
+      assertEquals(a.labels, { zone: "a", tier: "gpu" });
+      assertEquals(b.labels, { zone: "b" });
+      assert(a.version && b.version);
+      assert((a.host?.cores ?? 0) > 0 && (a.host?.ramTotalBytes ?? 0) > 0);
+      assert(b.engines?.some((e) => e.name === "sim"), "the built-in engine is reported");
+      assertEquals(b.gpu?.source, "none");
+      assertEquals(b.gpu?.gpus.length, 0);
+      if (stub) {
+        assertEquals(a.gpu?.source, "nvml");
+        assertEquals(a.gpu?.gpus.map((g) => g.name), [
+          "NVIDIA GeForce RTX 4090",
+          "NVIDIA H100 80GB HBM3",
+        ]);
+        assertEquals(a.gpu?.gpus[1]?.memoryTotalBytes, 80 * 2 ** 30);
+      }
+      const listed = await ctl("nodes");
+      assertEquals(listed.code, 0, listed.text);
+      assertMatch(
+        listed.text,
+        /gpu-node\s+\S+\s+ready\s+tier=gpu,zone=a|gpu-node\s+\S+\s+ready\s+zone=a,tier=gpu/,
+      );
+      assertMatch(listed.text, /cpu-node\s+\S+\s+ready\s+zone=b\s+none\s+sim /);
+      if (stub) assertMatch(listed.text, /NVIDIA H100 80GB HBM3 78\.0\/80\.0 GiB free/);
+    });
+
+    await t.step("a used join code is refused, saying so", async () => {
+      const again = start(["join", codeA, "--data", `${root}/third`, "--no-run"], "join-again");
+      assertEquals((await again.status).code, 1);
+      assertMatch(again.output(), /already used/);
+    });
+
+    const key = (await admin("POST", "keys", { name: "nodes-test" })).body.key as string;
+    const chat = async (model: string) => {
+      const res = await fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          model,
+          max_tokens: 4,
+          messages: [{ role: "user", content: "hello" }],
+        }),
+      });
+      const body = await res.json();
+      return res.status === 200 ? body : undefined;
+    };
+    const shard = async (nodeName: string, shardId: string) =>
+      (await node(nodeName))?.shards.find((s) => s.shardId === shardId);
+
+    await t.step("a shard on each node answers through the control plane's /v1", async () => {
+      const a = await admin("POST", "nodes/gpu-node/shards", {
+        shardId: "gpu-sim",
+        model: "sim-on-gpu",
+        engine: "sim",
+        args: ["--tokens-per-second", "2000"],
+      });
+      assertEquals(a.status, 202, JSON.stringify(a.body));
+      const b = await ctl(
+        "nodes",
+        "start-shard",
+        "cpu-node",
+        "--shard-id",
+        "cpu-sim",
+        "--model",
+        "sim-on-cpu",
+        "--engine",
+        "sim",
+        "--args=--tokens-per-second 2000",
+      );
+      assertEquals(b.code, 0, b.text);
+      for (const model of ["sim-on-gpu", "sim-on-cpu"]) {
+        const body = await eventually(`an answer from ${model}`, () => chat(model));
+        assert(body.choices[0].message.content.length > 0);
+      }
+      // A repeat start is idempotent: the same process.
+      const before = await shard("gpu-node", "gpu-sim");
+      await admin("POST", "nodes/gpu-node/shards", {
+        shardId: "gpu-sim",
+        model: "sim-on-gpu",
+        engine: "sim",
+      });
+      await new Promise((r) => setTimeout(r, 700));
+      assertEquals((await shard("gpu-node", "gpu-sim"))?.pid, before?.pid);
+    });
+
+    await t.step("an engine killed is restarted", async () => {
+      const before = await shard("cpu-node", "cpu-sim");
+      assert(before && before.pid > 0);
+      Deno.kill(before.pid, "SIGKILL");
+      const after = await eventually("the engine restarted", async () => {
+        const s = await shard("cpu-node", "cpu-sim");
+        return s?.state === "ready" && s.pid !== before.pid ? s : undefined;
+      });
+      assert((after.restarts ?? 0) >= 1);
+      await eventually("answers again", () => chat("sim-on-cpu"));
+    });
+
+    await t.step(
+      "a frozen agent (its connection open, silent) is lost, and back when it thaws",
+      async () => {
+        // SIGSTOP is a powered-off machine as the network sees it: nothing closes the connection.
+        Deno.kill(agentB.pid, "SIGSTOP");
+        try {
+          await eventually(
+            "the silent node lost",
+            async () => (await node("cpu-node"))?.state === "lost" ? true : undefined,
+            10_000,
+          );
+        } finally {
+          Deno.kill(agentB.pid, "SIGCONT");
+        }
+        await eventually(
+          "the node ready again",
+          async () => (await node("cpu-node"))?.state === "ready" ? true : undefined,
+          10_000,
+        );
+        await eventually("answers again", () => chat("sim-on-cpu"));
+      },
+    );
+
+    await t.step(
+      "an agent killed with SIGKILL: lost, then ready with its engine adopted",
+      async () => {
+        const before = await shard("gpu-node", "gpu-sim");
+        assert(before?.state === "ready" && before.pid > 0);
+        const killedAt = Date.now();
+        await agentA.kill("SIGKILL");
+        await eventually(
+          "the node lost",
+          async () => (await node("gpu-node"))?.state === "lost" ? true : undefined,
+          15_000,
+        );
+        assert(Date.now() - killedAt < 15_000, "lost within 15 s");
+        assertEquals(
+          await chat("sim-on-gpu"),
+          undefined,
+          "a lost node's replicas leave the router",
+        );
+        // Given a dead control URL first, the agent moves on to the next one.
+        agentA = start([
+          "agent",
+          "--data",
+          gpuDir,
+          "--control-urls",
+          `https://127.0.0.1:9,${clusterUrl}`,
+          ...gpuArgs,
+        ], "agent-gpu-2");
+        const s = await eventually("the node ready again with its shard", async () => {
+          const n = await node("gpu-node");
+          const s = n?.shards.find((x) => x.shardId === "gpu-sim");
+          return n?.state === "ready" && s?.state === "ready" ? s : undefined;
+        });
+        assertEquals(s.pid, before.pid, "the running engine was adopted, not restarted");
+        await eventually("answers again", () => chat("sim-on-gpu"));
+      },
+    );
+
+    await t.step("an engine that exits at start is reported with its output", async () => {
+      const r = await admin("POST", "nodes/cpu-node/shards", {
+        shardId: "broken",
+        model: "broken-model",
+        engine: "sim",
+        args: ["--no-such-flag"],
+      });
+      assertEquals(r.status, 202);
+      const s = await eventually("the failed start reported", async () => {
+        const s = await shard("cpu-node", "broken");
+        return s?.state === "failed" && s.error ? s : undefined;
+      });
+      assertMatch(s.error!, /engine output[\s\S]*no-such-flag/);
+      const stop = await admin("DELETE", "nodes/cpu-node/shards/broken");
+      assertEquals(stop.status, 202);
+    });
+
+    await t.step("a removed node is refused and stops its engines", async () => {
+      const engine = await shard("cpu-node", "cpu-sim");
+      const credential = (await Deno.readTextFile(`${cpuDir}/node.credential`)).trim();
+      const removed = await ctl("nodes", "remove", "cpu-node");
+      assertEquals(removed.code, 0, removed.text);
+      assertEquals((await agentB.status).code, 3, agentB.output());
+      assertMatch(agentB.output(), /removed/);
+      assertEquals(await node("cpu-node"), undefined);
+      const client = Deno.createHttpClient({
+        caCerts: [await Deno.readTextFile(`${cpuDir}/ca.pem`)],
+      });
+      try {
+        const res = await fetch(`${clusterUrl}/cluster/v1/channel`, {
+          client,
+          headers: { authorization: `Bearer ${credential}` },
+        });
+        assertEquals(res.status, 401);
+        assertEquals((await res.json()).error.code, "node_credential_invalid");
+      } finally {
+        client.close();
+      }
+      assert(engine && !alive(engine.pid), "the removed node's engine was stopped");
+    });
+
+    await t.step("a stopped agent stops its engines", async () => {
+      const s = await shard("gpu-node", "gpu-sim");
+      assertEquals((await agentA.kill("SIGINT")).code, 0, agentA.output());
+      assert(s && !alive(s.pid), `engine stopped with the agent:\n${agentA.output()}`);
+    });
+  } finally {
+    for (const p of procs) await p.kill("SIGKILL");
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+});
+
+/** A zombie (exited, not yet reaped by whatever adopted it) counts as gone. */
+function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
