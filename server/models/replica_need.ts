@@ -26,6 +26,8 @@ export interface CatalogModel {
   weightsKey?: string;
   /** Stopped by an administrator: nothing runs, the entry stays (seed-changelog §5.3). */
   stopped?: boolean;
+  /** A restart may stop a lone replica first when there is no room beside it (`--in-place`). */
+  restartInPlace?: boolean;
 }
 
 export const defaultContext = 4096;

@@ -1,0 +1,389 @@
+/**
+ * The reconciler as one pure step: `reconcile({catalog, snapshot, shards, demand, clock, newId})
+ * → {commands, notes}`. The leader runs it every few seconds and whenever a report or the catalog
+ * changes, applies the commands to its shard table (`applyCommands`) and sends them to agents.
+ * Idempotent: once the table reflects the commands, the same inputs give no new commands.
+ *
+ * Per step, in order:
+ * 1. Draining replicas stop when their last request ends, or when the drain grace is over.
+ * 2. Replicas on a lost node are stopped (and so re-placed below); those of a removed or stopped
+ *    model are drained (ready) or stopped.
+ * 3. Per model (by name): replicas whose settings changed before they were ready are stopped;
+ *    idle on-demand replicas past both `evict_after_idle` and `min_lifetime` are stopped; surplus
+ *    is drained; a settings change restarts ready replicas one at a time, the replacement started
+ *    beside the old one, the old drained only once the replacement is ready (so one stays ready);
+ *    missing replicas are placed. What cannot happen now is said in `notes`: waiting (room that
+ *    draining replicas or a protected on-demand replica will give back, a failure's back-off) or
+ *    unplaceable (with every node's reason).
+ * On demand: a model with requests waiting and no replica gets one; when no card has room, the
+ * idlest on-demand replica of another model that is past its minimum life and answering nothing
+ * is stopped to make room ("taking turns on a card"); the start follows once its room is back.
+ */
+import type { Clock } from "../../core/clock.ts";
+import { type ClusterSnapshot, type NodeView, withShards } from "./cluster_snapshot.ts";
+import { place, type PlacementRequest } from "./placement.ts";
+import { explainSummary } from "./explain_summary.ts";
+import {
+  type CatalogModel,
+  contextOf,
+  isEmbedding,
+  replicaNeed,
+  specHash,
+} from "./replica_need.ts";
+import { type Command, liveStates, type Shard } from "./shard.ts";
+
+export interface ReconcileSettings {
+  evictAfterIdleMs: number;
+  minLifetimeMs: number;
+  drainGraceMs: number;
+  /** After a failed start, how long before the model is started again. */
+  failureBackoffMs: number;
+}
+
+export const defaultReconcileSettings: ReconcileSettings = {
+  evictAfterIdleMs: 120_000,
+  minLifetimeMs: 300_000,
+  drainGraceMs: 300_000,
+  failureBackoffMs: 30_000,
+};
+
+/** From the router: requests waiting for a replica of the model, and the last one's time. */
+export interface Demand {
+  waiting: number;
+  lastRequestAt?: number;
+}
+
+export interface ReconcileInput {
+  catalog: readonly CatalogModel[];
+  snapshot: ClusterSnapshot;
+  shards: readonly Shard[];
+  demand?: ReadonlyMap<string, Demand>;
+  settings?: Partial<ReconcileSettings>;
+  clock: Clock;
+  newId: () => string;
+}
+
+export interface Note {
+  model: string;
+  kind: "waiting" | "unplaceable";
+  message: string;
+}
+
+export interface ReconcileResult {
+  commands: Command[];
+  notes: Note[];
+}
+
+const secs = (ms: number) => `${Math.round(ms / 1000)}s`;
+
+export function reconcile(input: ReconcileInput): ReconcileResult {
+  const settings = { ...defaultReconcileSettings, ...input.settings };
+  const now = input.clock.now();
+  const commands: Command[] = [];
+  const notes: Note[] = [];
+  const gone = new Set<string>();
+  const models = new Map(input.catalog.map((m) => [m.def.name, m]));
+  const nodeByName = new Map(input.snapshot.nodes.map((n) => [n.name, n]));
+  const lost = (s: Shard) => nodeByName.get(s.node)?.state === "lost" || !nodeByName.has(s.node);
+  const end = (s: Shard, kind: "drain" | "stop", reason: string) => {
+    commands.push({ kind, shardId: s.id, model: s.model, node: s.node, reason });
+    gone.add(s.id);
+  };
+  const retire = (s: Shard, reason: string) =>
+    end(s, s.state === "ready" ? "drain" : "stop", reason);
+
+  // Room on each node: what agents report plus what the table has that they have not yet.
+  const occupying = input.shards.filter((s) =>
+    (liveStates.has(s.state) || s.state === "draining") && !lost(s)
+  );
+  const nodes: NodeView[] = withShards(
+    input.snapshot,
+    occupying.map((s) => ({
+      shardId: s.id,
+      model: s.model,
+      gpus: s.gpus,
+      perCardBytes: s.perCardBytes,
+      ramBytes: s.ramBytes,
+      cores: s.cores,
+    })),
+    new Map(occupying.map((s) => [s.id, s.node])),
+  ).nodes.map((n) => ({ ...n, shards: [...n.shards] }));
+
+  for (const s of input.shards) {
+    if (s.state === "draining") {
+      if (lost(s)) end(s, "stop", `node ${s.node} lost`);
+      else if (s.inFlight === 0) end(s, "stop", "drained");
+      else if (now - s.stateSince >= settings.drainGraceMs) {
+        end(s, "stop", `drain grace of ${secs(settings.drainGraceMs)} over`);
+      }
+      continue;
+    }
+    if (!liveStates.has(s.state)) continue;
+    const m = models.get(s.model);
+    if (lost(s)) end(s, "stop", `node ${s.node} lost`);
+    else if (!m || m.def.external) retire(s, "the model was removed");
+    else if (m.stopped) retire(s, "an administrator stopped the model");
+  }
+
+  const draining = new Set(
+    input.shards.filter((s) => s.state === "draining" && !gone.has(s.id)).map((s) => s.id),
+  );
+  const restartingOld = new Set<string>();
+
+  const step = new ModelStep(input, settings, now, nodes, commands, notes, gone, end);
+  const sorted = [...input.catalog].sort((a, b) => a.def.name.localeCompare(b.def.name));
+  // Old replicas of every model being restarted count as room soon given back.
+  for (const m of sorted) {
+    for (const s of step.stale(m)) if (s.state === "ready") restartingOld.add(s.id);
+  }
+  for (const m of sorted) {
+    if (m.stopped || m.def.external || !m.def.profiles.length) continue;
+    step.run(m, new Set([...draining, ...restartingOld]));
+  }
+  return { commands, notes };
+}
+
+class ModelStep {
+  constructor(
+    private readonly input: ReconcileInput,
+    private readonly settings: ReconcileSettings,
+    private readonly now: number,
+    private readonly nodes: NodeView[],
+    private readonly commands: Command[],
+    private readonly notes: Note[],
+    private readonly gone: Set<string>,
+    private readonly end: (s: Shard, kind: "drain" | "stop", reason: string) => void,
+  ) {}
+
+  live(m: CatalogModel): Shard[] {
+    return this.input.shards.filter((s) =>
+      s.model === m.def.name && liveStates.has(s.state) && !this.gone.has(s.id)
+    );
+  }
+
+  wanted(m: CatalogModel, s: Shard): string | undefined {
+    const p = m.def.profiles[s.profile];
+    return p ? specHash(m, p) : undefined;
+  }
+
+  stale(m: CatalogModel): Shard[] {
+    return this.live(m).filter((s) => s.specHash !== this.wanted(m, s));
+  }
+
+  note(m: CatalogModel, kind: Note["kind"], message: string) {
+    this.notes.push({ model: m.def.name, kind, message });
+  }
+
+  run(m: CatalogModel, soonFree: ReadonlySet<string>) {
+    const { settings, now } = this;
+    for (const s of this.stale(m)) {
+      if (s.state !== "ready") this.end(s, "stop", "its settings changed before it was ready");
+    }
+    if (m.def.onDemand) {
+      for (const s of this.live(m)) {
+        if (s.state !== "ready" || s.inFlight > 0) continue;
+        const idle = now - (s.lastRequestAt ?? s.readyAt ?? s.createdAt);
+        const age = now - (s.readyAt ?? s.createdAt);
+        if (idle >= settings.evictAfterIdleMs && age >= settings.minLifetimeMs) {
+          this.end(s, "stop", `idle for ${secs(idle)} (on demand)`);
+        }
+      }
+    }
+    const live = this.live(m);
+    const staleReady = live.filter((s) => s.specHash !== this.wanted(m, s));
+    const fresh = live.filter((s) => s.specHash === this.wanted(m, s));
+    const { min, max } = m.def.scaling;
+    let target = min;
+    if (m.def.onDemand) {
+      const demanded = (this.input.demand?.get(m.def.name)?.waiting ?? 0) > 0;
+      target = Math.max(fresh.length, staleReady.length, demanded ? 1 : 0, min);
+    }
+    target = Math.min(target, max);
+    const count = live.length;
+
+    if (count > target && !(staleReady.length && fresh.length && count === target + 1)) {
+      const order = [
+        ...staleReady,
+        ...fresh.filter((s) => s.state !== "ready"),
+        ...fresh.filter((s) => s.state === "ready").sort((a, b) =>
+          a.inFlight - b.inFlight || (a.lastRequestAt ?? 0) - (b.lastRequestAt ?? 0)
+        ),
+      ];
+      for (const s of order.slice(0, count - target)) {
+        this.end(s, s.state === "ready" ? "drain" : "stop", `scaled to ${target}`);
+      }
+      return;
+    }
+
+    if (staleReady.length) return this.roll(m, staleReady, fresh, target, soonFree);
+
+    const failed = this.input.shards.find((s) =>
+      s.model === m.def.name && s.state === "failed" &&
+      now - s.stateSince < settings.failureBackoffMs
+    );
+    for (let have = count; have < target; have++) {
+      if (failed) {
+        const left = settings.failureBackoffMs - (now - failed.stateSince);
+        this.note(m, "waiting", `retrying in ${secs(left)} after a failed start: ${failed.reason}`);
+        return;
+      }
+      if (this.start(m, "scaling", soonFree) !== "started") return;
+    }
+  }
+
+  /** One replacement at a time, beside the old; the old drains once the new one is ready. */
+  roll(
+    m: CatalogModel,
+    staleReady: Shard[],
+    fresh: Shard[],
+    target: number,
+    soon: ReadonlySet<string>,
+  ) {
+    const coming = fresh.find((s) => s.state !== "ready");
+    if (coming) {
+      this.note(m, "waiting", `restart: replacement ${coming.id} is ${coming.state}`);
+      return;
+    }
+    const old = [...staleReady].sort((a, b) =>
+      a.inFlight - b.inFlight || (a.lastRequestAt ?? 0) - (b.lastRequestAt ?? 0)
+    )[0]!;
+    if (fresh.length + staleReady.length > target) {
+      this.end(old, "drain", `replaced (settings changed)`);
+      return;
+    }
+    const own = new Set(staleReady.map((s) => s.id));
+    const others = new Set([...soon].filter((id) => !own.has(id)));
+    const started = this.start(m, "restart (settings changed)", others, true);
+    if (started !== "unplaceable") return;
+    const req = this.request(m);
+    const readyOthers = fresh.length + staleReady.length - 1;
+    if (req && place({ ...req, ignoreShards: new Set([old.id]) }, this.nodes).ok) {
+      if (readyOthers > 0 || m.restartInPlace) {
+        this.end(old, "drain", "restarted in place: no room beside it");
+      } else {
+        this.note(
+          m,
+          "waiting",
+          `restart: no room beside the only replica ${old.id}; restart it in place to proceed`,
+        );
+      }
+    } else if (req) {
+      this.note(m, "unplaceable", `restart: ${explainSummary(place(req, this.nodes))}`);
+    }
+  }
+
+  /** The first profile's request, for what-if checks. */
+  request(m: CatalogModel): PlacementRequest | undefined {
+    const p = m.def.profiles[0];
+    return p ? replicaNeed(m, p).request : undefined;
+  }
+
+  /**
+   * Places and starts one replica. When nothing fits: makes room (on demand), or says it waits
+   * for room that `soonFree` shards give back, or that it fits nowhere (unless `quiet`).
+   */
+  start(
+    m: CatalogModel,
+    reason: string,
+    soonFree: ReadonlySet<string>,
+    quiet = false,
+  ): "started" | "waiting" | "unplaceable" {
+    const live = this.live(m);
+    const order = m.def.profiles.map((p, i) => ({ p, i })).sort((a, b) =>
+      b.p.priority - a.p.priority ||
+      live.filter((s) => s.profile === a.i).length / a.p.weight -
+        live.filter((s) => s.profile === b.i).length / b.p.weight ||
+      a.i - b.i
+    );
+    let firstFail: { req: PlacementRequest; res: ReturnType<typeof place> } | undefined;
+    for (const { p, i } of order) {
+      const need = replicaNeed(m, p);
+      const res = place(need.request, this.nodes);
+      if (!res.ok) {
+        firstFail ??= { req: need.request, res };
+        continue;
+      }
+      const shardId = this.input.newId();
+      const { context, slots } = contextOf(m);
+      this.commands.push({
+        kind: "start",
+        shardId,
+        model: m.def.name,
+        node: res.node,
+        profile: i,
+        engine: p.engine,
+        args: p.args,
+        gpus: res.gpus,
+        perCardBytes: need.request.perCardBytes,
+        ramBytes: need.request.ramBytes,
+        cores: need.request.cores,
+        source: m.def.source ?? "",
+        contextLength: context,
+        slots,
+        embeddings: isEmbedding(m.def),
+        allowPickle: m.def.allowPickle,
+        specHash: specHash(m, p),
+        reason,
+      });
+      const node = this.nodes.find((n) => n.name === res.node)!;
+      node.shards.push({
+        shardId,
+        model: m.def.name,
+        gpus: res.gpus,
+        perCardBytes: need.request.perCardBytes,
+        ramBytes: need.request.ramBytes,
+        cores: need.request.cores,
+      });
+      return "started";
+    }
+    if (!firstFail) return "unplaceable";
+    if (m.def.onDemand && this.makeRoom(m, firstFail.req)) return "waiting";
+    if (soonFree.size && place({ ...firstFail.req, ignoreShards: soonFree }, this.nodes).ok) {
+      this.note(m, "waiting", "waiting for room that draining or restarting replicas give back");
+      return "waiting";
+    }
+    if (!quiet) this.note(m, "unplaceable", explainSummary(firstFail.res));
+    return "unplaceable";
+  }
+
+  /** Stops the idlest evictable on-demand replicas of other models whose room lets `req` fit. */
+  makeRoom(m: CatalogModel, req: PlacementRequest): boolean {
+    const { now, settings } = this;
+    const onDemand = new Set(
+      this.input.catalog.filter((c) => c.def.onDemand && c.def.name !== m.def.name)
+        .map((c) => c.def.name),
+    );
+    const idleSince = (s: Shard) => s.lastRequestAt ?? s.readyAt ?? s.createdAt;
+    const candidates = this.input.shards.filter((s) =>
+      onDemand.has(s.model) && s.state === "ready" && !this.gone.has(s.id) && s.inFlight === 0
+    ).sort((a, b) => idleSince(a) - idleSince(b));
+    const old = (s: Shard) => now - (s.readyAt ?? s.createdAt) >= settings.minLifetimeMs;
+    const victims: Shard[] = [];
+    for (const s of candidates.filter(old)) {
+      victims.push(s);
+      if (place({ ...req, ignoreShards: new Set(victims.map((v) => v.id)) }, this.nodes).ok) {
+        for (const v of victims) {
+          this.end(v, "stop", `makes room for ${m.def.name} (idle ${secs(now - idleSince(v))})`);
+        }
+        this.note(m, "waiting", `waiting for room from ${victims.map((v) => v.model).join(", ")}`);
+        return true;
+      }
+    }
+    const young = candidates.filter((s) => !old(s));
+    const all = new Set([...victims, ...young].map((s) => s.id));
+    if (young.length && place({ ...req, ignoreShards: all }, this.nodes).ok) {
+      const until = Math.min(
+        ...young.map((s) => (s.readyAt ?? s.createdAt) + settings.minLifetimeMs),
+      );
+      this.note(
+        m,
+        "waiting",
+        `the room is held by ${young.map((s) => s.model).join(", ")} within its minimum life, for ${
+          secs(until - now)
+        } more`,
+      );
+      return true;
+    }
+    return false;
+  }
+}
