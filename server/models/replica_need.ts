@@ -113,3 +113,24 @@ export function specHash(model: CatalogModel, profile: ModelProfile): string {
   }
   return h.toString(16).padStart(8, "0");
 }
+
+/** What a GGUF header says, as the estimate takes it (the lead stores it with the catalog entry). */
+export function factsFromGguf(g: {
+  tensorBytes?: number;
+  layers?: number;
+  kvHeads?: number;
+  headDim?: number;
+  trainedContext?: number;
+  experts?: number;
+  architecture?: string;
+  pooling?: string;
+}): ModelFacts {
+  const f: ModelFacts = {};
+  if (g.tensorBytes !== undefined) f.weightsBytes = g.tensorBytes;
+  for (const k of ["layers", "kvHeads", "headDim", "trainedContext", "experts"] as const) {
+    if (g[k] !== undefined) f[k] = g[k];
+  }
+  if (g.architecture !== undefined) f.architecture = g.architecture;
+  if (g.pooling !== undefined) f.pooling = g.pooling;
+  return f;
+}
