@@ -338,7 +338,9 @@ class ModelStep {
     }
     if (!firstFail) return "unplaceable";
     if (m.def.onDemand && this.makeRoom(m, firstFail.req)) return "waiting";
-    if (soonFree.size && place({ ...firstFail.req, ignoreShards: soonFree }, this.nodes).ok) {
+    // Shards stopped or drained in this very step give their room back too.
+    const soon = new Set([...soonFree, ...this.gone]);
+    if (soon.size && place({ ...firstFail.req, ignoreShards: soon }, this.nodes).ok) {
       this.note(m, "waiting", "waiting for room that draining or restarting replicas give back");
       return "waiting";
     }

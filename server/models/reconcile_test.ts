@@ -231,3 +231,14 @@ Deno.test("reconcile: a failed start backs off before trying again", () => {
   w.clock.advance(30_000);
   assertEquals(starts(w.step()).length, 1);
 });
+
+Deno.test("reconcile: room a removed model gives back is waited for, not called unplaceable", () => {
+  const w = new World([gpuNode("g", [24])], [model("a", 15)]);
+  w.settle();
+  w.catalog = [model("b", 15)];
+  const r = w.step();
+  assertEquals(r.commands.map((c) => [c.kind, c.model]), [["drain", "a"]]);
+  assertEquals(r.notes.map((n) => [n.model, n.kind]), [["b", "waiting"]]);
+  w.step(); // a drained → stopped
+  assertEquals(starts(w.step()).map((c) => c.model), ["b"]);
+});
