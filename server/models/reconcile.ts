@@ -38,6 +38,10 @@ export interface ReconcileSettings {
   drainGraceMs: number;
   /** After a failed start, how long before the model is started again. */
   failureBackoffMs: number;
+  /** A node where the model failed this recently is passed over while another node fits. */
+  failureAvoidMs: number;
+  /** A replica fetching or starting with no progress this long has failed (a stalled download). */
+  startupTimeoutMs: number;
 }
 
 export const defaultReconcileSettings: ReconcileSettings = {
@@ -45,6 +49,8 @@ export const defaultReconcileSettings: ReconcileSettings = {
   minLifetimeMs: 300_000,
   drainGraceMs: 300_000,
   failureBackoffMs: 30_000,
+  failureAvoidMs: 600_000,
+  startupTimeoutMs: 1_200_000,
 };
 
 /** From the router: requests waiting for a replica of the model, and the last one's time. */
@@ -92,6 +98,8 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
   const retire = (s: Shard, reason: string) =>
     end(s, s.state === "ready" ? "drain" : "stop", reason);
 
+  // Failed replicas, including those failed by this step: the model backs off after them.
+  const failures: Shard[] = input.shards.filter((s) => s.state === "failed");
   // Room on each node: what agents report plus what the table has that they have not yet.
   const occupying = input.shards.filter((s) =>
     (liveStates.has(s.state) || s.state === "draining") && !lost(s)
@@ -120,8 +128,25 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
     }
     if (!liveStates.has(s.state)) continue;
     const m = models.get(s.model);
+    const stalled = now - Math.max(s.progressAt ?? 0, s.stateSince);
     if (lost(s)) end(s, "stop", `node ${s.node} lost`);
-    else if (!m || m.def.external) retire(s, "the model was removed");
+    else if (
+      (s.state === "fetching" || s.state === "starting") && stalled >= settings.startupTimeoutMs
+    ) {
+      // Counted from the last progress, not the start: a model of hundreds of GB is not failed
+      // while it still arrives, but a stalled download is.
+      const reason = `no progress for ${secs(stalled)} while ${s.state}`;
+      commands.push({
+        kind: "stop",
+        shardId: s.id,
+        model: s.model,
+        node: s.node,
+        reason,
+        failed: true,
+      });
+      gone.add(s.id);
+      failures.push({ ...s, state: "failed", stateSince: now, reason });
+    } else if (!m || m.def.external) retire(s, "the model was removed");
     else if (m.stopped) retire(s, "an administrator stopped the model");
   }
 
@@ -130,7 +155,7 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
   );
   const restartingOld = new Set<string>();
 
-  const step = new ModelStep(input, settings, now, nodes, commands, notes, gone, end);
+  const step = new ModelStep(input, settings, now, nodes, commands, notes, gone, end, failures);
   const sorted = [...input.catalog].sort((a, b) => a.def.name.localeCompare(b.def.name));
   // Old replicas of every model being restarted count as room soon given back.
   for (const m of sorted) {
@@ -153,6 +178,7 @@ class ModelStep {
     private readonly notes: Note[],
     private readonly gone: Set<string>,
     private readonly end: (s: Shard, kind: "drain" | "stop", reason: string) => void,
+    private readonly failures: readonly Shard[],
   ) {}
 
   live(m: CatalogModel): Shard[] {
@@ -217,10 +243,10 @@ class ModelStep {
 
     if (staleReady.length) return this.roll(m, staleReady, fresh, target, soonFree);
 
-    const failed = this.input.shards.find((s) =>
-      s.model === m.def.name && s.state === "failed" &&
-      now - s.stateSince < settings.failureBackoffMs
-    );
+    const failed =
+      this.failures.filter((s) =>
+        s.model === m.def.name && now - s.stateSince < settings.failureBackoffMs
+      ).sort((a, b) => b.stateSince - a.stateSince)[0];
     for (let have = count; have < target; have++) {
       if (failed) {
         const left = settings.failureBackoffMs - (now - failed.stateSince);
@@ -296,9 +322,15 @@ class ModelStep {
       a.i - b.i
     );
     let firstFail: { req: PlacementRequest; res: ReturnType<typeof place> } | undefined;
+    const avoid = new Set(
+      this.failures.filter((s) =>
+        s.model === m.def.name && this.now - s.stateSince < this.settings.failureAvoidMs
+      ).map((s) => s.node),
+    );
     for (const { p, i } of order) {
       const need = replicaNeed(m, p);
-      const res = place(need.request, this.nodes);
+      let res = place({ ...need.request, avoidNodes: avoid }, this.nodes);
+      if (!res.ok && avoid.size) res = place(need.request, this.nodes);
       if (!res.ok) {
         firstFail ??= { req: need.request, res };
         continue;

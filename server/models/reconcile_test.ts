@@ -242,3 +242,25 @@ Deno.test("reconcile: room a removed model gives back is waited for, not called 
   w.step(); // a drained → stopped
   assertEquals(starts(w.step()).map((c) => c.model), ["b"]);
 });
+
+Deno.test("reconcile: a stalled download fails from its last progress; the next try avoids that node", () => {
+  const w = new World([gpuNode("a", [24]), gpuNode("b", [24])], [model("m", 15)]);
+  const [c] = starts(w.step());
+  assertEquals(c!.node, "a");
+  const s = w.shards[0]!;
+  s.state = "fetching";
+  s.stateSince = w.clock.now();
+  w.clock.advance(15 * min);
+  s.progressAt = w.clock.now(); // bytes still arriving
+  w.clock.advance(15 * min);
+  assertEquals(w.step().commands, [], "30 min since start, 15 since progress");
+  w.clock.advance(5 * min);
+  const r = w.step();
+  assertEquals(r.commands.map((x) => [x.kind, x.reason]), [
+    ["stop", "no progress for 1200s while fetching"],
+  ]);
+  assertEquals(w.shards[0]!.state, "failed");
+  assertEquals(w.step().commands, [], "backing off");
+  w.clock.advance(30_000);
+  assertEquals(starts(w.step()).map((x) => x.node), ["b"], "not where it just failed");
+});

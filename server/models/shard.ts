@@ -41,6 +41,8 @@ export interface Shard {
   reason?: string;
   /** While fetching: bytes so far and in all, when known. */
   fetched?: { bytes: number; total?: number };
+  /** Last time its download moved or its state changed; the startup timeout counts from it. */
+  progressAt?: number;
 }
 
 /** Occupies a node (cards, memory, cores) and may answer or soon will. */
@@ -79,6 +81,8 @@ export interface StopCommand {
   model: string;
   node: string;
   reason: string;
+  /** The replica failed (the record says `failed`, and the model backs off before retrying). */
+  failed?: boolean;
 }
 
 export type Command = StartCommand | StopCommand;
@@ -110,7 +114,7 @@ export function applyCommands(shards: readonly Shard[], commands: readonly Comma
     }
     const s = byId.get(c.shardId);
     if (!s) continue;
-    s.state = c.kind === "drain" ? "draining" : "stopped";
+    s.state = c.kind === "drain" ? "draining" : c.failed ? "failed" : "stopped";
     s.stateSince = now;
     s.reason = c.reason;
   }
