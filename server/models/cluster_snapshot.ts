@@ -1,0 +1,97 @@
+/**
+ * What placement, plan and the reconciler know of the cluster: one read-only snapshot the lead
+ * fills from the node registry (agents' host reports and heartbeats) and the shard table. All
+ * sizes are bytes; "absent" means not reported, never 0.
+ *
+ * Card room: a card offers 90 % of its memory (driver, fragmentation); what is taken from that is
+ * the larger of what our shards reserve on it and what the driver says is used. The larger, so
+ * that a shard still loading (reserved, not yet used) and a process that is not ours (used, not
+ * reserved) both count.
+ */
+
+export type NodeState = "ready" | "not_ready" | "lost";
+
+export interface GpuView {
+  index: number;
+  name?: string;
+  memoryTotal: number;
+  /** As the driver reports it now; absent when not reported. */
+  memoryFree?: number;
+  /** CUDA compute capability, e.g. 8.9; absent when not reported. */
+  computeCapability?: number;
+}
+
+/** What one shard holds on a node: its cards (with the bytes reserved on each), RAM and cores. */
+export interface ShardUse {
+  shardId: string;
+  model: string;
+  gpus: number[];
+  perCardBytes: number;
+  ramBytes: number;
+  cores: number;
+}
+
+export interface NodeView {
+  name: string;
+  state: NodeState;
+  cordoned: boolean;
+  labels: Record<string, string>;
+  /** Engines installed on the node (`llamacpp`, `vllm`, `sim`). */
+  engines: string[];
+  cpuCores: number;
+  ramTotal: number;
+  gpus: GpuView[];
+  /** Keys of weights already on the node's disk (`weightsKey` of a model). */
+  weights: string[];
+  /** Shards the node runs or is starting, as it (or the shard table) says. */
+  shards: ShardUse[];
+}
+
+export interface ClusterSnapshot {
+  nodes: NodeView[];
+}
+
+export const usableFraction = 0.9;
+export const roleLabel = "llmgw.role";
+
+/** Bytes still offered on one card of `node` for a new shard. */
+export function cardRoom(node: NodeView, gpu: GpuView, ignore: ReadonlySet<string> = new Set()) {
+  let reserved = 0;
+  for (const s of node.shards) {
+    if (!ignore.has(s.shardId) && s.gpus.includes(gpu.index)) reserved += s.perCardBytes;
+  }
+  // The driver's "used" includes shards we are asked to ignore; leave their reservation out of
+  // it too, so a restart's plan can count the room the old replica gives back.
+  let ignoredHere = 0;
+  for (const s of node.shards) {
+    if (ignore.has(s.shardId) && s.gpus.includes(gpu.index)) ignoredHere += s.perCardBytes;
+  }
+  const used = gpu.memoryFree === undefined
+    ? 0
+    : Math.max(0, gpu.memoryTotal - gpu.memoryFree - ignoredHere);
+  return Math.floor(gpu.memoryTotal * usableFraction) - Math.max(reserved, used);
+}
+
+export function ramRoom(node: NodeView, ignore: ReadonlySet<string> = new Set()): number {
+  return node.ramTotal -
+    node.shards.reduce((a, s) => a + (ignore.has(s.shardId) ? 0 : s.ramBytes), 0);
+}
+
+export function coreRoom(node: NodeView, ignore: ReadonlySet<string> = new Set()): number {
+  return node.cpuCores -
+    node.shards.reduce((a, s) => a + (ignore.has(s.shardId) ? 0 : s.cores), 0);
+}
+
+/** Adds shards the table knows of but the node has not reported yet (just started). */
+export function withShards(
+  snapshot: ClusterSnapshot,
+  shards: ShardUse[],
+  nodeOf: Map<string, string>,
+) {
+  const nodes = snapshot.nodes.map((n) => {
+    const known = new Set(n.shards.map((s) => s.shardId));
+    const extra = shards.filter((s) => nodeOf.get(s.shardId) === n.name && !known.has(s.shardId));
+    return extra.length ? { ...n, shards: [...n.shards, ...extra] } : n;
+  });
+  return { nodes };
+}

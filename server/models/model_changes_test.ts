@@ -1,0 +1,80 @@
+import { assert, assertEquals } from "../../tests/assert.ts";
+import { fixture } from "../../tests/helpers/fixtures.ts";
+import { readGgufFile } from "../../core/gguf/read_gguf_file.ts";
+import { explainModel } from "./explain_model.ts";
+import { changeGpus } from "./gpus_change.ts";
+import { factsFromGguf, replicaNeed } from "./replica_need.ts";
+import { cpuNode, gpuNode } from "./testdata/cluster.ts";
+import { model, World } from "./testdata/world.ts";
+
+Deno.test("explain: every profile, every node, as data and text", () => {
+  const m = model("m", 30, {}, { node_selector: { zone: "x" } });
+  const nodes = [
+    gpuNode("a", [48], { labels: { zone: "x" } }),
+    gpuNode("b", [48], { labels: { zone: "y" } }),
+    gpuNode("c", [16], { labels: { zone: "x" } }),
+  ];
+  const [e] = explainModel(m, { nodes }, []);
+  assert(e!.result.ok && e!.result.node === "a");
+  assertEquals(e!.result.considered.map((v) => v.constraint), [undefined, "labels", "card_memory"]);
+  assert(e!.text.includes("label zone=y (selector asks x)"), e!.text);
+  // A shard the table started but no agent reported yet still takes its room.
+  const w = new World(nodes, [m]);
+  w.step();
+  const [again] = explainModel(m, { nodes }, w.shards);
+  assert(!again!.result.ok);
+  assertEquals(again!.result.considered[0]!.constraint, "card_memory");
+});
+
+Deno.test("profiles: the higher priority first, the next when it fits nowhere", () => {
+  const m = model("m", 4, {}, { priority: 1 });
+  m.def.profiles.push({
+    engine: "llamacpp",
+    args: [],
+    gpus: 0,
+    nodeSelector: {},
+    weight: 1,
+    priority: 0,
+  });
+  const cpuOnly = new World([cpuNode("c")], [m]);
+  const [c] = cpuOnly.step().commands;
+  assert(c?.kind === "start");
+  assertEquals([c.node, c.profile, c.gpus], ["c", 1, []]);
+  const withGpu = new World([cpuNode("c"), gpuNode("g", [24])], [m]);
+  const [g] = withGpu.step().commands;
+  assert(g?.kind === "start");
+  assertEquals([g.node, g.profile], ["g", 0]);
+});
+
+Deno.test("gpus: tensor-parallel width, counts no node has, cards too small", () => {
+  const v = model("v", 40, {}, { engine: "vllm" });
+  v.facts.kvHeads = 8;
+  const snap = { nodes: [gpuNode("a", [24, 24, 24, 24])] };
+  assertEquals(changeGpus(v, 3, snap), {
+    ok: false,
+    message: "3 cards cannot split 8 KV heads: the width must divide them or be a multiple of them",
+  });
+  const eight = changeGpus(v, 8, snap);
+  assert(!eight.ok && eight.message === "no node has 8 cards (the most on one node is 4)");
+  const one = changeGpus(v, 1, snap);
+  assert(!one.ok && one.message.startsWith("1 card(s) need"), one.ok ? "" : one.message);
+  const four = changeGpus(v, 4, snap);
+  assert(four.ok);
+  assertEquals(four.model.def.profiles[0]!.gpus, 4);
+  assertEquals(v.def.profiles[0]!.gpus, 1, "the input is not changed");
+  const l = changeGpus(model("l", 40), 3, snap);
+  assert(l.ok, "llama.cpp splits layers over any count");
+});
+
+Deno.test("facts from a real GGUF header size a replica", async () => {
+  const path = fixture("tiny-random-llama.gguf");
+  if (!path) return;
+  const { facts } = await readGgufFile(path);
+  const m = model("tiny", 0);
+  m.facts = factsFromGguf(facts);
+  assertEquals(m.facts.layers, 2);
+  const need = replicaNeed(m, m.def.profiles[0]!);
+  assertEquals(need.estimate.weights, facts.tensorBytes);
+  assertEquals(need.estimate.context, 2 * 2 * 4 * 16 * 2 * 2048);
+  assertEquals(need.estimate.guessed, []);
+});

@@ -1,0 +1,211 @@
+/**
+ * The catalog's model definition: one zod schema for `server.yaml`'s `models:` list, `ctl model
+ * add -f FILE` and the admin API. Keys are snake_case in YAML/JSON and camelCase in `ModelDef`.
+ * Unknown keys are refused with their path (a typo such as `gpu:` for `gpus:` must not silently
+ * run a model on the CPU). Parsing lives in model_yaml.ts; this file only declares.
+ *
+ * Rules beyond types: exactly one of `source` / `external`; a pickle source needs `allow_pickle`;
+ * `context_length` ≤ `trained_context`; `max_output` ≤ `context_length`; `scaling.min` ≤ `max`;
+ * an on-demand model starts at 0 (its `scaling.min` must be 0); a model run here has ≥ 1
+ * profile, an outside one none. An empty description is no description (absent, never "").
+ */
+import { z } from "zod";
+import { isPickleName, type ModelSource, parseSource, sourceFileName } from "./model_source.ts";
+
+export const capabilities = [
+  "chat",
+  "completions",
+  "embeddings",
+  "rerank",
+  "vision",
+  "tools",
+] as const;
+export type Capability = (typeof capabilities)[number];
+export const engines = ["llamacpp", "vllm", "sim"] as const;
+export type Engine = (typeof engines)[number];
+export const routingProfiles = ["chat", "batch", "long-context"] as const;
+export type RoutingProfile = (typeof routingProfiles)[number];
+
+const count = (max: number) => z.number().int().min(0).max(max);
+const positive = (max: number) => z.number().int().min(1).max(max);
+const micros = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+const profileSchema = z.strictObject({
+  name: z.string().min(1).max(64).optional(),
+  engine: z.enum(engines),
+  args: z.array(z.string()).default([]),
+  /** Cards of one node per replica; 0 runs on the CPU. */
+  gpus: count(64).default(0),
+  /** Host memory reserved per replica, in GB (filled from the estimate when absent). */
+  memory_gb: z.number().positive().max(1_000_000).optional(),
+  cores: positive(4096).optional(),
+  node_selector: z.record(z.string().min(1), z.string()).default({}),
+  gpu: z.strictObject({
+    min_compute_capability: z.number().min(0).max(100).optional(),
+    min_memory_gb: z.number().min(0).max(100_000).optional(),
+  }).optional(),
+  weight: z.number().positive().max(1_000_000).default(1),
+  priority: z.number().int().min(-1000).max(1000).default(0),
+});
+
+const externalSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/ }),
+  model: z.string().min(1),
+  api_key_file: z.string().min(1).optional(),
+});
+
+export const modelInputSchema = z.strictObject({
+  name: z.string().regex(
+    /^[A-Za-z0-9][\w.:/-]{0,127}$/,
+    "letters, digits and . _ : / - only, starting with a letter or digit, at most 128",
+  ),
+  description: z.string().max(4000).optional(),
+  aliases: z.array(z.string().regex(/^[A-Za-z0-9][\w.:/-]{0,127}$/)).default([]),
+  source: z.string().min(1).optional(),
+  external: externalSchema.optional(),
+  capabilities: z.array(z.enum(capabilities)).min(1).default(["chat", "completions"]),
+  trained_context: positive(100_000_000).optional(),
+  context_length: positive(100_000_000).optional(),
+  /** Requests one replica serves at once; its KV cache holds context_length × slots tokens. */
+  slots: positive(4096).optional(),
+  max_output: positive(100_000_000).optional(),
+  prices: z.strictObject({
+    prompt_per_1k: micros.default(0),
+    completion_per_1k: micros.default(0),
+    cached_per_1k: micros.default(0),
+  }).optional(),
+  scaling: z.strictObject({ min: count(1000), max: count(1000) }).optional(),
+  on_demand: z.boolean().default(false),
+  routing: z.enum(routingProfiles).optional(),
+  fallbacks: z.array(z.string().min(1)).default([]),
+  allow_pickle: z.boolean().default(false),
+  profiles: z.array(profileSchema).default([]),
+}).superRefine((m, ctx) => {
+  const bad = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: "custom", path, message });
+  if (!m.source === !m.external) bad(["source"], "give exactly one of source or external");
+  if (m.source) {
+    try {
+      const src = parseSource(m.source);
+      const file = sourceFileName(src);
+      if (file && isPickleName(file) && !m.allow_pickle) {
+        bad(
+          ["source"],
+          `'${file}' is a pickle, which runs code when loaded; set allow_pickle: true only after checking the files`,
+        );
+      }
+    } catch (e) {
+      bad(["source"], (e as Error).message);
+    }
+  }
+  if (m.external && m.profiles.length) bad(["profiles"], "an external model has no profiles");
+  if (m.source && !m.profiles.length) bad(["profiles"], "give at least one profile");
+  if (m.trained_context && m.context_length && m.context_length > m.trained_context) {
+    bad(
+      ["context_length"],
+      `${m.context_length} is longer than the trained context of ${m.trained_context}`,
+    );
+  }
+  if (m.context_length && m.max_output && m.max_output > m.context_length) {
+    bad(["max_output"], `${m.max_output} is more than the context length of ${m.context_length}`);
+  }
+  if (m.scaling && m.scaling.min > m.scaling.max) {
+    bad(["scaling", "min"], `min ${m.scaling.min} is more than max ${m.scaling.max}`);
+  }
+  if (m.on_demand && m.scaling && m.scaling.min > 0) {
+    bad(["scaling", "min"], "an on-demand model starts at 0 replicas: set min to 0");
+  }
+  if (m.aliases.includes(m.name)) bad(["aliases"], "an alias repeats the model's name");
+});
+
+export type ModelInput = z.input<typeof modelInputSchema>;
+type Parsed = z.output<typeof modelInputSchema>;
+
+export interface ModelProfile {
+  name?: string;
+  engine: Engine;
+  args: string[];
+  gpus: number;
+  memoryGb?: number;
+  cores?: number;
+  nodeSelector: Record<string, string>;
+  minComputeCapability?: number;
+  minCardMemoryGb?: number;
+  weight: number;
+  priority: number;
+}
+
+export interface ModelDef {
+  name: string;
+  description?: string;
+  aliases: string[];
+  /** The text as written; `parsedSource` is its parsed form. */
+  source?: string;
+  parsedSource?: ModelSource;
+  external?: { url: string; model: string; apiKeyFile?: string };
+  capabilities: Capability[];
+  trainedContext?: number;
+  contextLength?: number;
+  slots?: number;
+  maxOutput?: number;
+  prices: { promptPer1k: number; completionPer1k: number; cachedPer1k: number };
+  scaling: { min: number; max: number };
+  onDemand: boolean;
+  routing?: RoutingProfile;
+  fallbacks: string[];
+  allowPickle: boolean;
+  profiles: ModelProfile[];
+}
+
+/** Sets `key` only when `v` is defined, so absent stays absent under exactOptionalPropertyTypes. */
+function opt<T extends object, K extends keyof T>(o: T, key: K, v: T[K] | undefined): void {
+  if (v !== undefined) o[key] = v;
+}
+
+export function toModelDef(m: Parsed): ModelDef {
+  const def: ModelDef = {
+    name: m.name,
+    aliases: m.aliases,
+    capabilities: [...new Set(m.capabilities)],
+    prices: {
+      promptPer1k: m.prices?.prompt_per_1k ?? 0,
+      completionPer1k: m.prices?.completion_per_1k ?? 0,
+      cachedPer1k: m.prices?.cached_per_1k ?? 0,
+    },
+    scaling: m.scaling ?? (m.on_demand ? { min: 0, max: 1 } : { min: 1, max: 1 }),
+    onDemand: m.on_demand,
+    fallbacks: m.fallbacks,
+    allowPickle: m.allow_pickle,
+    profiles: m.profiles.map((p) => {
+      const out: ModelProfile = {
+        engine: p.engine,
+        args: p.args,
+        gpus: p.gpus,
+        nodeSelector: p.node_selector,
+        weight: p.weight,
+        priority: p.priority,
+      };
+      opt(out, "name", p.name);
+      opt(out, "memoryGb", p.memory_gb);
+      opt(out, "cores", p.cores);
+      opt(out, "minComputeCapability", p.gpu?.min_compute_capability);
+      opt(out, "minCardMemoryGb", p.gpu?.min_memory_gb);
+      return out;
+    }),
+  };
+  opt(def, "description", m.description?.trim() || undefined);
+  if (m.source) {
+    def.source = m.source.trim();
+    def.parsedSource = parseSource(m.source);
+  }
+  if (m.external) {
+    def.external = { url: m.external.url, model: m.external.model };
+    opt(def.external, "apiKeyFile", m.external.api_key_file);
+  }
+  opt(def, "trainedContext", m.trained_context);
+  opt(def, "contextLength", m.context_length);
+  opt(def, "slots", m.slots);
+  opt(def, "maxOutput", m.max_output);
+  opt(def, "routing", m.routing);
+  return def;
+}
