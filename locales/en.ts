@@ -13,6 +13,15 @@ export const en = {
     model_unavailable: "The model '{model}' has no replica that can answer right now",
     engine_error: "The engine serving '{model}' failed: {detail}",
     conflict: "{detail}",
+    rate_limited:
+      "Rate limit reached: {limit} at the {level} level ({used} of {max}). It resets in {reset}",
+    budget_exceeded:
+      "Budget spent: the {period} budget of the {level} level ({spent} of {max} {unit}). It resets at {reset}",
+    too_many_unknown_keys: "Too many unrecognised API keys from this address. Try again in {reset}",
+    too_many_attempts: "Too many sign-in attempts. Try again in {reset}",
+    invalid_credentials: "The email or password is not right",
+    csrf_failed: "The form's CSRF token is missing or wrong: reload the page and try again",
+    sign_in_unavailable: "Sign-in through {provider} is unavailable: {reason}",
     internal_error: "An internal error occurred. The request id is {requestId}",
   },
 } as const;

@@ -16,6 +16,16 @@ export const tr: Messages = {
     model_unavailable: "'{model}' modelinin şu anda yanıt verebilecek bir kopyası yok",
     engine_error: "'{model}' modelini sunan motor başarısız oldu: {detail}",
     conflict: "{detail}",
+    rate_limited:
+      "Hız sınırına ulaşıldı: {level} düzeyinde {limit} ({used} / {max}). {reset} sonra sıfırlanır",
+    budget_exceeded:
+      "Bütçe tükendi: {level} düzeyinin {period} bütçesi ({spent} / {max} {unit}). Sıfırlanma: {reset}",
+    too_many_unknown_keys:
+      "Bu adresten çok fazla tanınmayan API anahtarı geldi. {reset} sonra yeniden deneyin",
+    too_many_attempts: "Çok fazla oturum açma denemesi. {reset} sonra yeniden deneyin",
+    invalid_credentials: "E-posta ya da parola doğru değil",
+    csrf_failed: "Formun CSRF belirteci eksik ya da yanlış: sayfayı yenileyip yeniden deneyin",
+    sign_in_unavailable: "{provider} ile oturum açma kullanılamıyor: {reason}",
     internal_error: "Bir iç hata oluştu. İstek kimliği: {requestId}",
   },
 };

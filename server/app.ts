@@ -8,6 +8,7 @@ import type { AppEnv } from "./app_env.ts";
 import type { AppDeps } from "./deps.ts";
 import { AppError, errorResponse, makeOnError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { authRoutes } from "./routes/auth.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { v1Routes } from "./routes/v1.ts";
 
@@ -22,6 +23,7 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", healthRoutes(deps));
   app.route("/v1", v1Routes(deps));
   app.route("/api/v1", adminRoutes(deps));
+  app.route("/auth", authRoutes(deps));
   if (deps.portalHtml !== undefined) {
     const html = deps.portalHtml;
     app.get("/", (c) => c.html(html));

@@ -21,6 +21,14 @@ export const errorCodes = [
   "engine_error",
   "conflict",
   "internal_error",
+  // people branch: tenancy, limits, sign-in
+  "rate_limited",
+  "budget_exceeded",
+  "too_many_unknown_keys",
+  "too_many_attempts",
+  "invalid_credentials",
+  "csrf_failed",
+  "sign_in_unavailable",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 
@@ -29,11 +37,16 @@ type OpenAIErrorType =
   | "authentication_error"
   | "permission_error"
   | "not_found_error"
-  | "server_error";
+  | "server_error"
+  | "requests"
+  | "insufficient_quota";
 
 export function statusOf(
   code: ErrorCode,
-): { status: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 502 | 503; type: OpenAIErrorType } {
+): {
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 503;
+  type: OpenAIErrorType;
+} {
   switch (code) {
     case "invalid_json":
     case "invalid_request":
@@ -43,8 +56,10 @@ export function statusOf(
     case "missing_api_key":
     case "invalid_api_key":
     case "unauthorized":
+    case "invalid_credentials":
       return { status: 401, type: "authentication_error" };
     case "forbidden":
+    case "csrf_failed":
       return { status: 403, type: "permission_error" };
     case "not_found":
     case "model_not_found":
@@ -54,7 +69,14 @@ export function statusOf(
     case "engine_error":
       return { status: 502, type: "server_error" };
     case "model_unavailable":
+    case "sign_in_unavailable":
       return { status: 503, type: "server_error" };
+    case "rate_limited":
+    case "too_many_unknown_keys":
+    case "too_many_attempts":
+      return { status: 429, type: "requests" };
+    case "budget_exceeded":
+      return { status: 429, type: "insufficient_quota" };
     case "internal_error":
       return { status: 500, type: "server_error" };
   }
@@ -67,6 +89,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     readonly params: Record<string, string | number> = {},
     readonly param: string | null = null,
+    /** Headers the refusal carries (a 429's `retry-after` and `x-ratelimit-*`). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(errorMessage(code, params));
   }
@@ -95,7 +119,10 @@ export function errorBody(err: AppError, requestId?: string): ErrorBody {
 }
 
 export function errorResponse(err: AppError, requestId?: string): Response {
-  return Response.json(errorBody(err, requestId), { status: statusOf(err.code).status });
+  return Response.json(errorBody(err, requestId), {
+    status: statusOf(err.code).status,
+    headers: err.headers,
+  });
 }
 
 /** The app's single error handler. Unknown errors become a generic 500; details go to the log only. */

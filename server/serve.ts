@@ -13,6 +13,8 @@ import { KeyService } from "./keys/keys.ts";
 import { ModelCatalog } from "./router/catalog.ts";
 import { ReplicaTable } from "./router/replicas.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
+import { oidcConfigFrom } from "./auth/oidc.ts";
+import { startPeople } from "./tenancy/services.ts";
 
 export interface ControlPlane {
   /** The address clients use, e.g. `http://127.0.0.1:8080`. */
@@ -34,12 +36,37 @@ export async function startControlPlane(
     flushMs: config.usageFlushMs,
     batchSize: config.usageBatch,
   });
+  const keys = new KeyService({
+    store,
+    clock,
+    cacheMs: config.keyCacheMs,
+    logger: opts.logger,
+    unknownPerMinute: config.unknownKeysPerMinute,
+  });
+  const { hostname, port } = parseListen(config.listen);
+  const people = await startPeople({
+    store,
+    clock,
+    logger: opts.logger,
+    keys,
+    defaultPrice: {
+      promptPer1k: config.defaultPromptPer1k,
+      completionPer1k: config.defaultCompletionPer1k,
+      cachedPer1k: config.defaultCachedPer1k,
+    },
+    sessionTtlMs: config.sessionTtlMs,
+    signupOpen: config.signupOpen,
+    flushMs: config.accountingFlushMs,
+    oidc: await oidcConfigFrom(config, config.publicUrl || `http://${config.listen}`),
+    publicUrl: config.publicUrl,
+  });
   const deps: AppDeps = {
     limits: { maxBodyBytes: config.maxBodyBytes, firstByteTimeoutMs: config.firstByteTimeoutMs },
     store,
     clock,
     logger: opts.logger,
-    keys: new KeyService({ store, clock, cacheMs: config.keyCacheMs }),
+    keys,
+    people,
     adminTokens: new AdminTokens({ store, clock }),
     catalog: await ModelCatalog.load({ store, clock }),
     replicas: new ReplicaTable(),
@@ -47,7 +74,6 @@ export async function startControlPlane(
     ...(config.portal ? { portalHtml: await portalPage() } : {}),
   };
   const app = buildApp(deps);
-  const { hostname, port } = parseListen(config.listen);
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({
     hostname,
@@ -74,6 +100,7 @@ export async function startControlPlane(
     async close() {
       await server.shutdown();
       await usage.close();
+      await people.close();
       if (!opts.store) store.close();
     },
   };

@@ -44,6 +44,10 @@ export class ModelCatalog {
       args: input.args ?? [],
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
+      // people branch: prices are set through accounting/prices.ts, kept across re-declarations.
+      pricePrompt: existing?.pricePrompt ?? null,
+      priceCompletion: existing?.priceCompletion ?? null,
+      priceCached: existing?.priceCached ?? null,
     };
     await this.deps.store.write((tx) =>
       tx.insert(models).values(row).onConflictDoUpdate({ target: models.name, set: row })

@@ -9,6 +9,7 @@ import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { requireModel } from "./read_body.ts";
 import { relay } from "./relay.ts";
+import { estimateTokens } from "../accounting/admission.ts";
 
 export type EnginePath = "/chat/completions" | "/completions" | "/embeddings";
 
@@ -20,12 +21,19 @@ export async function dispatch(
 ): Promise<Response> {
   const model = requireModel(body);
   if (!deps.catalog.get(model)) throw new AppError("model_not_found", { model }, "model");
+  // people: allowed models, rate limits and budgets, in memory, before routing; settled in onDone.
+  const admitted = deps.people.admission.admit({
+    key: c.get("apiKey"),
+    model,
+    estimate: estimateTokens(body),
+  });
+  if (!admitted.ok) throw admitted.error;
   const replica = deps.replicas.pick(model);
   if (!replica) throw new AppError("model_unavailable", { model });
   const requestId = c.get("requestId");
   const keyId = c.get("apiKey").id;
   const at = deps.clock.now();
-  return await relay({
+  const res = await relay({
     replica,
     path: `/v1${path}`,
     body,
@@ -45,6 +53,10 @@ export async function dispatch(
         latencyMs: o.latencyMs,
         ttftMs: o.ttftMs,
         stream: body.stream === true,
+        // people: the cost, charged to every budget above the key.
+        costMicros: deps.people.admission.settle({ ticket: admitted.ticket, model, usage: o }),
       }),
   });
+  for (const [k, v] of Object.entries(admitted.headers)) res.headers.set(k, v); // people
+  return res;
 }
