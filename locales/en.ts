@@ -6,7 +6,8 @@ export const en = {
     body_too_large: "The request body is larger than the limit of {limit} bytes",
     missing_api_key: "No API key was given. Send it as 'Authorization: Bearer <key>'",
     invalid_api_key: "The API key is not valid, has expired or was revoked",
-    unauthorized: "A valid admin token is required. Send it as 'Authorization: Bearer <token>'",
+    unauthorized:
+      "A valid session, API key or admin token is required. Send a key or token as 'Authorization: Bearer <token>'",
     forbidden: "You are not allowed to do this",
     not_found: "Nothing is found at {path}",
     model_not_found: "The model '{model}' does not exist or you do not have access to it",

@@ -9,7 +9,7 @@ export const tr: Messages = {
     missing_api_key: "API anahtarı verilmedi. 'Authorization: Bearer <anahtar>' olarak gönderin",
     invalid_api_key: "API anahtarı geçerli değil, süresi dolmuş ya da iptal edilmiş",
     unauthorized:
-      "Geçerli bir yönetici belirteci gerekli. 'Authorization: Bearer <belirteç>' olarak gönderin",
+      "Oturum açın ya da 'Authorization: Bearer <belirteç>' olarak bir API anahtarı veya yönetici belirteci gönderin",
     forbidden: "Bunu yapmaya yetkiniz yok",
     not_found: "{path} adresinde bir şey bulunamadı",
     model_not_found: "'{model}' modeli yok ya da ona erişiminiz yok",
