@@ -39,6 +39,7 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "/projects/{id}": a.project.id,
       "/people/{id}": a.member.id,
       "/people/{id}/password": a.admin.id,
+      "/people/{id}/sessions": a.admin.id,
       "/keys/{id}": a.member.keyId,
       "/prices/{model}": "demo",
     };
@@ -64,7 +65,7 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       },
       "patch /people/{id}": { role: "tenant_admin" },
       "post /people/{id}/password": { password: "y".repeat(16) },
-      "post /keys": { name: "mole", project_id: a.project.id },
+      "post /keys": { name: "mole", project_id: a.project.id, person_id: a.member.id },
       "patch /limits/{kind}/{id}": { rpm: 100000 },
       "put /limits/{kind}/{id}": { rpm: 100000 },
       "put /prices/{model}": { prompt_per_1k: 0, completion_per_1k: 0 },

@@ -88,7 +88,12 @@ export function keyRoutes(r: AdminRegistry, deps: AppDeps): void {
     const personId = body.service ? null : body.person_id ?? actor.personId;
     if (personId) {
       const person = t.people.get(personId);
-      if (!person) throw new AppError("not_found", { path: `/api/v1/people/${personId}` });
+      const path = `/api/v1/people/${personId}`;
+      if (!person) throw new AppError("not_found", { path });
+      // Someone the caller cannot see is, to them, nobody: 404, not a hint that they exist.
+      if (personId !== actor.personId) {
+        requireRead(actor, "people", t.placeOfPerson(personId), path);
+      }
       // A person's key spends from a project inside their tenant (staff have none: any project).
       const outside = project && person.orgId &&
         (project.orgId !== person.orgId || (person.teamId && project.teamId !== person.teamId));

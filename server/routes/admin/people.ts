@@ -172,4 +172,30 @@ export function peopleRoutes(r: AdminRegistry, deps: AppDeps): void {
     );
     return c.json({ id, ...(body.password ? {} : { password }) });
   });
+
+  r.add({
+    method: "delete",
+    path: "/people/:id/sessions",
+    tag: "people",
+    summary: "End every sign-in session of a person at once",
+    access: "administrator; tenant administrators, inside their tenant",
+  }, async (c, { actor }) => {
+    const id = c.req.param("id")!;
+    const person = get(actor, id, c.req.path);
+    requireWrite(actor, "people", p().tenancy.placeOfPerson(id), c.req.path);
+    guardRole(actor, person.role);
+    await p().sessions.revokeAllOf(id);
+    await p().audit.record(
+      actor,
+      "person.sessions_revoke",
+      {
+        kind: "person",
+        id,
+        orgId: person.orgId,
+      },
+      null,
+      null,
+    );
+    return c.json({ id });
+  });
 }
