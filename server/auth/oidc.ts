@@ -10,6 +10,8 @@ import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import { AppError } from "../errors.ts";
 import type { Person, Role, Tenancy } from "../tenancy/tenancy.ts";
+import type { AuditLog } from "../audit/audit.ts";
+import type { Actor } from "../tenancy/access.ts";
 import { oidcPasswordSentinel } from "./passwords.ts";
 import { randomToken, sha256HexSync } from "./secrets.ts";
 
@@ -95,9 +97,35 @@ export class Oidc {
       clock: Clock;
       logger: Logger;
       tenancy: Tenancy;
+      audit?: AuditLog;
       fetch?: typeof fetch;
     },
   ) {}
+
+  /** The provider acts for the person: their creation and any role change are on record. */
+  async #record(action: string, before: Person | null, after: Person): Promise<void> {
+    const actor: Actor = {
+      kind: "system",
+      id: "oidc",
+      name: `sign-in via ${this.deps.config?.label ?? "oidc"}`,
+      role: "administrator",
+      personId: after.id,
+      orgId: null,
+      teamId: null,
+      readOnly: false,
+    };
+    await this.deps.audit?.record(
+      actor,
+      action,
+      {
+        kind: "person",
+        id: after.id,
+        orgId: after.orgId ?? before?.orgId ?? null,
+      },
+      before,
+      after,
+    );
+  }
 
   status(): OidcStatus {
     const c = this.deps.config;
@@ -162,6 +190,8 @@ export class Oidc {
     const c = this.deps.config!;
     const now = this.deps.clock.now();
     for (const [k, v] of this.#pending) if (v.until <= now) this.#pending.delete(k);
+    // Starting a sign-in needs no credential: bound the pending ones so a flood cannot fill memory.
+    if (this.#pending.size >= 10_000) this.#pending.delete(this.#pending.keys().next().value!);
     const state = randomToken("", 24);
     const nonce = randomToken("", 24);
     const verifier = randomToken("", 48);
@@ -252,7 +282,7 @@ export class Oidc {
     }
     const mapped = groups ? await this.#mapGroups(groups) : null;
     if (!row) {
-      return await t.createPerson({
+      const made = await t.createPerson({
         username: email ?? `oidc-${String(claims.sub).slice(0, 60)}`,
         email,
         displayName: name,
@@ -262,18 +292,25 @@ export class Oidc {
         passwordHash: oidcPasswordSentinel,
         oidcSubject: subject,
       });
+      await this.#record("person.create", null, made);
+      return made;
     }
     if (row.state !== "active") throw new AppError("invalid_credentials");
     const person = t.person(row.id);
     // An account with a local password (init's administrator) keeps its role and place: the
     // provider's groups must never lock out the account that repairs the provider's settings.
     if (person.signIn === "local" || !mapped) return person;
-    return await t.updatePerson(row.id, {
+    const unchanged = person.role === mapped.role && person.orgId === mapped.orgId &&
+      person.teamId === mapped.teamId && (!name || person.displayName === name);
+    if (unchanged) return person;
+    const after = await t.updatePerson(row.id, {
       role: mapped.role,
       orgId: mapped.orgId,
       teamId: mapped.teamId,
       ...(name ? { displayName: name } : {}),
     });
+    await this.#record("person.update", person, after);
+    return after;
   }
 
   async #mapGroups(

@@ -124,6 +124,12 @@ Deno.test("OIDC: people are made at first sign-in, groups map to role and team a
     assertEquals(again.status, 302);
     assertEquals(h.people.tenancy.people.get(me.id)!.role, "member");
     assertEquals(h.people.tenancy.people.size, 1, "the same person, not a second one");
+    const trail = await h.people.audit.list({ target: me.id });
+    assertEquals(trail.map((r) => r.action), ["person.update", "person.create"]);
+    assertEquals([
+      (trail[0]!.before as { role: string }).role,
+      (trail[0]!.after as { role: string }).role,
+    ], ["tenant_admin", "member"]);
 
     // The provider's account has no local password, and an administrator cannot give it one.
     const local = await h.app.request("/auth/login", {

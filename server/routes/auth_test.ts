@@ -158,3 +158,24 @@ Deno.test("sign-up is off unless configured", async () => {
     await open.close();
   }
 });
+
+Deno.test("init's administrator, who has no email, signs in by username", async () => {
+  const h = await startHarness();
+  try {
+    const { hashPassword } = await import("../auth/passwords.ts");
+    await h.people.tenancy.createPerson({
+      username: "admin",
+      email: null,
+      displayName: null,
+      role: "administrator",
+      orgId: null,
+      teamId: null,
+      passwordHash: await hashPassword(pw),
+    });
+    const res = await login(h, "admin", pw);
+    assertEquals(res.status, 200);
+    assertEquals((await res.json()).person.role, "administrator");
+  } finally {
+    await h.close();
+  }
+});

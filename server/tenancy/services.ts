@@ -58,8 +58,10 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
   budgets.startFlushing(o.flushMs);
   o.keys.startFlushing(o.flushMs);
   const sessions = new Sessions({ store, clock, ttlMs: o.sessionTtlMs });
+  const audit = new AuditLog({ store, clock });
   const oidc = new Oidc({
     config: o.oidc,
+    audit,
     clock,
     logger,
     tenancy,
@@ -71,7 +73,7 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     prices,
     budgets,
     admission: new Admission({ clock, tenancy, limits, budgets, prices }),
-    audit: new AuditLog({ store, clock }),
+    audit,
     sessions,
     signIn: new SignIn({ clock, tenancy, sessions }),
     oidc,
