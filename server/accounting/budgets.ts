@@ -44,9 +44,24 @@ export class BudgetBook {
 
   constructor(private readonly deps: { store: Store; clock: Clock; logger: Logger }) {}
 
+  /** The current periods' bounds, computed once a day rather than on every request. */
+  #bounds = { from: 0, to: 0, day: 0, month: 0 };
+  #start(period: Period, now: number): number {
+    const b = this.#bounds;
+    if (now < b.from || now >= b.to) {
+      this.#bounds = {
+        from: periodStart("day", now),
+        to: periodEnd("day", now),
+        day: periodStart("day", now),
+        month: periodStart("month", now),
+      };
+    }
+    return this.#bounds[period];
+  }
+
   #counter(scope: Scope, period: Period, now: number): Counter {
     const k = keyOf(scope, period);
-    const start = periodStart(period, now);
+    const start = this.#start(period, now);
     let c = this.#counters.get(k);
     if (!c || c.start !== start) {
       c = { start, micros: 0, tokens: 0, dirty: false };
