@@ -49,6 +49,13 @@ export function authRoutes(deps: AppDeps): Hono<AppEnv> {
     if (type.startsWith("application/x-www-form-urlencoded")) {
       return { fields: Object.fromEntries(new URLSearchParams(await c.req.text())), isForm: true };
     }
+    // Only a real JSON request skips the CSRF token: a cross-site form can post text/plain that
+    // happens to parse as JSON, but it cannot set this content type without a CORS preflight.
+    if (!type.startsWith("application/json")) {
+      throw new AppError("invalid_request", {
+        detail: "send application/json, or a form (application/x-www-form-urlencoded) with _csrf",
+      });
+    }
     return {
       fields: (await readJsonBody(c.req.raw, 64 * 1024)) as Record<string, string>,
       isForm: false,

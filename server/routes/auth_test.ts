@@ -99,6 +99,13 @@ Deno.test("a form login needs the double-submit CSRF token", async () => {
         body: new URLSearchParams({ email: "mel@acme.example", password: pw, ...extra }).toString(),
       });
     assertEquals((await form({})).status, 403);
+    // A cross-site form can send text/plain that parses as JSON: that is not a JSON login.
+    const plain = await h.app.request("/auth/login", {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: JSON.stringify({ email: "mel@acme.example", password: pw }),
+    });
+    assertEquals(plain.status, 400);
     const csrf = await h.app.request("/auth/csrf");
     const token = (await csrf.json()).csrf;
     const cookie = /llmgw_csrf=([^;]+)/.exec(csrf.headers.get("set-cookie")!)![0];
