@@ -2,15 +2,57 @@
  * The store's schema. Times are Unix milliseconds; ids are ULIDs (sortable by creation).
  * Secrets are stored only as hashes.
  */
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import {
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
+
+/** Roles, widest first. `admin` is the skeleton's name for administrator, still read as such. */
+export const roles = ["administrator", "operator", "tenant_admin", "member", "viewer"] as const;
+
+export const orgs = sqliteTable("orgs", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const teams = sqliteTable("teams", {
+  id: text("id").primaryKey(),
+  orgId: text("org_id").notNull().references(() => orgs.id),
+  name: text("name").notNull(),
+  createdAt: integer("created_at").notNull(),
+}, (t) => [uniqueIndex("teams_org_name").on(t.orgId, t.name)]);
+
+export const projects = sqliteTable("projects", {
+  id: text("id").primaryKey(),
+  orgId: text("org_id").notNull().references(() => orgs.id),
+  teamId: text("team_id").notNull().references(() => teams.id),
+  name: text("name").notNull(),
+  createdAt: integer("created_at").notNull(),
+}, (t) => [uniqueIndex("projects_team_name").on(t.teamId, t.name)]);
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),
   username: text("username").notNull().unique(),
-  /** scrypt, self-describing: `scrypt$N$r$p$salt$hash` (base64url). */
+  /**
+   * Self-describing: `pbkdf2-sha256$iterations$salt$hash` (older `scrypt$N$r$p$salt$hash` still
+   * verifies). `!oidc` means the password is kept by the identity provider: never a local one.
+   */
   passwordHash: text("password_hash").notNull(),
-  role: text("role", { enum: ["admin", "member"] }).notNull(),
+  role: text("role", { enum: [...roles, "admin"] }).notNull(),
   createdAt: integer("created_at").notNull(),
+  email: text("email").unique(),
+  displayName: text("display_name"),
+  /** The person's tenant: none for staff (administrator, operator), an org, or a team in it. */
+  orgId: text("org_id").references(() => orgs.id),
+  teamId: text("team_id").references(() => teams.id),
+  state: text("state", { enum: ["active", "suspended"] }).notNull().default("active"),
+  /** `issuer|subject` for people who sign in through OIDC. */
+  oidcSubject: text("oidc_subject").unique(),
 });
 
 export const adminTokens = sqliteTable("admin_tokens", {
@@ -32,7 +74,64 @@ export const apiKeys = sqliteTable("api_keys", {
   createdAt: integer("created_at").notNull(),
   expiresAt: integer("expires_at"),
   revokedAt: integer("revoked_at"),
+  /** The project the key spends from; with no user it is the project's service key. */
+  projectId: text("project_id").references(() => projects.id),
+  /** Written in batches, not per request: accurate to the flush interval. */
+  lastUsedAt: integer("last_used_at"),
 });
+
+/** Limits set at one level of the tree; null means "inherit from above". */
+export const limits = sqliteTable("limits", {
+  scopeKind: text("scope_kind", { enum: ["global", "org", "team", "project", "person", "key"] })
+    .notNull(),
+  scopeId: text("scope_id").notNull(),
+  rpm: integer("rpm"),
+  tpm: integer("tpm"),
+  budgetDayMicros: integer("budget_day_micros"),
+  budgetMonthMicros: integer("budget_month_micros"),
+  budgetDayTokens: integer("budget_day_tokens"),
+  budgetMonthTokens: integer("budget_month_tokens"),
+  /** Glob patterns, JSON array; null inherits. */
+  models: text("models", { mode: "json" }).$type<string[]>(),
+  maxKeyTtlMs: integer("max_key_ttl_ms"),
+  updatedAt: integer("updated_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.scopeKind, t.scopeId] })]);
+
+/** Budget counters, persisted from memory every few seconds and restored at start. */
+export const budgetCounters = sqliteTable("budget_counters", {
+  scopeKind: text("scope_kind").notNull(),
+  scopeId: text("scope_id").notNull(),
+  period: text("period", { enum: ["day", "month"] }).notNull(),
+  periodStart: integer("period_start").notNull(),
+  micros: integer("micros").notNull(),
+  tokens: integer("tokens").notNull(),
+}, (t) => [primaryKey({ columns: [t.scopeKind, t.scopeId, t.period] })]);
+
+/** Sign-in sessions, stored as the sha256 of the cookie's token. */
+export const sessions = sqliteTable("sessions", {
+  id: text("id").primaryKey(),
+  tokenHash: text("token_hash").notNull().unique(),
+  userId: text("user_id").notNull().references(() => users.id),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  revokedAt: integer("revoked_at"),
+});
+
+/** The audit trail: written only, never changed through the product. */
+export const audit = sqliteTable("audit", {
+  id: text("id").primaryKey(),
+  at: integer("at").notNull(),
+  actorKind: text("actor_kind", { enum: ["token", "session", "key", "system"] }).notNull(),
+  actorId: text("actor_id").notNull(),
+  actorName: text("actor_name").notNull(),
+  action: text("action").notNull(),
+  targetKind: text("target_kind").notNull(),
+  targetId: text("target_id").notNull(),
+  /** The tenant the target lives in, so a tenant administrator reads only their own trail. */
+  orgId: text("org_id"),
+  before: text("before", { mode: "json" }),
+  after: text("after", { mode: "json" }),
+}, (t) => [index("audit_at").on(t.at)]);
 
 export const models = sqliteTable("models", {
   name: text("name").primaryKey(),
@@ -49,10 +148,6 @@ export const models = sqliteTable("models", {
   fallbacks: text("fallbacks", { mode: "json" }).$type<string[]>().notNull().default([]),
   /** Requests one replica serves well at once; null means the engine's own (sim: 4). */
   slots: integer("slots"),
-  /** Prices per 1,000 tokens, in micro-units of currency. A cached price of 0 means the prompt price. */
-  pricePrompt: integer("price_prompt").notNull().default(0),
-  pricePromptCached: integer("price_cached").notNull().default(0),
-  priceCompletion: integer("price_completion").notNull().default(0),
   /** The name sent to the engine or provider instead of this one; null sends this name. */
   upstreamModel: text("upstream_model"),
   /**
@@ -62,6 +157,13 @@ export const models = sqliteTable("models", {
   externalKeys: text("external_keys", { mode: "json" }).$type<ExternalKeyFile[]>(),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  /**
+   * Prices per 1,000 tokens in micro-units of currency; null: the default price. A cached price
+   * of 0 means the prompt price.
+   */
+  pricePrompt: integer("price_prompt"),
+  priceCompletion: integer("price_completion"),
+  priceCached: integer("price_cached"),
 });
 
 export interface ExternalKeyFile {

@@ -6,7 +6,8 @@ export const en = {
     body_too_large: "The request body is larger than the limit of {limit} bytes",
     missing_api_key: "No API key was given. Send it as 'Authorization: Bearer <key>'",
     invalid_api_key: "The API key is not valid, has expired or was revoked",
-    unauthorized: "A valid admin token is required. Send it as 'Authorization: Bearer <token>'",
+    unauthorized:
+      "A valid session, API key or admin token is required. Send a key or token as 'Authorization: Bearer <token>'",
     forbidden: "You are not allowed to do this",
     not_found: "Nothing is found at {path}",
     model_not_found: "The model '{model}' does not exist or you do not have access to it",
@@ -29,6 +30,15 @@ export const en = {
       "The node's credential is not valid: the node was removed or never joined. Join it again with a new code",
     node_not_found: "There is no node '{node}'",
     node_not_connected: "The node '{node}' is not connected",
+    rate_limited:
+      "Rate limit reached: {limit} at the {level} level ({used} of {max}). It resets in {reset}",
+    budget_exceeded:
+      "Budget spent: the {period} budget of the {level} level ({spent} of {max} {unit}). It resets at {reset}",
+    too_many_unknown_keys: "Too many unrecognised API keys from this address. Try again in {reset}",
+    too_many_attempts: "Too many sign-in attempts. Try again in {reset}",
+    invalid_credentials: "The email or password is not right",
+    csrf_failed: "The form's CSRF token is missing or wrong: reload the page and try again",
+    sign_in_unavailable: "Sign-in through {provider} is unavailable: {reason}",
     internal_error: "An internal error occurred. The request id is {requestId}",
   },
 } as const;

@@ -8,6 +8,7 @@ import type { AppEnv } from "./app_env.ts";
 import type { AppDeps } from "./deps.ts";
 import { AppError, errorResponseFor, makeOnError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { authRoutes } from "./routes/auth.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
@@ -26,6 +27,7 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/v1", messagesRoutes(deps));
   app.route("/", rerankRoutes(deps));
   app.route("/api/v1", adminRoutes(deps));
+  app.route("/auth", authRoutes(deps));
   if (deps.portalHtml !== undefined) {
     const html = deps.portalHtml;
     app.get("/", (c) => c.html(html));

@@ -4,6 +4,7 @@
  */
 import { bool, int, oneOf, type Resolved, resolveSettings, text } from "../core/settings.ts";
 import { defaultDataDir } from "../core/paths.ts";
+import { peopleAuthSettings, peopleSettings } from "./auth/settings.ts";
 
 export const serverSettings = {
   listen: text("listen", "127.0.0.1:8080", "Address the HTTP listener binds (host:port)"),
@@ -96,6 +97,7 @@ export const serverSettings = {
     "How long a checked API key is remembered before the store is asked again, in ms",
     { min: 0 },
   ),
+  ...peopleAuthSettings, // people branch
   llamaServer: text(
     "engines.llama_server",
     "llama-server",
@@ -162,6 +164,8 @@ export const serverSettings = {
     "How long a join code is valid when --expires is not given, in ms",
     { min: 1_000 },
   ),
+  // people branch: sign-in, sessions, identity provider, accounting
+  ...peopleSettings,
 };
 
 export type ServerConfig = Resolved<typeof serverSettings> & { dataDir: string };

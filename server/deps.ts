@@ -4,6 +4,7 @@ import type { Logger } from "../core/log.ts";
 import type { Store } from "../db/store.ts";
 import type { AdminTokens } from "./auth/admin_tokens.ts";
 import type { KeyService } from "./keys/keys.ts";
+import type { PeopleServices } from "./tenancy/services.ts";
 import type { ModelCatalog } from "./router/catalog.ts";
 import type { ReplicaTable } from "./router/replicas.ts";
 import type { Routing } from "./router/routing.ts";
@@ -24,6 +25,8 @@ export interface AppDeps {
   usage: UsageSink;
   /** Joined nodes and their channels; absent when there is no cluster listener. */
   nodes?: NodeServices;
+  /** Tenancy, limits, budgets, admission, audit, sign-in (people branch). */
+  people: PeopleServices;
   /** The portal's landing page, or undefined when the portal is off. */
   portalHtml?: string;
 }

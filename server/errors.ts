@@ -33,6 +33,14 @@ export const errorCodes = [
   "node_not_found",
   "node_not_connected",
   "internal_error",
+  // people branch: tenancy, limits, sign-in
+  "rate_limited",
+  "budget_exceeded",
+  "too_many_unknown_keys",
+  "too_many_attempts",
+  "invalid_credentials",
+  "csrf_failed",
+  "sign_in_unavailable",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 
@@ -42,7 +50,9 @@ type OpenAIErrorType =
   | "permission_error"
   | "not_found_error"
   | "rate_limit_error"
-  | "server_error";
+  | "server_error"
+  | "requests"
+  | "insufficient_quota";
 
 export function statusOf(
   code: ErrorCode,
@@ -64,8 +74,10 @@ export function statusOf(
     case "join_code_used":
     case "join_code_expired":
     case "node_credential_invalid":
+    case "invalid_credentials":
       return { status: 401, type: "authentication_error" };
     case "forbidden":
+    case "csrf_failed":
       return { status: 403, type: "permission_error" };
     case "not_found":
     case "model_not_found":
@@ -78,9 +90,16 @@ export function statusOf(
     case "model_unavailable":
     case "queue_timeout":
     case "node_not_connected":
+    case "sign_in_unavailable":
       return { status: 503, type: "server_error" };
     case "provider_rate_limited":
       return { status: 429, type: "rate_limit_error" };
+    case "rate_limited":
+    case "too_many_unknown_keys":
+    case "too_many_attempts":
+      return { status: 429, type: "requests" };
+    case "budget_exceeded":
+      return { status: 429, type: "insufficient_quota" };
     case "engine_stalled":
       return { status: 504, type: "server_error" };
     case "internal_error":
@@ -95,8 +114,11 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     readonly params: Record<string, string | number> = {},
     readonly param: string | null = null,
-    /** `retryAfterS`: when trying again may work, sent as `Retry-After`. */
-    readonly hints: { retryAfterS?: number } = {},
+    /**
+     * `retryAfterS`: when trying again may work, sent as `Retry-After`; `headers`: others the
+     * refusal carries (a 429's `x-ratelimit-*`).
+     */
+    readonly hints: { retryAfterS?: number; headers?: Record<string, string> } = {},
   ) {
     super(errorMessage(code, params));
   }
@@ -125,7 +147,14 @@ export function errorBody(err: AppError, requestId?: string): ErrorBody {
 }
 
 export function errorResponse(err: AppError, requestId?: string): Response {
-  const res = Response.json(errorBody(err, requestId), { status: statusOf(err.code).status });
+  return withHints(
+    Response.json(errorBody(err, requestId), { status: statusOf(err.code).status }),
+    err,
+  );
+}
+
+function withHints(res: Response, err: AppError): Response {
+  for (const [k, v] of Object.entries(err.hints.headers ?? {})) res.headers.set(k, v);
   if (err.hints.retryAfterS !== undefined) {
     res.headers.set("retry-after", String(err.hints.retryAfterS));
   }
@@ -136,11 +165,10 @@ export function errorResponse(err: AppError, requestId?: string): Response {
 export function errorResponseFor(path: string, err: AppError, requestId?: string): Response {
   if (!isAnthropicPath(path)) return errorResponse(err, requestId);
   const { status } = statusOf(err.code);
-  const res = Response.json(anthropicErrorBody(status, err.message, requestId), { status });
-  if (err.hints.retryAfterS !== undefined) {
-    res.headers.set("retry-after", String(err.hints.retryAfterS));
-  }
-  return res;
+  return withHints(
+    Response.json(anthropicErrorBody(status, err.message, requestId), { status }),
+    err,
+  );
 }
 
 /** The app's single error handler. Unknown errors become a generic 500; details go to the log only. */

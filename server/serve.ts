@@ -18,6 +18,8 @@ import { createRouting } from "./router/routing.ts";
 import { defaultPrefixOptions } from "./router/request_keys.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
 import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
+import { oidcConfigFrom } from "./auth/oidc.ts";
+import { startPeople } from "./tenancy/services.ts";
 
 export interface ControlPlane {
   /** The address clients use, e.g. `http://127.0.0.1:8080`. */
@@ -57,14 +59,41 @@ export async function startControlPlane(
     prefixIndexSize: config.prefixIndexSize,
   }, opts.logger);
   replicas.onRoom = (model) => routing.admission.wake(model);
+  const keys = new KeyService({
+    store,
+    clock,
+    cacheMs: config.keyCacheMs,
+    logger: opts.logger,
+    unknownPerMinute: config.unknownKeysPerMinute,
+  });
+  const { hostname, port } = parseListen(config.listen);
+  const catalog = await ModelCatalog.load({ store, clock });
+  const people = await startPeople({
+    store,
+    clock,
+    logger: opts.logger,
+    keys,
+    catalog,
+    defaultPrice: {
+      promptPer1k: config.defaultPromptPer1k,
+      completionPer1k: config.defaultCompletionPer1k,
+      cachedPer1k: config.defaultCachedPer1k,
+    },
+    sessionTtlMs: config.sessionTtlMs,
+    signupOpen: config.signupOpen,
+    flushMs: config.accountingFlushMs,
+    oidc: await oidcConfigFrom(config, config.publicUrl || `http://${config.listen}`),
+    publicUrl: config.publicUrl,
+  });
   const deps: AppDeps = {
     limits: { maxBodyBytes: config.maxBodyBytes, firstByteTimeoutMs: config.firstByteTimeoutMs },
     store,
     clock,
     logger: opts.logger,
-    keys: new KeyService({ store, clock, cacheMs: config.keyCacheMs }),
+    keys,
+    people,
     adminTokens: new AdminTokens({ store, clock }),
-    catalog: await ModelCatalog.load({ store, clock }),
+    catalog,
     replicas,
     routing,
     usage,
@@ -86,13 +115,13 @@ export async function startControlPlane(
     } catch (e) {
       loadPoller.stop();
       await usage.close();
+      await people.close();
       if (!opts.store) store.close();
       throw e;
     }
     deps.nodes = cluster.services;
   }
   const app = buildApp(deps);
-  const { hostname, port } = parseListen(config.listen);
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({
     hostname,
@@ -123,6 +152,7 @@ export async function startControlPlane(
       await cluster?.close();
       await server.shutdown();
       await usage.close();
+      await people.close();
       if (!opts.store) store.close();
     },
   };

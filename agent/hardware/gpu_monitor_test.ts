@@ -14,7 +14,11 @@ Deno.test("GpuMonitor: keeps the latest sample, samples on its interval, closes 
   assertMatch(monitor.latest().error ?? "", /not been read yet/);
   await monitor.start();
   assertEquals(monitor.latest().gpus[0]?.memoryUsedBytes, 1);
-  await new Promise((r) => setTimeout(r, 120));
+  // Interval sampling, not a fixed sleep: a loaded machine may run the timer late.
+  const deadline = Date.now() + 3_000;
+  while (monitor.latest().gpus[0]?.memoryUsedBytes !== 3 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
   assertEquals(monitor.latest().gpus[0]?.memoryUsedBytes, 3);
   await monitor.stop();
   const after = probe.samples;

@@ -24,12 +24,18 @@ export class AdminTokens {
   }
 
   async check(presented: string): Promise<boolean> {
-    if (!presented.startsWith(adminTokenPrefix)) return false;
+    return (await this.identify(presented)) !== undefined;
+  }
+
+  /** The token's id and name when it is valid and not revoked. */
+  async identify(presented: string): Promise<{ id: string; name: string } | undefined> {
+    if (!presented.startsWith(adminTokenPrefix)) return undefined;
     const hash = await sha256Hex(presented);
     const rows = await this.deps.store.db.select().from(adminTokens).where(
       and(eq(adminTokens.tokenHash, hash), isNull(adminTokens.revokedAt)),
     );
-    return rows.some((r) => constantTimeEqual(r.tokenHash, hash));
+    const row = rows.find((r) => constantTimeEqual(r.tokenHash, hash));
+    return row ? { id: row.id, name: row.name } : undefined;
   }
 }
 

@@ -1,13 +1,5 @@
 /** Making and checking secrets: tokens, their hashes, and password hashes. */
-import { randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
-import { promisify } from "node:util";
-
-const scrypt = promisify(scryptCb) as (
-  password: string,
-  salt: Buffer,
-  keylen: number,
-  opts: { N: number; r: number; p: number; maxmem: number },
-) => Promise<Buffer>;
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** `prefix` followed by 32 random bytes in base64url (256 bits: too many to guess, so a fast hash suffices). */
 export function randomToken(prefix: string, bytes = 32): string {
@@ -19,6 +11,11 @@ export async function sha256Hex(text: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** The same hash without a promise, for checks on the request path. */
+export function sha256HexSync(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
 /** Compares two strings without leaking, through timing, where they first differ. */
 export function constantTimeEqual(a: string, b: string): boolean {
   const ab = new TextEncoder().encode(a);
@@ -27,28 +24,8 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ab, bb);
 }
 
-const scryptParams = { N: 16384, r: 8, p: 1 };
-
-/** A password hash that carries its own parameters, so they can be raised later. */
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const hash = await scrypt(password, salt, 32, { ...scryptParams, maxmem: 64 * 1024 * 1024 });
-  const { N, r, p } = scryptParams;
-  return `scrypt$${N}$${r}$${p}$${salt.toString("base64url")}$${hash.toString("base64url")}`;
-}
-
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [kind, n, r, p, salt, hash] = stored.split("$");
-  if (kind !== "scrypt" || !salt || !hash) return false;
-  const want = Buffer.from(hash, "base64url");
-  const got = await scrypt(password, Buffer.from(salt, "base64url"), want.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: 64 * 1024 * 1024,
-  });
-  return timingSafeEqual(got, want);
-}
+/** Password hashing moved to passwords.ts (PBKDF2-SHA256); re-exported for older callers. */
+export { hashPassword, verifyPassword } from "./passwords.ts";
 
 /** A password a person can type: 20 characters from an alphabet without look-alikes. */
 export function generatePassword(length = 20): string {

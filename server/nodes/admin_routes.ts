@@ -1,9 +1,8 @@
-/** The admin API for nodes, under /api/v1/nodes (behind the admin token, see routes/admin.ts). */
-import { Hono } from "hono";
+/** The admin API for nodes, under /api/v1/nodes (declared through the admin registry). */
 import { z } from "zod";
-import type { AppEnv } from "../app_env.ts";
 import { AppError } from "../errors.ts";
-import { readJsonBody } from "../router/read_body.ts";
+import type { AdminRegistry } from "../routes/admin/registry.ts";
+import { requireRead, requireWrite } from "../tenancy/access.ts";
 import type { JoinCodes } from "./join_codes.ts";
 import type { NodeHub } from "./node_hub.ts";
 
@@ -26,70 +25,99 @@ const startShardInput = z.strictObject({
   args: z.array(z.string()).max(200).optional(),
 });
 
-export function nodeAdminRoutes(nodes: NodeServices | undefined): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.use("*", async (_c, next) => {
+/** Nodes are the cluster's, not a tenant's: only administrators and operators see or touch them. */
+const cluster = { orgId: null, teamId: null };
+
+export function nodeAdminRoutes(registry: AdminRegistry, nodes: NodeServices | undefined): void {
+  const svc = (): NodeServices => {
     if (!nodes) {
       throw new AppError("conflict", {
         detail: "this control plane has no cluster listener (cluster_listen is empty)",
       });
     }
-    await next();
-  });
-  const svc = () => nodes!;
+    return nodes;
+  };
+  const read = { tag: "nodes", access: "administrator, operator" };
 
-  app.post("/join-codes", async (c) => {
-    const input = parse(joinCodeInput, await readJsonBody(c.req.raw, 16 * 1024));
+  registry.add({
+    ...read,
+    method: "post",
+    path: "/nodes/join-codes",
+    summary: "Make a one-time join code",
+    body: joinCodeInput,
+    status: 201,
+  }, async (c, { body, actor }) => {
+    requireWrite(actor, "staff", cluster, c.req.path);
     const created = await svc().joinCodes.create({
-      labels: input.labels ?? {},
-      ttlMs: input.expires_in_ms ?? svc().joinCodeTtlMs,
+      labels: body.labels ?? {},
+      ttlMs: body.expires_in_ms ?? svc().joinCodeTtlMs,
     });
     return c.json(created, 201);
   });
-  app.get("/", async (c) => c.json({ data: await svc().hub.list() }));
-  app.get("/:id", async (c) => c.json(await svc().hub.get(c.req.param("id"))));
-  app.post(
-    "/:id/cordon",
-    async (c) =>
-      c.json(await svc().hub.setFlags(c.req.param("id"), { cordoned: true, draining: false })),
+  registry.add(
+    { ...read, method: "get", path: "/nodes", summary: "Nodes with their state" },
+    async (c, { actor }) => {
+      requireRead(actor, "staff", cluster, c.req.path);
+      return c.json({ data: await svc().hub.list() });
+    },
   );
-  app.post(
-    "/:id/uncordon",
-    async (c) =>
-      c.json(await svc().hub.setFlags(c.req.param("id"), { cordoned: false, draining: false })),
+  registry.add(
+    { ...read, method: "get", path: "/nodes/:id", summary: "One node" },
+    async (c, { actor }) => {
+      requireRead(actor, "staff", cluster, c.req.path);
+      return c.json(await svc().hub.get(c.req.param("id")!));
+    },
   );
-  app.post(
-    "/:id/drain",
-    async (c) =>
-      c.json(await svc().hub.setFlags(c.req.param("id"), { cordoned: true, draining: true })),
-  );
-  app.delete("/:id", async (c) => c.json(await svc().hub.remove(c.req.param("id"))));
-  app.post("/:id/shards", async (c) => {
-    const input = parse(startShardInput, await readJsonBody(c.req.raw, 64 * 1024));
-    const shard = await svc().hub.startShard(c.req.param("id"), {
-      shardId: input.shardId,
-      model: input.model,
-      engine: input.engine,
-      ...(input.modelPath ? { modelPath: input.modelPath } : {}),
-      args: input.args ?? [],
+  const flags = {
+    cordon: { cordoned: true, draining: false },
+    uncordon: { cordoned: false, draining: false },
+    drain: { cordoned: true, draining: true },
+  } as const;
+  for (const [verb, set] of Object.entries(flags)) {
+    registry.add(
+      { ...read, method: "post", path: `/nodes/:id/${verb}`, summary: `${verb} a node` },
+      async (c, { actor }) => {
+        requireWrite(actor, "staff", cluster, c.req.path);
+        return c.json(await svc().hub.setFlags(c.req.param("id")!, set));
+      },
+    );
+  }
+  registry.add({
+    ...read,
+    method: "delete",
+    path: "/nodes/:id",
+    summary: "Remove a node and revoke its credential",
+  }, async (c, { actor }) => {
+    requireWrite(actor, "staff", cluster, c.req.path);
+    return c.json(await svc().hub.remove(c.req.param("id")!));
+  });
+  registry.add({
+    ...read,
+    method: "post",
+    path: "/nodes/:id/shards",
+    summary: "Start a shard on a node",
+    body: startShardInput,
+    status: 202,
+  }, async (c, { body, actor }) => {
+    requireWrite(actor, "staff", cluster, c.req.path);
+    const shard = await svc().hub.startShard(c.req.param("id")!, {
+      shardId: body.shardId,
+      model: body.model,
+      engine: body.engine,
+      ...(body.modelPath ? { modelPath: body.modelPath } : {}),
+      args: body.args ?? [],
     });
     return c.json(shard, 202);
   });
-  app.delete("/:id/shards/:shardId", async (c) => {
-    await svc().hub.stopShard(c.req.param("id"), c.req.param("shardId"));
-    return c.json({ shardId: c.req.param("shardId"), stopping: true }, 202);
+  registry.add({
+    ...read,
+    method: "delete",
+    path: "/nodes/:id/shards/:shardId",
+    summary: "Stop a shard",
+    status: 202,
+  }, async (c, { actor }) => {
+    requireWrite(actor, "staff", cluster, c.req.path);
+    await svc().hub.stopShard(c.req.param("id")!, c.req.param("shardId")!);
+    return c.json({ shardId: c.req.param("shardId")!, stopping: true }, 202);
   });
-  return app;
-}
-
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  const path = issue.path.join(".");
-  throw new AppError(
-    "invalid_request",
-    { detail: `${path || "body"}: ${issue.message}` },
-    path || null,
-  );
 }

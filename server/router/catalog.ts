@@ -20,7 +20,7 @@ export type ModelInput =
       | "fallbacks"
       | "slots"
       | "pricePrompt"
-      | "pricePromptCached"
+      | "priceCached"
       | "priceCompletion"
       | "upstreamModel"
       | "externalKeys"
@@ -65,13 +65,14 @@ export class ModelCatalog {
       routingProfile: input.routingProfile ?? null,
       fallbacks: input.fallbacks ?? [],
       slots: input.slots ?? null,
-      pricePrompt: input.pricePrompt ?? 0,
-      pricePromptCached: input.pricePromptCached ?? 0,
-      priceCompletion: input.priceCompletion ?? 0,
       upstreamModel: input.upstreamModel ?? null,
       externalKeys: input.externalKeys ?? null,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
+      // Prices given win; otherwise those set earlier (e.g. by `ctl prices`) are kept.
+      pricePrompt: input.pricePrompt ?? existing?.pricePrompt ?? null,
+      priceCompletion: input.priceCompletion ?? existing?.priceCompletion ?? null,
+      priceCached: input.priceCached ?? existing?.priceCached ?? null,
     };
     await this.deps.store.write((tx) =>
       tx.insert(models).values(row).onConflictDoUpdate({ target: models.name, set: row })
@@ -79,6 +80,22 @@ export class ModelCatalog {
     this.#byName.set(row.name, row);
     for (const fn of this.#listeners) fn(row, row.name);
     return row;
+  }
+
+  /** Changes only a model's prices; false when there is no such model. */
+  async setPrices(
+    name: string,
+    prices: Pick<ModelEntry, "pricePrompt" | "priceCompletion" | "priceCached">,
+  ): Promise<boolean> {
+    const existing = this.#byName.get(name);
+    if (!existing) return false;
+    const row = { ...existing, ...prices, updatedAt: this.deps.clock.now() };
+    await this.deps.store.write((tx) =>
+      tx.update(models).set({ ...prices, updatedAt: row.updatedAt }).where(eq(models.name, name))
+    );
+    this.#byName.set(name, row);
+    for (const fn of this.#listeners) fn(row, name);
+    return true;
   }
 
   async remove(name: string): Promise<boolean> {

@@ -9,7 +9,6 @@ import type { Context } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import { costMicros } from "../usage/cost.ts";
 import type { ModelEntry } from "./catalog.ts";
 import { choose, hasUsable } from "./choose.ts";
 import { profileHeader, resolveProfile } from "./picker.ts";
@@ -17,6 +16,7 @@ import { requireModel } from "./read_body.ts";
 import { passOn, relay, type RelayOutcome } from "./relay.ts";
 import type { Replica } from "./replicas.ts";
 import { prefixBlocks, sessionKey } from "./request_keys.ts";
+import { estimateTokens } from "../accounting/admission.ts";
 
 export type EnginePath = "/chat/completions" | "/completions" | "/embeddings" | "/rerank";
 
@@ -51,6 +51,14 @@ export async function dispatch(
   const requestId = c.get("requestId");
   const keyId = c.get("apiKey").id;
   let queueMs = 0;
+  // Allowed models, rate limits and budgets, all in memory, before any routing; settled (token
+  // estimate corrected, cost charged up the tree) exactly once, when the request is recorded.
+  const admitted = deps.people.admission.admit({
+    key: c.get("apiKey"),
+    model,
+    estimate: estimateTokens(body),
+  });
+  if (!admitted.ok) throw admitted.error;
 
   const record = (o: RelayOutcome | undefined, status: number, served?: ModelEntry, r?: Replica) =>
     deps.usage.record({
@@ -62,9 +70,12 @@ export async function dispatch(
       promptTokens: o?.promptTokens ?? 0,
       completionTokens: o?.completionTokens ?? 0,
       cachedTokens: o?.cachedTokens ?? 0,
-      costMicros: served && o
-        ? costMicros(served, o.promptTokens, o.cachedTokens, o.completionTokens)
-        : 0,
+      costMicros: deps.people.admission.settle({
+        ticket: admitted.ticket,
+        // Priced at the model that served; nothing served costs nothing.
+        model: served?.name ?? model,
+        usage: o ?? { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
+      }),
       status,
       latencyMs: Math.round(performance.now() - started),
       ttftMs: o?.ttftMs ?? null,
@@ -95,7 +106,10 @@ export async function dispatch(
   if (!picked) {
     // Nothing has room now: wait in the queue of the first model that has a replica at all.
     const waitFor = chain.find((m) => hasUsable(table, m.name, tried));
-    if (!waitFor) throw new AppError("model_unavailable", { model });
+    if (!waitFor) {
+      record(undefined, 503);
+      throw new AppError("model_unavailable", { model });
+    }
     const lane = stream || profile === "chat" ? "interactive" : "batch";
     try {
       const take = () => {
@@ -169,6 +183,7 @@ export async function dispatch(
     });
     if (result.kind === "answered") {
       if (blocks.length) routing.prefixIndex.record(blocks, replica.id);
+      for (const [k, v] of Object.entries(admitted.headers)) result.response.headers.set(k, v);
       return result.response;
     }
     release(deps, replica);

@@ -49,7 +49,7 @@ Deno.test("two outside keys, one answering 429: every request is answered by the
       upstreamModel: "gpt-4o-mini",
       externalKeys: [{ file: `${dir}/limited.key` }, { file: `${dir}/good.key`, weight: 1 }],
       pricePrompt: 1000,
-      pricePromptCached: 100,
+      priceCached: 100,
       priceCompletion: 1000,
     });
     // Loading reads the key files in the background.

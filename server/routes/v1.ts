@@ -2,6 +2,8 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import { bearerToken } from "../auth/admin_tokens.ts";
+import { clientAddr } from "../auth/actor.ts";
+import { keyRefusal } from "../keys/refusal.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import type { ModelEntry } from "../router/catalog.ts";
@@ -16,17 +18,25 @@ export function v1Routes(deps: AppDeps): Hono<AppEnv> {
   app.use("*", async (c, next) => {
     const presented = bearerToken(c.req.raw);
     if (!presented) throw new AppError("missing_api_key");
-    const check = await deps.keys.check(presented);
-    if (!check.ok) throw new AppError("invalid_api_key");
+    const check = await deps.keys.check(presented, clientAddr(c)); // people: per-address allowance
+    if (!check.ok) throw keyRefusal(check);
     c.set("apiKey", check.key);
     await next();
   });
 
-  app.get("/models", (c) => c.json({ object: "list", data: deps.catalog.list().map(modelObject) }));
+  app.get("/models", (c) =>
+    c.json({
+      object: "list",
+      // people: only the models the key's levels allow.
+      data: deps.catalog.list().filter((m) => deps.people.admission.allows(c.get("apiKey"), m.name))
+        .map(modelObject),
+    }));
 
   app.get("/models/:id{.+}", (c) => {
     const model = deps.catalog.get(c.req.param("id"));
-    if (!model) throw new AppError("model_not_found", { model: c.req.param("id") });
+    if (!model || !deps.people.admission.allows(c.get("apiKey"), model.name)) { // people
+      throw new AppError("model_not_found", { model: c.req.param("id") });
+    }
     return c.json(modelObject(model));
   });
 

@@ -6,7 +6,7 @@ import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
 import { defaultYaml } from "../../core/settings.ts";
 import { openStore } from "../../db/store.ts";
-import { users } from "../../db/schema.ts";
+import { limits, users } from "../../db/schema.ts";
 import { AdminTokens } from "../auth/admin_tokens.ts";
 import { generatePassword, hashPassword, randomToken } from "../auth/secrets.ts";
 import { serverSettings } from "../config.ts";
@@ -22,6 +22,8 @@ export interface InitResult {
 }
 
 export const adminUsername = "admin";
+/** Per-key defaults written at init; `ctl limits set --global` changes them. */
+export const defaultLimits = { rpm: 60, tpm: 200_000 };
 
 export async function initDataDir(
   dataDir: string,
@@ -64,12 +66,35 @@ export async function initDataDir(
         id: ulid(),
         username: adminUsername,
         passwordHash: await hashPassword(adminPassword),
-        role: "admin" as const,
+        role: "administrator" as const,
         createdAt: opts.clock.now(),
       };
       await store.write((tx) => tx.insert(users).values(row));
     }
     note(adminPassword !== undefined, `administrator '${adminUsername}'`);
+
+    // Limits bind from the first day: without defaults a key made without limits is unmetered.
+    const defaults = await store.db.select().from(limits);
+    if (defaults.length === 0) {
+      await store.write((tx) =>
+        tx.insert(limits).values({
+          scopeKind: "global",
+          scopeId: "global",
+          ...defaultLimits,
+          budgetDayMicros: null,
+          budgetMonthMicros: null,
+          budgetDayTokens: null,
+          budgetMonthTokens: null,
+          models: null,
+          maxKeyTtlMs: null,
+          updatedAt: opts.clock.now(),
+        })
+      );
+    }
+    note(
+      defaults.length === 0,
+      `default limits (${defaultLimits.rpm} rpm, ${defaultLimits.tpm} tpm per key)`,
+    );
 
     const tokenPath = `${dataDir}/admin.token`;
     if (await exists(tokenPath)) {

@@ -64,3 +64,102 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "ctl covers orgs, teams, projects, people, keys, limits and audit, each with --json",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const app = await startAppliance();
+    try {
+      const base = ["--data", app.dataDir, "--url", app.url, "--json"];
+      const run = async (...args: string[]) => {
+        const r = await ctl([...args, ...base]);
+        assertEquals(r.code, 0, `ctl ${args.join(" ")}: ${r.stderr}`);
+        return JSON.parse(r.stdout);
+      };
+      const org = await run("orgs", "create", "acme");
+      const team = await run("teams", "create", "--org", org.id, "core");
+      const project = await run("projects", "create", "--team", team.id, "app");
+      const person = await run(
+        "people",
+        "add",
+        "mel",
+        "--role",
+        "member",
+        "--org",
+        org.id,
+        "--email",
+        "mel@acme.example",
+      );
+      assertEquals(person.password.length, 20);
+      assertEquals(
+        (await run("people", "list")).some((p: { id: string }) => p.id === person.id),
+        true,
+      );
+      const key = await run(
+        "keys",
+        "create",
+        "--name",
+        "mel",
+        "--project",
+        project.id,
+        "--person",
+        person.id,
+      );
+      assertMatch(key.key, /^sk-llmgw-/);
+
+      // init wrote the per-key defaults; a project level narrows them, partially.
+      const global = await run("limits", "show", "--global");
+      assertEquals([global.limits.rpm, global.limits.tpm], [60, 200000]);
+      await run("limits", "set", "--project", project.id, "--rpm", "30", "--tpm", "5000");
+      const partial = await run("limits", "set", "--project", project.id, "--rpm", "20");
+      assertEquals([partial.limits.rpm, partial.limits.tpm], [20, 5000]);
+      const replaced = await run(
+        "limits",
+        "set",
+        "--project",
+        project.id,
+        "--budget-day",
+        "1000000",
+        "--replace",
+      );
+      assertEquals([replaced.limits.rpm, replaced.limits.tpm], [null, null]);
+      assertEquals(replaced.limits.budgetDayMicros, 1000000);
+      const eff = await run("limits", "show", "--key", key.id);
+      assertEquals(eff.effective.rpm.value, 60);
+
+      const res = await fetch(`${app.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key.key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "demo",
+          max_tokens: 4,
+          messages: [{ role: "user", content: "hi" }],
+        }),
+      });
+      assertEquals(res.status, 200);
+      assertEquals(res.headers.get("x-ratelimit-limit-requests"), "60");
+      await res.body?.cancel();
+
+      const trail = await run("audit", "--target", project.id);
+      assertEquals(trail.map((r: { action: string }) => r.action), [
+        "limits.replace",
+        "limits.update",
+        "limits.update",
+        "project.create",
+      ]);
+      const text = await ctl(["audit", "--since", "1h", "--data", app.dataDir, "--url", app.url]);
+      assertEquals(text.code, 0, text.stderr);
+      assertMatch(text.stdout, /key\.create/);
+      assertEquals(text.stdout.includes(key.key), false);
+      const help = await ctl(["--help"]);
+      for (const area of ["orgs", "teams", "projects", "people", "keys", "limits", "audit"]) {
+        assertMatch(help.stdout, new RegExp(`  ${area} `));
+      }
+    } finally {
+      assertEquals(await app.stop(), 0);
+      await Deno.remove(app.dataDir, { recursive: true });
+    }
+  },
+});

@@ -14,6 +14,8 @@ import { ModelCatalog } from "../../server/router/catalog.ts";
 import { ReplicaTable } from "../../server/router/replicas.ts";
 import { createRouting, type RoutingSettings } from "../../server/router/routing.ts";
 import { UsageRecorder } from "../../server/usage/recorder.ts";
+import { type PeopleServices, startPeople } from "../../server/tenancy/services.ts";
+import type { OidcConfig } from "../../server/auth/oidc.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
 
 export interface Harness {
@@ -26,6 +28,7 @@ export interface Harness {
   /** A valid API key and admin token. */
   key: string;
   adminToken: string;
+  people: PeopleServices;
   /** Sends a /v1 request with the key. */
   v1(path: string, body?: unknown, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
@@ -40,6 +43,10 @@ export async function startHarness(
     breakerCooldownMs?: number;
     /** Called when an outside provider refuses a key. */
     onKeyRefused?: (endpoint: string) => void;
+    keyCacheMs?: number;
+    keys?: Partial<ConstructorParameters<typeof KeyService>[0]>;
+    oidc?: OidcConfig;
+    signupOpen?: boolean;
   } = {},
 ): Promise<Harness> {
   const store = await openStore(":memory:");
@@ -73,12 +80,27 @@ export async function startHarness(
     apiKey: engineKey,
     state: "ready",
   });
+  const keys = new KeyService({ store, clock, cacheMs: opts.keyCacheMs ?? 30_000, ...opts.keys });
+  const people = await startPeople({
+    store,
+    clock,
+    logger: silentLogger,
+    keys,
+    catalog,
+    defaultPrice: { promptPer1k: 1000, completionPer1k: 2000, cachedPer1k: 0 },
+    sessionTtlMs: 3_600_000,
+    signupOpen: opts.signupOpen ?? false,
+    flushMs: 3_600_000,
+    oidc: opts.oidc ?? null,
+    publicUrl: "",
+  });
   const deps: AppDeps = {
     limits: { maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024, firstByteTimeoutMs: 10_000 },
     store,
     clock,
     logger: silentLogger,
-    keys: new KeyService({ store, clock, cacheMs: 30_000 }),
+    keys,
+    people,
     adminTokens: new AdminTokens({ store, clock }),
     catalog,
     replicas,
@@ -110,8 +132,10 @@ export async function startHarness(
           ...(init.headers ?? {}),
         },
       }),
+    people,
     async close() {
       await usage.close();
+      await people.close();
       await engine.close();
       store.close();
     },

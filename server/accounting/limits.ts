@@ -1,0 +1,135 @@
+/**
+ * Limits at every level of the tree, in memory. A level only narrows the one above: the
+ * effective value of a number is the smallest set on the chain, and a model is allowed only when
+ * every level with a list allows it. An unset value inherits.
+ */
+import { and, eq } from "drizzle-orm";
+import type { Clock } from "../../core/clock.ts";
+import type { Store } from "../../db/store.ts";
+import { limits } from "../../db/schema.ts";
+import type { Scope } from "../tenancy/tenancy.ts";
+
+export const numericLimits = [
+  "rpm",
+  "tpm",
+  "budgetDayMicros",
+  "budgetMonthMicros",
+  "budgetDayTokens",
+  "budgetMonthTokens",
+  "maxKeyTtlMs",
+] as const;
+export type NumericLimit = (typeof numericLimits)[number];
+
+export type LimitSet = { [K in NumericLimit]: number | null } & { models: string[] | null };
+export type LimitPatch = Partial<LimitSet>;
+
+export const emptyLimits: LimitSet = {
+  rpm: null,
+  tpm: null,
+  budgetDayMicros: null,
+  budgetMonthMicros: null,
+  budgetDayTokens: null,
+  budgetMonthTokens: null,
+  maxKeyTtlMs: null,
+  models: null,
+};
+
+/** An effective number and the level that set it (the tightest one). */
+export interface Bound {
+  value: number;
+  scope: Scope;
+}
+
+export type Effective = { [K in NumericLimit]: Bound | null } & {
+  /** Each level's list, widest first; a model must match one pattern of every list. */
+  models: { patterns: string[]; scope: Scope }[];
+};
+
+const globCache = new Map<string, RegExp>();
+export function globMatch(pattern: string, name: string): boolean {
+  let re = globCache.get(pattern);
+  if (!re) {
+    const body = pattern.split("").map((ch) =>
+      ch === "*" ? ".*" : ch === "?" ? "." : ch.replace(/[.+^${}()|[\]\\/]/g, "\\$&")
+    ).join("");
+    re = new RegExp(`^${body}$`);
+    if (globCache.size > 1000) globCache.clear();
+    globCache.set(pattern, re);
+  }
+  return re.test(name);
+}
+
+const keyOf = (s: Scope) => `${s.kind}:${s.id}`;
+
+export class LimitsBook {
+  readonly #byScope = new Map<string, LimitSet>();
+
+  private constructor(private readonly deps: { store: Store; clock: Clock }) {}
+
+  static async load(deps: { store: Store; clock: Clock }): Promise<LimitsBook> {
+    const book = new LimitsBook(deps);
+    for (const r of await deps.store.db.select().from(limits)) {
+      const { scopeKind, scopeId, updatedAt: _, ...set } = r;
+      book.#byScope.set(keyOf({ kind: scopeKind, id: scopeId }), set);
+    }
+    return book;
+  }
+
+  get(scope: Scope): LimitSet {
+    return this.#byScope.get(keyOf(scope)) ?? emptyLimits;
+  }
+
+  /** Partial by default: only the fields given change. `replace` writes the whole set. */
+  async set(scope: Scope, patch: LimitPatch, replace = false): Promise<LimitSet> {
+    const next: LimitSet = { ...(replace ? emptyLimits : this.get(scope)), ...patch };
+    const row = {
+      scopeKind: scope.kind,
+      scopeId: scope.id,
+      ...next,
+      updatedAt: this.deps.clock.now(),
+    };
+    await this.deps.store.write((tx) =>
+      tx.insert(limits).values(row).onConflictDoUpdate({
+        target: [limits.scopeKind, limits.scopeId],
+        set: row,
+      })
+    );
+    this.#byScope.set(keyOf(scope), next);
+    return next;
+  }
+
+  async clear(scope: Scope): Promise<void> {
+    await this.deps.store.write((tx) =>
+      tx.delete(limits).where(and(eq(limits.scopeKind, scope.kind), eq(limits.scopeId, scope.id)))
+    );
+    this.#byScope.delete(keyOf(scope));
+  }
+
+  effective(chain: Scope[]): Effective {
+    const out = { models: [] } as unknown as Effective;
+    for (const k of numericLimits) out[k] = null;
+    for (const scope of chain) {
+      const set = this.#byScope.get(keyOf(scope));
+      if (!set) continue;
+      for (const k of numericLimits) {
+        const v = set[k];
+        if (v !== null && (out[k] === null || v < out[k]!.value)) out[k] = { value: v, scope };
+      }
+      if (set.models) out.models.push({ patterns: set.models, scope });
+    }
+    return out;
+  }
+
+  /** The level whose model list refuses `model`, or null when every level allows it. */
+  modelRefusedBy(eff: Effective, model: string): Scope | null {
+    for (const level of eff.models) {
+      if (!level.patterns.some((p) => globMatch(p, model))) return level.scope;
+    }
+    return null;
+  }
+
+  /** Limits that bind per level, for the rate limiter: each level's own rpm/tpm. */
+  own(scope: Scope): LimitSet | undefined {
+    return this.#byScope.get(keyOf(scope));
+  }
+}

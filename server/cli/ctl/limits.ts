@@ -1,0 +1,89 @@
+/** `ctl limits`: limits and budgets at any level; partial unless --replace. */
+import { UsageError } from "../../../core/command.ts";
+import { type Area, type Ctx, duration, printOne, str, type Values } from "./client.ts";
+
+const levels = ["org", "team", "project", "person", "key"] as const;
+
+function scopePath(v: Values): string {
+  if (v.global === true) return "limits/global/global";
+  const given = levels.filter((l) => str(v, l) !== undefined);
+  if (given.length !== 1) {
+    throw new UsageError(
+      "name exactly one level: --global, --org ID, --team ID, --project ID, --person ID or --key ID",
+    );
+  }
+  return `limits/${given[0]}/${encodeURIComponent(str(v, given[0]!)!)}`;
+}
+
+/** A number, or `none` to clear the level's own value back to inherited. */
+function num(v: Values, flag: string): number | null | undefined {
+  const s = str(v, flag);
+  if (s === undefined) return undefined;
+  if (s === "none" || s === "inherit") return null;
+  const n = Number(s.replaceAll("_", ""));
+  if (!Number.isInteger(n) || n < 0) {
+    throw new UsageError(`--${flag} must be a whole number or 'none'`);
+  }
+  return n;
+}
+
+function body(v: Values): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const put = (field: string, value: unknown) => value !== undefined && (out[field] = value);
+  put("rpm", num(v, "rpm"));
+  put("tpm", num(v, "tpm"));
+  put("budget_day_micros", num(v, "budget-day"));
+  put("budget_month_micros", num(v, "budget-month"));
+  put("budget_day_tokens", num(v, "budget-day-tokens"));
+  put("budget_month_tokens", num(v, "budget-month-tokens"));
+  const models = str(v, "models");
+  if (models !== undefined) {
+    out.models = models === "none" ? null : models.split(",").map((m) => m.trim()).filter(Boolean);
+  }
+  const ttl = str(v, "max-key-ttl");
+  if (ttl !== undefined) out.max_key_ttl_ms = ttl === "none" ? null : duration(ttl, "max-key-ttl");
+  return out;
+}
+
+function describe(res: Record<string, unknown>): string {
+  const own = res.limits as Record<string, unknown>;
+  const eff = res.effective as Record<string, { value: number; scope: { kind: string } } | null>;
+  const lines = Object.entries(own).map(([k, v]) => {
+    const e = eff[k];
+    const effective = k === "models"
+      ? ""
+      : e
+      ? `  (effective ${e.value}, set at ${e.scope.kind})`
+      : "";
+    return `  ${k.padEnd(18)} ${v === null ? "inherit" : JSON.stringify(v)}${effective}`;
+  });
+  return lines.join("\n");
+}
+
+async function set(ctx: Ctx): Promise<number> {
+  const replace = ctx.values.replace === true;
+  const json = body(ctx.values);
+  if (!replace && Object.keys(json).length === 0) {
+    throw new UsageError("limits set needs at least one limit, or --replace");
+  }
+  const res = await ctx.api(scopePath(ctx.values), { method: replace ? "put" : "patch", json })
+    .json<Record<string, unknown>>();
+  return printOne(ctx.json, res, describe(res));
+}
+
+export const limitsArea: Area = {
+  name: "limits",
+  help: `  limits show LEVEL                           A level's own limits and the effective ones
+  limits set LEVEL [--rpm N] [--tpm N] [--budget-day MICROS] [--budget-month MICROS]
+             [--budget-day-tokens N] [--budget-month-tokens N] [--models 'glob,glob']
+             [--max-key-ttl 90d] [--replace]  Change only what is given ('none' clears one);
+                                              --replace writes the whole set
+  LEVEL: --global | --org ID | --team ID | --project ID | --person ID | --key ID`,
+  verbs: {
+    show: async (ctx) => {
+      const res = await ctx.api.get(scopePath(ctx.values)).json<Record<string, unknown>>();
+      return printOne(ctx.json, res, describe(res));
+    },
+    set,
+  },
+};

@@ -1,0 +1,231 @@
+/**
+ * The tenant-isolation sweep: every admin route in the OpenAPI document is tried with each
+ * credential of tenant B against tenant A's objects. Nothing of A may be read or changed. The
+ * route list comes from the served document, so a new route joins the sweep (and fails it until
+ * the sweep knows how to call it).
+ */
+import { assert, assertEquals } from "../../../tests/assert.ts";
+import { startHarness } from "../../../tests/helpers/harness.ts";
+import { call, type Cred, makeTenant, ok } from "../../../tests/helpers/tenants.ts";
+
+Deno.test("no credential of one tenant reads or changes another tenant's anything", async () => {
+  const h = await startHarness();
+  try {
+    const a = await makeTenant(h, "acme");
+    const b = await makeTenant(h, "globex");
+    // A's member spends a little, so A has usage to leak.
+    const spent = await h.v1("/chat/completions", {
+      model: "demo",
+      max_tokens: 4,
+      messages: [{ role: "user", content: "hi" }],
+    }, { headers: { authorization: `Bearer ${a.member.key}` } });
+    assertEquals(spent.status, 200);
+    await spent.text();
+    await h.usage.flush();
+
+    const doc = await (await h.app.request("/api/v1/openapi.json")).json();
+    const secretsOfA = [
+      a.org.id,
+      a.team.id,
+      a.project.id,
+      a.admin.id,
+      a.member.id,
+      a.viewer.id,
+      a.member.keyId,
+    ];
+    const ids: Record<string, string> = {
+      "/orgs/{id}": a.org.id,
+      "/teams/{id}": a.team.id,
+      "/projects/{id}": a.project.id,
+      "/people/{id}": a.member.id,
+      "/people/{id}/password": a.admin.id,
+      "/people/{id}/sessions": a.admin.id,
+      "/keys/{id}": a.member.keyId,
+      "/prices/{model}": "demo",
+      // Nodes belong to the cluster, not to a tenant: no tenant credential may touch any.
+      "/nodes/{id}": "any-node",
+      "/nodes/{id}/cordon": "any-node",
+      "/nodes/{id}/uncordon": "any-node",
+      "/nodes/{id}/drain": "any-node",
+      "/nodes/{id}/shards": "any-node",
+      "/nodes/{id}/shards/{shardId}": "any-node",
+    };
+    const limitTargets: [string, string][] = [
+      ["org", a.org.id],
+      ["team", a.team.id],
+      ["project", a.project.id],
+      ["person", a.member.id],
+      ["key", a.member.keyId],
+    ];
+    const bodies: Record<string, unknown> = {
+      "post /orgs": { name: "stolen" },
+      "patch /orgs/{id}": { name: "stolen" },
+      "post /teams": { org_id: a.org.id, name: "stolen" },
+      "patch /teams/{id}": { name: "stolen" },
+      "post /projects": { team_id: a.team.id, name: "stolen" },
+      "patch /projects/{id}": { name: "stolen" },
+      "post /people": {
+        username: "mole",
+        role: "tenant_admin",
+        org_id: a.org.id,
+        password: "x".repeat(16),
+      },
+      "patch /people/{id}": { role: "tenant_admin" },
+      "post /people/{id}/password": { password: "y".repeat(16) },
+      "post /keys": { name: "mole", project_id: a.project.id, person_id: a.member.id },
+      "patch /limits/{kind}/{id}": { rpm: 100000 },
+      "put /limits/{kind}/{id}": { rpm: 100000 },
+      "put /prices/{model}": { prompt_per_1k: 0, completion_per_1k: 0 },
+      "post /nodes/join-codes": {},
+      "post /nodes/{id}/cordon": {},
+      "post /nodes/{id}/uncordon": {},
+      "post /nodes/{id}/drain": {},
+      "post /nodes/{id}/shards": { shardId: "s1", model: "demo", engine: "sim" },
+    };
+    const creds: [string, Cred][] = [
+      ["tenant admin", b.admin.cred],
+      ["member (session)", b.member.cred],
+      ["member (API key)", { bearer: b.member.key }],
+      ["viewer", b.viewer.cred],
+    ];
+    const auditBefore = (await ok<{ data: unknown[] }>(
+      h,
+      { bearer: h.adminToken },
+      "GET",
+      `/api/v1/audit?limit=5000`,
+    )).data.length;
+
+    let tried = 0;
+    for (
+      const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+    ) {
+      const route = path.replace(/^\/api\/v1/, "");
+      if (route === "/me") continue; // about the caller only
+      for (const method of Object.keys(methods)) {
+        const targets: string[] = route === "/limits/{kind}/{id}"
+          ? limitTargets.map(([k, id]) => `/limits/${k}/${id}`)
+          : route.includes("{")
+          ? [route.replace(/\{\w+\}/, () => {
+            const id = ids[route];
+            assert(id, `the sweep does not know how to fill ${route}: add it`);
+            return id;
+          })]
+          : [route];
+        const body = bodies[`${method} ${route}`];
+        if (method !== "get" && method !== "delete") {
+          assert(body !== undefined, `the sweep has no body for ${method} ${route}: add one`);
+        }
+        for (const target of targets) {
+          for (const [who, cred] of creds) {
+            const res = await call(h, cred, method.toUpperCase(), `/api/v1${target}`, body);
+            const text = await res.text();
+            tried++;
+            const where = `${who}: ${method.toUpperCase()} ${target} → ${res.status} ${
+              text.slice(0, 200)
+            }`;
+            if (method === "get" && !route.includes("{")) {
+              // Lists answer, but with nothing of A in them (or refuse outright).
+              assert([200, 403, 404].includes(res.status), where);
+              for (const id of secretsOfA) assert(!text.includes(id), `${where} leaks ${id}`);
+            } else {
+              assert([401, 403, 404].includes(res.status), where);
+              // An error may echo the id the caller sent; it must not name anything else of A.
+              const sent = target + JSON.stringify(body ?? "");
+              for (const id of secretsOfA.filter((x) => !sent.includes(x))) {
+                assert(!text.includes(id), `${where} leaks ${id}`);
+              }
+            }
+          }
+        }
+      }
+    }
+    assert(tried > 100, `the sweep tried ${tried} calls`);
+    // Nothing changed: no audit row was written by any of those calls, and A's things are as they were.
+    const auditAfter = (await ok<{ data: unknown[] }>(
+      h,
+      { bearer: h.adminToken },
+      "GET",
+      `/api/v1/audit?limit=5000`,
+    )).data.length;
+    assertEquals(auditAfter, auditBefore);
+    const org = await ok<{ name: string }>(h, a.admin.cred, "GET", `/api/v1/orgs/${a.org.id}`);
+    assertEquals(org.name, "acme");
+    const keyStill = await h.v1("/models", undefined, {
+      headers: { authorization: `Bearer ${a.member.key}` },
+    });
+    assertEquals(keyStill.status, 200);
+
+    // The sweep is not vacuous: A's own tenant administrator reads and changes A's things.
+    await ok(h, a.admin.cred, "GET", `/api/v1/people/${a.member.id}`);
+    await ok(h, a.admin.cred, "GET", `/api/v1/keys/${a.member.keyId}`);
+    await ok(h, a.admin.cred, "PATCH", `/api/v1/limits/project/${a.project.id}`, { rpm: 10 });
+    const usage = await ok<{ data: { keyId: string }[] }>(h, a.admin.cred, "GET", "/api/v1/usage");
+    assert(usage.data.some((u) => u.keyId === a.member.keyId));
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("roles: members manage only their own keys, viewers change nothing, keys never write", async () => {
+  const h = await startHarness();
+  try {
+    const a = await makeTenant(h, "acme");
+    // A member cannot see another member's keys or people in their own org.
+    const people = await ok<{ data: { id: string }[] }>(h, a.member.cred, "GET", "/api/v1/people");
+    assertEquals(people.data.map((p) => p.id), [a.member.id]);
+    const made = await call(h, a.member.cred, "POST", "/api/v1/people", {
+      username: "x",
+      role: "member",
+      org_id: a.org.id,
+    });
+    assert([403, 404].includes(made.status), `a member adding a person: ${made.status}`);
+    // A viewer reads the tenant but cannot change it.
+    const seen = await ok<{ data: { id: string }[] }>(h, a.viewer.cred, "GET", "/api/v1/people");
+    assertEquals(seen.data.length, 3);
+    assertEquals(
+      (await call(h, a.viewer.cred, "DELETE", `/api/v1/keys/${a.member.keyId}`)).status,
+      403,
+    );
+    // A key on the admin API reads its owner's keys, and never changes anything.
+    const mine = await ok<{ data: { id: string }[] }>(
+      h,
+      { bearer: a.member.key },
+      "GET",
+      "/api/v1/keys",
+    );
+    assertEquals(mine.data.map((k) => k.id), [a.member.keyId]);
+    assertEquals(
+      (await call(h, { bearer: a.member.key }, "POST", "/api/v1/keys", {
+        name: "more",
+        project_id: a.project.id,
+      })).status,
+      403,
+    );
+    // A tenant administrator cannot make a staff role or raise their own organisation's ceiling.
+    assertEquals(
+      (await call(h, a.admin.cred, "POST", "/api/v1/people", {
+        username: "boss",
+        role: "administrator",
+        org_id: a.org.id,
+        password: "z".repeat(16),
+      })).status,
+      403,
+    );
+    assertEquals(
+      (await call(h, a.admin.cred, "PATCH", `/api/v1/limits/org/${a.org.id}`, { rpm: 1_000_000 }))
+        .status,
+      403,
+    );
+    // A session without the CSRF token changes nothing.
+    const noCsrf = await h.app.request(`/api/v1/keys/${a.member.keyId}`, {
+      method: "DELETE",
+      headers: { cookie: (a.member.cred as { cookie: string }).cookie },
+    });
+    assertEquals(noCsrf.status, 403);
+    assertEquals((await noCsrf.json()).error.code, "csrf_failed");
+    // The member revokes their own key.
+    await ok(h, a.member.cred, "DELETE", `/api/v1/keys/${a.member.keyId}`);
+  } finally {
+    await h.close();
+  }
+});

@@ -1,0 +1,61 @@
+/**
+ * The admin API's routes are declared through here: one call registers the Hono handler and the
+ * route's OpenAPI entry (from the same zod schemas that parse the request), so the document
+ * served at /api/v1/openapi.json cannot drift from the routes.
+ */
+import type { Context, Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../../app_env.ts";
+import { AppError } from "../../errors.ts";
+import { readJsonBody } from "../../router/read_body.ts";
+import type { Actor } from "../../tenancy/access.ts";
+
+export type Method = "get" | "post" | "put" | "patch" | "delete";
+
+export interface RouteSpec {
+  method: Method;
+  /** Hono-style path under /api/v1, e.g. `/orgs/:id`. */
+  path: string;
+  summary: string;
+  tag: string;
+  body?: z.ZodType;
+  query?: z.ZodObject;
+  /** Who may call it, in words, for the document. */
+  access: string;
+  status?: number;
+}
+
+export function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const path = issue.path.join(".");
+  throw new AppError(
+    "invalid_request",
+    { detail: `${path || "body"}: ${issue.message}` },
+    path || null,
+  );
+}
+
+export class AdminRegistry {
+  readonly specs: RouteSpec[] = [];
+
+  constructor(readonly app: Hono<AppEnv>) {}
+
+  add<B = undefined, Q = Record<string, string>>(
+    spec: RouteSpec & { body?: z.ZodType<B>; query?: z.ZodObject },
+    handler: (
+      c: Context<AppEnv>,
+      input: { body: B; query: Q; actor: Actor },
+    ) => Promise<Response> | Response,
+  ): void {
+    this.specs.push(spec);
+    this.app.on(spec.method.toUpperCase(), spec.path, async (c) => {
+      const body = spec.body
+        ? parse(spec.body, await readJsonBody(c.req.raw, 256 * 1024))
+        : undefined;
+      const query = spec.query ? parse(spec.query, c.req.query()) : c.req.query();
+      return await handler(c, { body: body as B, query: query as Q, actor: c.get("actor") });
+    });
+  }
+}

@@ -1,0 +1,104 @@
+/** The caller, model prices and the state of sign-in. */
+import { z } from "zod";
+import type { AppDeps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
+import { canWrite, requireRead } from "../../tenancy/access.ts";
+import type { AdminRegistry } from "./registry.ts";
+
+const micros = z.number().int().min(0);
+const priceBody = z.strictObject({
+  prompt_per_1k: micros,
+  completion_per_1k: micros,
+  cached_per_1k: micros.optional(),
+});
+
+export function settingsRoutes(r: AdminRegistry, deps: AppDeps): void {
+  const staff = { orgId: null, teamId: null };
+  r.add({
+    method: "get",
+    path: "/me",
+    tag: "me",
+    summary: "Who the credential is, and their person",
+    access: "anyone signed in",
+  }, (c, { actor }) =>
+    c.json({
+      actor,
+      person: actor.personId ? deps.people.tenancy.people.get(actor.personId) ?? null : null,
+    }));
+
+  r.add({
+    method: "get",
+    path: "/prices",
+    tag: "prices",
+    summary: "Model prices (micro-units per 1,000 tokens) and the default",
+    access: "administrator, operator",
+  }, (c, { actor }) => {
+    requireRead(actor, "staff", staff, c.req.path);
+    const p = deps.people.prices;
+    return c.json({ default: p.defaultPrice, data: p.list() });
+  });
+  r.add({
+    method: "put",
+    path: "/prices/:model",
+    tag: "prices",
+    summary: "Set a model's price",
+    body: priceBody,
+    access: "administrator, operator",
+  }, async (c, { actor, body }) => {
+    requireRead(actor, "staff", staff, c.req.path);
+    if (!canWrite(actor, "staff", staff)) throw new AppError("forbidden");
+    const model = c.req.param("model")!;
+    const before = deps.people.prices.list().find((x) => x.model === model)?.price ?? null;
+    const price = {
+      promptPer1k: body.prompt_per_1k,
+      completionPer1k: body.completion_per_1k,
+      cachedPer1k: body.cached_per_1k ?? 0,
+    };
+    await deps.people.prices.set(model, price);
+    await deps.people.audit.record(
+      actor,
+      "price.set",
+      { kind: "model", id: model, orgId: null },
+      before,
+      price,
+    );
+    return c.json({ model, price });
+  });
+  r.add({
+    method: "delete",
+    path: "/prices/:model",
+    tag: "prices",
+    summary: "Return a model to the default price",
+    access: "administrator, operator",
+  }, async (c, { actor }) => {
+    requireRead(actor, "staff", staff, c.req.path);
+    if (!canWrite(actor, "staff", staff)) throw new AppError("forbidden");
+    const model = c.req.param("model")!;
+    const before = deps.people.prices.list().find((x) => x.model === model)?.price ?? null;
+    await deps.people.prices.set(model, null);
+    await deps.people.audit.record(
+      actor,
+      "price.clear",
+      { kind: "model", id: model, orgId: null },
+      before,
+      null,
+    );
+    return c.json({ model, price: deps.people.prices.defaultPrice });
+  });
+
+  r.add({
+    method: "get",
+    path: "/sign-in",
+    tag: "sign-in",
+    summary: "Which ways of signing in work, and why one does not",
+    access: "administrator, operator",
+  }, async (c, { actor }) => {
+    requireRead(actor, "staff", staff, c.req.path);
+    await deps.people.oidc.discover();
+    return c.json({
+      local: true,
+      signup_open: deps.people.signupOpen,
+      oidc: deps.people.oidc.status(),
+    });
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * People and money, assembled: the tree, limits, prices, budgets, admission, audit, sessions and
+ * sign-in, built once from the store and the resolved settings. `close()` writes the counters and
+ * last-used times still in memory.
+ */
+import type { Clock } from "../../core/clock.ts";
+import type { Logger } from "../../core/log.ts";
+import type { Store } from "../../db/store.ts";
+import { Admission } from "../accounting/admission.ts";
+import { BudgetBook } from "../accounting/budgets.ts";
+import { LimitsBook } from "../accounting/limits.ts";
+import { type Price, PriceBook } from "../accounting/price.ts";
+import type { ModelCatalog } from "../router/catalog.ts";
+import { AuditLog } from "../audit/audit.ts";
+import { Oidc, type OidcConfig } from "../auth/oidc.ts";
+import { Sessions } from "../auth/sessions.ts";
+import { SignIn } from "../auth/signin.ts";
+import type { KeyService } from "../keys/keys.ts";
+import { Tenancy } from "./tenancy.ts";
+
+export interface PeopleServices {
+  tenancy: Tenancy;
+  limits: LimitsBook;
+  prices: PriceBook;
+  budgets: BudgetBook;
+  admission: Admission;
+  audit: AuditLog;
+  sessions: Sessions;
+  signIn: SignIn;
+  oidc: Oidc;
+  signupOpen: boolean;
+  sessionTtlMs: number;
+  /** Cookies get `Secure` when the public URL is https (or the request came over https). */
+  secureCookies: boolean;
+  close(): Promise<void>;
+}
+
+export interface PeopleOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  keys: KeyService;
+  catalog: ModelCatalog;
+  defaultPrice: Price;
+  sessionTtlMs: number;
+  signupOpen: boolean;
+  flushMs: number;
+  oidc: OidcConfig | null;
+  publicUrl: string;
+  fetch?: typeof fetch;
+}
+
+export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
+  const { store, clock, logger } = o;
+  const tenancy = await Tenancy.load({ store, clock });
+  const limits = await LimitsBook.load({ store, clock });
+  const prices = new PriceBook({ catalog: o.catalog, defaultPrice: o.defaultPrice });
+  const budgets = new BudgetBook({ store, clock, logger });
+  await budgets.catchUp(tenancy);
+  budgets.startFlushing(o.flushMs);
+  o.keys.startFlushing(o.flushMs);
+  const sessions = new Sessions({ store, clock, ttlMs: o.sessionTtlMs });
+  const audit = new AuditLog({ store, clock });
+  const oidc = new Oidc({
+    config: o.oidc,
+    audit,
+    clock,
+    logger,
+    tenancy,
+    ...(o.fetch ? { fetch: o.fetch } : {}),
+  });
+  return {
+    tenancy,
+    limits,
+    prices,
+    budgets,
+    admission: new Admission({ clock, tenancy, limits, budgets, prices }),
+    audit,
+    sessions,
+    signIn: new SignIn({ clock, tenancy, sessions }),
+    oidc,
+    signupOpen: o.signupOpen,
+    sessionTtlMs: o.sessionTtlMs,
+    secureCookies: o.publicUrl.startsWith("https://"),
+    async close() {
+      await budgets.close();
+      await o.keys.close();
+    },
+  };
+}

@@ -1,0 +1,326 @@
+/**
+ * The tenancy tree (organisation → team → project → person → key), mirrored in memory so the
+ * request path never reads the store to find where a key sits. Every change goes through here:
+ * the store first, then the mirror, so the two agree once a call returns.
+ */
+import { eq } from "drizzle-orm";
+import { ulid } from "ulid";
+import type { Clock } from "../../core/clock.ts";
+import type { Store } from "../../db/store.ts";
+import { orgs, projects, type roles, teams, users } from "../../db/schema.ts";
+import { AppError } from "../errors.ts";
+
+export type Role = (typeof roles)[number];
+export type Org = typeof orgs.$inferSelect;
+export type Team = typeof teams.$inferSelect;
+export type Project = typeof projects.$inferSelect;
+
+/** A person as the rest of the program sees them: never their password hash. */
+export interface Person {
+  id: string;
+  username: string;
+  email: string | null;
+  displayName: string | null;
+  role: Role;
+  orgId: string | null;
+  teamId: string | null;
+  state: "active" | "suspended";
+  /** How the person signs in: a local password, the identity provider, or neither yet. */
+  signIn: "local" | "oidc" | "none";
+  createdAt: number;
+}
+
+export type ScopeKind = "global" | "org" | "team" | "project" | "person" | "key";
+export interface Scope {
+  kind: ScopeKind;
+  id: string;
+}
+export const globalScope: Scope = { kind: "global", id: "global" };
+
+/** Where an object lives in the tree: what access checks compare. */
+export interface Place {
+  orgId: string | null;
+  teamId: string | null;
+  projectId?: string | null;
+  personId?: string | null;
+}
+
+type UserRow = typeof users.$inferSelect;
+
+export function toPerson(row: UserRow): Person {
+  return {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    displayName: row.displayName,
+    role: row.role === "admin" ? "administrator" : row.role,
+    orgId: row.orgId,
+    teamId: row.teamId,
+    state: row.state,
+    signIn: row.passwordHash.startsWith("!oidc")
+      ? "oidc"
+      : row.passwordHash.startsWith("!") || row.passwordHash === ""
+      ? "none"
+      : "local",
+    createdAt: row.createdAt,
+  };
+}
+
+const nameRule = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,62}$/u;
+function checkName(name: string, field = "name"): string {
+  const n = name.trim();
+  if (!nameRule.test(n)) {
+    throw new AppError(
+      "invalid_request",
+      { detail: `${field} must be 1 to 63 letters, digits, spaces, dots, dashes or underscores` },
+      field,
+    );
+  }
+  return n;
+}
+
+export class Tenancy {
+  readonly orgs = new Map<string, Org>();
+  readonly teams = new Map<string, Team>();
+  readonly projects = new Map<string, Project>();
+  readonly people = new Map<string, Person>();
+
+  private constructor(private readonly deps: { store: Store; clock: Clock }) {}
+
+  static async load(deps: { store: Store; clock: Clock }): Promise<Tenancy> {
+    const t = new Tenancy(deps);
+    const db = deps.store.db;
+    for (const r of await db.select().from(orgs)) t.orgs.set(r.id, r);
+    for (const r of await db.select().from(teams)) t.teams.set(r.id, r);
+    for (const r of await db.select().from(projects)) t.projects.set(r.id, r);
+    for (const r of await db.select().from(users)) t.people.set(r.id, toPerson(r));
+    return t;
+  }
+
+  org(id: string): Org {
+    const o = this.orgs.get(id);
+    if (!o) throw new AppError("not_found", { path: `/api/v1/orgs/${id}` });
+    return o;
+  }
+  team(id: string): Team {
+    const t = this.teams.get(id);
+    if (!t) throw new AppError("not_found", { path: `/api/v1/teams/${id}` });
+    return t;
+  }
+  project(id: string): Project {
+    const p = this.projects.get(id);
+    if (!p) throw new AppError("not_found", { path: `/api/v1/projects/${id}` });
+    return p;
+  }
+  person(id: string): Person {
+    const p = this.people.get(id);
+    if (!p) throw new AppError("not_found", { path: `/api/v1/people/${id}` });
+    return p;
+  }
+
+  async createOrg(name: string): Promise<Org> {
+    const row = { id: ulid(), name: checkName(name), createdAt: this.deps.clock.now() };
+    if ([...this.orgs.values()].some((o) => o.name === row.name)) {
+      throw new AppError("conflict", { detail: `an organisation named '${row.name}' exists` });
+    }
+    await this.deps.store.write((tx) => tx.insert(orgs).values(row));
+    this.orgs.set(row.id, row);
+    return row;
+  }
+
+  async renameOrg(id: string, name: string): Promise<Org> {
+    const row = { ...this.org(id), name: checkName(name) };
+    await this.deps.store.write((tx) =>
+      tx.update(orgs).set({ name: row.name }).where(eq(orgs.id, id))
+    );
+    this.orgs.set(id, row);
+    return row;
+  }
+
+  async createTeam(orgId: string, name: string): Promise<Team> {
+    this.org(orgId);
+    const row = { id: ulid(), orgId, name: checkName(name), createdAt: this.deps.clock.now() };
+    if ([...this.teams.values()].some((t) => t.orgId === orgId && t.name === row.name)) {
+      throw new AppError("conflict", {
+        detail: `a team named '${row.name}' exists in this organisation`,
+      });
+    }
+    await this.deps.store.write((tx) => tx.insert(teams).values(row));
+    this.teams.set(row.id, row);
+    return row;
+  }
+
+  async renameTeam(id: string, name: string): Promise<Team> {
+    const row = { ...this.team(id), name: checkName(name) };
+    await this.deps.store.write((tx) =>
+      tx.update(teams).set({ name: row.name }).where(eq(teams.id, id))
+    );
+    this.teams.set(id, row);
+    return row;
+  }
+
+  async createProject(teamId: string, name: string): Promise<Project> {
+    const team = this.team(teamId);
+    const row = {
+      id: ulid(),
+      orgId: team.orgId,
+      teamId,
+      name: checkName(name),
+      createdAt: this.deps.clock.now(),
+    };
+    if ([...this.projects.values()].some((p) => p.teamId === teamId && p.name === row.name)) {
+      throw new AppError("conflict", {
+        detail: `a project named '${row.name}' exists in this team`,
+      });
+    }
+    await this.deps.store.write((tx) => tx.insert(projects).values(row));
+    this.projects.set(row.id, row);
+    return row;
+  }
+
+  async renameProject(id: string, name: string): Promise<Project> {
+    const row = { ...this.project(id), name: checkName(name) };
+    await this.deps.store.write((tx) =>
+      tx.update(projects).set({ name: row.name }).where(eq(projects.id, id))
+    );
+    this.projects.set(id, row);
+    return row;
+  }
+
+  /** Checks that a team belongs to the org given (when both are), and fills the org from the team. */
+  resolveScope(
+    orgId: string | null,
+    teamId: string | null,
+  ): { orgId: string | null; teamId: string | null } {
+    if (teamId) {
+      const team = this.team(teamId);
+      if (orgId && team.orgId !== orgId) {
+        throw new AppError("invalid_request", { detail: "team_id is not in org_id" }, "team_id");
+      }
+      return { orgId: team.orgId, teamId };
+    }
+    if (orgId) this.org(orgId);
+    return { orgId, teamId: null };
+  }
+
+  async createPerson(input: {
+    username: string;
+    email: string | null;
+    displayName: string | null;
+    role: Role;
+    orgId: string | null;
+    teamId: string | null;
+    passwordHash: string;
+    oidcSubject?: string;
+  }): Promise<Person> {
+    const username = input.username.trim().toLowerCase();
+    if (!/^[a-z0-9][a-z0-9._@+-]{0,99}$/.test(username)) {
+      throw new AppError("invalid_request", { detail: "username is not valid" }, "username");
+    }
+    const email = input.email?.trim().toLowerCase() || null;
+    for (const p of this.people.values()) {
+      if (p.username === username || (email && p.email === email)) {
+        throw new AppError("conflict", { detail: `a person with that username or email exists` });
+      }
+    }
+    const row: UserRow = {
+      id: ulid(),
+      username,
+      passwordHash: input.passwordHash,
+      role: input.role,
+      createdAt: this.deps.clock.now(),
+      email,
+      displayName: input.displayName?.trim() || null,
+      orgId: input.orgId,
+      teamId: input.teamId,
+      state: "active",
+      oidcSubject: input.oidcSubject ?? null,
+    };
+    await this.deps.store.write((tx) => tx.insert(users).values(row));
+    const person = toPerson(row);
+    this.people.set(row.id, person);
+    return person;
+  }
+
+  async updatePerson(
+    id: string,
+    patch: Partial<
+      Pick<
+        UserRow,
+        "displayName" | "role" | "orgId" | "teamId" | "state" | "passwordHash" | "email"
+      >
+    >,
+  ): Promise<Person> {
+    this.person(id);
+    const [row] = await this.deps.store.write((tx) =>
+      tx.update(users).set(patch).where(eq(users.id, id)).returning()
+    );
+    const person = toPerson(row!);
+    this.people.set(id, person);
+    return person;
+  }
+
+  /** Reads the one row the sign-in paths need, hash included; never cached. */
+  async credentials(by: { email: string } | { id: string } | { oidcSubject: string }) {
+    const where = "email" in by
+      ? eq(users.email, by.email.trim().toLowerCase())
+      : "id" in by
+      ? eq(users.id, by.id)
+      : eq(users.oidcSubject, by.oidcSubject);
+    const [row] = await this.deps.store.db.select().from(users).where(where);
+    return row;
+  }
+
+  placeOfProject(id: string): Place {
+    const p = this.project(id);
+    return { orgId: p.orgId, teamId: p.teamId, projectId: p.id };
+  }
+
+  placeOfPerson(id: string): Place {
+    const p = this.person(id);
+    return { orgId: p.orgId, teamId: p.teamId, personId: p.id };
+  }
+
+  /**
+   * The levels a key's request passes through, widest first: global, then org, team, project,
+   * person and the key itself where they exist. Limits and budgets are checked at each.
+   */
+  chain(key: { id: string; userId: string | null; projectId: string | null }): Scope[] {
+    const out: Scope[] = [globalScope];
+    const project = key.projectId ? this.projects.get(key.projectId) : undefined;
+    const person = key.userId ? this.people.get(key.userId) : undefined;
+    const orgId = project?.orgId ?? person?.orgId;
+    const teamId = project?.teamId ?? person?.teamId;
+    if (orgId) out.push({ kind: "org", id: orgId });
+    if (teamId) out.push({ kind: "team", id: teamId });
+    if (project) out.push({ kind: "project", id: project.id });
+    if (person) out.push({ kind: "person", id: person.id });
+    out.push({ kind: "key", id: key.id });
+    return out;
+  }
+
+  /** The chain above a scope (itself excluded), for caps such as the longest key lifetime. */
+  chainAbove(scope: Scope): Scope[] {
+    const out: Scope[] = [globalScope];
+    switch (scope.kind) {
+      case "global":
+        return [];
+      case "org":
+        return out;
+      case "team":
+        return [...out, { kind: "org", id: this.team(scope.id).orgId }];
+      case "project": {
+        const p = this.project(scope.id);
+        return [...out, { kind: "org", id: p.orgId }, { kind: "team", id: p.teamId }];
+      }
+      case "person": {
+        const p = this.person(scope.id);
+        if (p.orgId) out.push({ kind: "org", id: p.orgId });
+        if (p.teamId) out.push({ kind: "team", id: p.teamId });
+        return out;
+      }
+      case "key":
+        return out;
+    }
+  }
+}
