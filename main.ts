@@ -25,6 +25,10 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "Operate a running llmgw through its admin API (keys, models, ...)",
     load: async () => (await import("./server/cli/ctl.ts")).ctlCommand,
   },
+  mirror: {
+    summary: "Keep model weights on the control plane for nodes without the internet",
+    load: async () => (await import("./server/cli/mirror.ts")).mirrorCommand,
+  },
   "sim-engine": {
     summary: "Run a simulated OpenAI-compatible engine (llama.cpp dialect) for tests and demos",
     load: async () => (await import("./agent/sim_engine/command.ts")).simEngineCommand,

@@ -2,7 +2,8 @@
  * The store's schema. Times are Unix milliseconds; ids are ULIDs (sortable by creation).
  * Secrets are stored only as hashes.
  */
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { PinnedSource } from "../agent/weights/pinned_source.ts";
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),
@@ -43,6 +44,13 @@ export const models = sqliteTable("models", {
   description: text("description"),
   /** Extra engine arguments as a JSON array, checked by the agent's flag gate. */
   args: text("args", { mode: "json" }).$type<string[]>().notNull(),
+  /**
+   * The weights as pinned when the model was added: the commit and every file's published
+   * sha256 (agent/weights/pinned_source.ts). Null for models without fetched weights (sim).
+   */
+  origin: text("origin", { mode: "json" }).$type<PinnedSource>(),
+  /** Pickle formats run code when loaded; only a model that says so may use them. */
+  allowPickle: integer("allow_pickle", { mode: "boolean" }).notNull().default(false),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
@@ -63,3 +71,25 @@ export const usage = sqliteTable("usage", {
   ttftMs: integer("ttft_ms"),
   stream: integer("stream", { mode: "boolean" }).notNull(),
 }, (t) => [index("usage_at").on(t.at), index("usage_key_at").on(t.keyId, t.at)]);
+
+/**
+ * Versions of weights kept on the control plane's mirror (DATA/mirror/<version_dir>/), served
+ * to nodes at /mirror/<version_dir>/<path>. A complete version is never overwritten: a new
+ * commit is a new row.
+ */
+export const mirrorVersions = sqliteTable("mirror_versions", {
+  id: text("id").primaryKey(),
+  /** The source as given, without credentials, query or fragment. */
+  source: text("source").notNull(),
+  /** `org/name/<commit>` or `url/<sha256>`. */
+  versionDir: text("version_dir").notNull(),
+  /** Digest of the file list, so two sets in one version folder are two versions. */
+  digest: text("digest").notNull(),
+  pinned: text("pinned", { mode: "json" }).$type<PinnedSource>().notNull(),
+  status: text("status", { enum: ["fetching", "complete", "failed"] }).notNull(),
+  /** Null when a file's size is not known. */
+  bytesTotal: integer("bytes_total"),
+  error: text("error"),
+  createdAt: integer("created_at").notNull(),
+  completedAt: integer("completed_at"),
+}, (t) => [uniqueIndex("mirror_versions_version").on(t.versionDir, t.digest)]);

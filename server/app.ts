@@ -9,6 +9,7 @@ import type { AppDeps } from "./deps.ts";
 import { AppError, errorResponse, makeOnError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { mirrorAdminRoutes, mirrorFileRoutes } from "./routes/mirror.ts";
 import { v1Routes } from "./routes/v1.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
@@ -21,6 +22,10 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.route("/", healthRoutes(deps));
   app.route("/v1", v1Routes(deps));
+  if (deps.mirror) {
+    app.route("/api/v1/mirror", mirrorAdminRoutes(deps, deps.mirror));
+    app.route("/mirror", mirrorFileRoutes(deps, deps.mirror));
+  }
   app.route("/api/v1", adminRoutes(deps));
   if (deps.portalHtml !== undefined) {
     const html = deps.portalHtml;

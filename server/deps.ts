@@ -7,6 +7,7 @@ import type { KeyService } from "./keys/keys.ts";
 import type { ModelCatalog } from "./router/catalog.ts";
 import type { ReplicaTable } from "./router/replicas.ts";
 import type { UsageSink } from "./usage/recorder.ts";
+import type { MirrorService } from "./weights/mirror.ts";
 
 export interface AppDeps {
   limits: { maxBodyBytes: number; firstByteTimeoutMs: number };
@@ -18,6 +19,8 @@ export interface AppDeps {
   catalog: ModelCatalog;
   replicas: ReplicaTable;
   usage: UsageSink;
+  /** The weights mirror (admin API /api/v1/mirror, files at /mirror/); absent when off. */
+  mirror?: MirrorService;
   /** The portal's landing page, or undefined when the portal is off. */
   portalHtml?: string;
 }

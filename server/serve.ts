@@ -13,6 +13,7 @@ import { KeyService } from "./keys/keys.ts";
 import { ModelCatalog } from "./router/catalog.ts";
 import { ReplicaTable } from "./router/replicas.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
+import { startMirror } from "./weights/start_mirror.ts";
 
 export interface ControlPlane {
   /** The address clients use, e.g. `http://127.0.0.1:8080`. */
@@ -34,6 +35,7 @@ export async function startControlPlane(
     flushMs: config.usageFlushMs,
     batchSize: config.usageBatch,
   });
+  const mirror = await startMirror(config, { store, clock, logger: opts.logger });
   const deps: AppDeps = {
     limits: { maxBodyBytes: config.maxBodyBytes, firstByteTimeoutMs: config.firstByteTimeoutMs },
     store,
@@ -44,6 +46,7 @@ export async function startControlPlane(
     catalog: await ModelCatalog.load({ store, clock }),
     replicas: new ReplicaTable(),
     usage,
+    mirror,
     ...(config.portal ? { portalHtml: await portalPage() } : {}),
   };
   const app = buildApp(deps);
@@ -67,11 +70,13 @@ export async function startControlPlane(
     : addr.hostname;
   const url = config.publicUrl || `http://${shownHost}:${addr.port}`;
   opts.logger.info("control plane listening", { url });
+  await mirror.resume();
   return {
     url,
     deps,
     usage,
     async close() {
+      await mirror.close();
       await server.shutdown();
       await usage.close();
       if (!opts.store) store.close();

@@ -4,6 +4,7 @@ import { AppError } from "../../server/errors.ts";
 import { checksumPath, sizeIfThere } from "./checksum_file.ts";
 import type { FetchProgress } from "./progress.ts";
 import { percentOf } from "./progress.ts";
+import { removeWeights } from "./remove_weights.ts";
 import { hubFixture, shard1, shard2, tinyFiles } from "./testdata/hub_fixture.ts";
 import type { PinnedSource } from "./pinned_source.ts";
 
@@ -242,6 +243,27 @@ Deno.test("a path on the node is used in place, and a missing one says so", asyn
       AppError,
     );
     assertEquals(err.code, "weights_not_local");
+  } finally {
+    await fx.close();
+  }
+});
+
+Deno.test("purge removes a model's files but keeps those another model uses", async () => {
+  const fx = await hubFixture();
+  try {
+    const set = await fx.pin("hf:acme/tiny");
+    const single = await fx.pin(`hf:acme/tiny/${shard1}`);
+    const f = fx.fetcher();
+    const r = await f.ensure(set);
+    await f.ensure(single);
+    const out = await removeWeights(`${fx.dir}/node`, set, [single]);
+    assertEquals(out.kept, [`${r.path}/${shard1}`]);
+    assertEquals(out.removed.length, 3);
+    assertEquals(await sizeIfThere(`${r.path}/${shard2}`), null);
+    assertEquals(await sizeIfThere(checksumPath(`${r.path}/${shard2}`)), null);
+    assertEquals(await sizeIfThere(`${r.path}/${shard1}`), 1_500_000);
+    await removeWeights(`${fx.dir}/node`, single, []);
+    assertEquals(await sizeIfThere(`${fx.dir}/node/acme`), null, "empty folders go too");
   } finally {
     await fx.close();
   }

@@ -9,7 +9,7 @@ import { resolveSettings, text } from "../../core/settings.ts";
 import { loadServerConfig, locationSettings, parseListen } from "../config.ts";
 import { parseFlags } from "./flags.ts";
 
-const ctlSettings = {
+export const ctlSettings = {
   url: text("ctl.url", "", "Control plane URL (default: from DATA/server.yaml)", {
     flag: "url",
     env: "LLMGW_URL",
@@ -113,7 +113,7 @@ export const ctlCommand: Command = {
   },
 };
 
-async function connect(values: Record<string, string | boolean | undefined>) {
+export async function connect(values: Record<string, string | boolean | undefined>) {
   const env = Deno.env.toObject();
   const { dataDir } = resolveSettings(locationSettings, { flags: values, env });
   let { url, token } = resolveSettings(ctlSettings, { flags: values, env });
@@ -139,7 +139,7 @@ async function connect(values: Record<string, string | boolean | undefined>) {
   });
 }
 
-function print(json: boolean, res: unknown, columns: string[]): number {
+export function print(json: boolean, res: unknown, columns: string[]): number {
   const rows = (res as { data: Record<string, unknown>[] }).data;
   if (json) {
     console.log(JSON.stringify(rows, null, 2));

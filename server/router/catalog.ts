@@ -11,6 +11,9 @@ export type ModelEntry = typeof models.$inferSelect;
 export type ModelInput = Pick<ModelEntry, "name" | "engine" | "source"> & {
   description?: string | null;
   args?: string[];
+  /** The pinned weights (server/weights/pin_source.ts); kept when an update leaves it out. */
+  origin?: ModelEntry["origin"];
+  allowPickle?: boolean;
 };
 
 export class ModelCatalog {
@@ -42,6 +45,8 @@ export class ModelCatalog {
       source: input.source,
       description: input.description?.trim() || null,
       args: input.args ?? [],
+      origin: input.origin ?? existing?.origin ?? null,
+      allowPickle: input.allowPickle ?? existing?.allowPickle ?? false,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
