@@ -4,12 +4,12 @@
  * one published. A copy that does not match is deleted; a copy cut short is kept, so the next
  * try (or the next agent) carries on from it.
  */
-import { createHash, type Hash } from "node:crypto";
 import { dirname } from "node:path";
 import { AppError } from "../../server/errors.ts";
 import type { Logger } from "../../core/log.ts";
 import { backoffDelay } from "../backoff_delay.ts";
-import { hashInto, removeIfThere, writeChecksum } from "./checksum_file.ts";
+import { removeIfThere, writeChecksum } from "./checksum_file.ts";
+import { inlineHasher, type StreamHasher, workerHasher } from "./stream_hasher.ts";
 import type { PinnedFile } from "./pinned_source.ts";
 
 /** One place the file can come from: a mirror, then the origin. */
@@ -28,6 +28,8 @@ export interface DownloadDeps {
   tries: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
+  /** Files this large (or of unknown size) are hashed on a worker thread. */
+  hashOnWorkerFrom: number;
 }
 
 export interface DownloadJob {
@@ -44,6 +46,8 @@ export interface DownloadJob {
   signal: AbortSignal;
 }
 
+const batchBytes = 1024 * 1024;
+
 class PullError extends Error {
   constructor(message: string, readonly retryable: boolean) {
     super(message);
@@ -52,13 +56,30 @@ class PullError extends Error {
 
 interface PartState {
   offset: number;
-  hash: Hash;
+  hash: StreamHasher;
+  newHasher: () => StreamHasher;
 }
 
 export async function downloadFile(deps: DownloadDeps, job: DownloadJob): Promise<void> {
   const part = `${job.target}.part`;
   await Deno.mkdir(dirname(part), { recursive: true });
-  const state = await openPart(part, job);
+  const big = job.file.size === null
+    ? Number.isFinite(deps.hashOnWorkerFrom)
+    : job.file.size >= deps.hashOnWorkerFrom;
+  const state = await openPart(part, job, big ? workerHasher : inlineHasher);
+  try {
+    return await tryAll(deps, job, part, state);
+  } finally {
+    state.hash.dispose();
+  }
+}
+
+async function tryAll(
+  deps: DownloadDeps,
+  job: DownloadJob,
+  part: string,
+  state: PartState,
+): Promise<void> {
   const dead = new Set<number>();
   const reasons: string[] = [];
   let preferred = 0;
@@ -102,20 +123,40 @@ export async function downloadFile(deps: DownloadDeps, job: DownloadJob): Promis
 }
 
 /** The partial copy left by a cut or a restart, hashed again so hashing can carry on from its end. */
-async function openPart(part: string, job: DownloadJob): Promise<PartState> {
-  const hash = createHash("sha256");
-  let offset = 0;
+async function openPart(
+  part: string,
+  job: DownloadJob,
+  newHasher: () => StreamHasher,
+): Promise<PartState> {
+  const state: PartState = { offset: 0, hash: newHasher(), newHasher };
+  let f: Deno.FsFile;
   try {
-    offset = await hashInto(part, hash, () => {}, job.signal);
+    f = await Deno.open(part, { read: true });
   } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    if (e instanceof Deno.errors.NotFound) return state;
+    state.hash.dispose();
+    throw e;
   }
-  if (job.file.size !== null && offset > job.file.size) {
-    await Deno.truncate(part, 0);
-    return { offset: 0, hash: createHash("sha256") };
+  try {
+    const buf = new Uint8Array(batchBytes);
+    while (true) {
+      job.signal.throwIfAborted();
+      const n = await f.read(buf);
+      if (n === null) break;
+      await state.hash.update(buf.subarray(0, n));
+      state.offset += n;
+    }
+  } catch (e) {
+    state.hash.dispose();
+    throw e;
+  } finally {
+    f.close();
   }
-  if (offset > 0) job.onBytes(offset);
-  return { offset, hash };
+  if (job.file.size !== null && state.offset > job.file.size) {
+    await restart(part, state);
+  }
+  if (state.offset > 0) job.onBytes(state.offset);
+  return state;
 }
 
 async function pull(
@@ -154,18 +195,41 @@ async function pull(
   const expectEnd = length !== null ? state.offset + Number(length) : size;
   if (!res.body) throw new PullError("the answer had no body", true);
   const f = await Deno.open(part, { write: true, create: true, append: true });
+  // Chunks from the socket are small; hashing and writing them in 1 MiB batches is what keeps
+  // up with curl. Bytes still in the batch are written before any error leaves.
+  const batch = new Uint8Array(batchBytes);
+  let fill = 0;
+  const flush = async () => {
+    if (fill === 0) return;
+    const data = batch.subarray(0, fill);
+    // The write runs on Deno's I/O threads while this thread hashes the same bytes.
+    const written = writeAll(f, data);
+    await state.hash.update(data);
+    await written;
+    state.offset += fill;
+    fill = 0;
+  };
   try {
     for await (const chunk of res.body) {
-      state.hash.update(chunk);
-      await writeAll(f, chunk);
-      state.offset += chunk.byteLength;
-      if (size !== null && state.offset > size) {
+      if (size !== null && state.offset + fill + chunk.byteLength > size) {
+        await res.body.cancel().catch(() => {});
         await restart(part, state);
+        fill = 0;
         throw new PullError(`the file is larger than the ${size} bytes published`, false);
       }
-      job.onBytes(state.offset);
+      let off = 0;
+      while (off < chunk.byteLength) {
+        const n = Math.min(chunk.byteLength - off, batch.byteLength - fill);
+        batch.set(chunk.subarray(off, off + n), fill);
+        fill += n;
+        off += n;
+        if (fill === batch.byteLength) await flush();
+      }
+      job.onBytes(state.offset + fill);
     }
+    await flush();
   } catch (e) {
+    await flush().catch(() => {});
     if (e instanceof PullError) throw e;
     throw new PullError(`the transfer was cut: ${(e as Error).message}`, true);
   } finally {
@@ -177,7 +241,7 @@ async function pull(
 }
 
 async function finish(job: DownloadJob, part: string, state: PartState): Promise<void> {
-  const actual = state.hash.digest("hex");
+  const actual = await state.hash.digest();
   if (actual !== job.file.sha256) {
     await removeIfThere(part);
     throw new AppError("weights_checksum_mismatch", {
@@ -194,7 +258,8 @@ async function finish(job: DownloadJob, part: string, state: PartState): Promise
 async function restart(part: string, state: PartState): Promise<void> {
   await Deno.truncate(part, 0).catch(() => {});
   state.offset = 0;
-  state.hash = createHash("sha256");
+  state.hash.dispose();
+  state.hash = state.newHasher();
 }
 
 async function writeAll(f: Deno.FsFile, data: Uint8Array): Promise<void> {

@@ -43,6 +43,8 @@ export interface WeightsFetcherDeps {
   tries?: number;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /** Files at least this large (or of unknown size) are hashed on a worker thread (64 MiB). */
+  hashOnWorkerFrom?: number;
   /** Least time between progress reports (default 2 s); phase starts and ends always report. */
   progressIntervalMs?: number;
 }
@@ -168,6 +170,7 @@ export class WeightsFetcher {
           tries: this.deps.tries ?? 6,
           backoffBaseMs: this.deps.backoffBaseMs ?? 1_000,
           backoffMaxMs: this.deps.backoffMaxMs ?? 30_000,
+          hashOnWorkerFrom: this.deps.hashOnWorkerFrom ?? defaultHashOnWorkerFrom(),
         }, {
           candidates: this.#candidates(source, file, mirrors),
           file,
@@ -274,6 +277,14 @@ export class WeightsFetcher {
     }
     return out;
   }
+}
+
+/**
+ * A hashing thread pays only where a core is free for it: on two cores or fewer it competes
+ * with the transfer itself and measured slower (agent/weights/bench.ts), so there it stays off.
+ */
+function defaultHashOnWorkerFrom(): number {
+  return (navigator.hardwareConcurrency ?? 1) > 2 ? 64 * 1024 * 1024 : Infinity;
 }
 
 /** Identifies a set by what it holds, so two different sets in one version folder differ. */

@@ -56,23 +56,26 @@ Deno.test("a set fetches once, checks every file, writes its marker, and is cach
   }
 });
 
-Deno.test("a transfer cut half way resumes with Range and completes", async () => {
-  const fx = await hubFixture();
-  try {
-    const pinned = await fx.pin(`hf:acme/tiny/${shard1}`);
-    fx.hub.dropOnce(shard1, 700_000);
-    const r = await fx.fetcher().ensure(pinned);
-    assertEquals(sha256Hex(await Deno.readFile(r.path)), sha256Hex(tinyFiles()[shard1]!));
-    const cdn = fx.hub.fileRequests(shard1).filter((q) => q.path.startsWith("/cdn/"));
-    assertEquals(cdn.length, 2);
-    assertEquals(cdn[0]!.range, null);
-    assertMatch(cdn[1]!.range ?? "", /^bytes=\d+-$/);
-    const from = Number(/\d+/.exec(cdn[1]!.range!)![0]);
-    assert(from > 0 && from <= 700_000, `resumed from ${from}`);
-  } finally {
-    await fx.close();
-  }
-});
+for (const hashOn of ["inline", "worker"] as const) {
+  Deno.test(`a transfer cut half way resumes with Range and completes (hash ${hashOn})`, async () => {
+    const fx = await hubFixture();
+    try {
+      const pinned = await fx.pin(`hf:acme/tiny/${shard1}`);
+      fx.hub.dropOnce(shard1, 700_000);
+      const r = await fx.fetcher({ hashOnWorkerFrom: hashOn === "worker" ? 0 : Infinity })
+        .ensure(pinned);
+      assertEquals(sha256Hex(await Deno.readFile(r.path)), sha256Hex(tinyFiles()[shard1]!));
+      const cdn = fx.hub.fileRequests(shard1).filter((q) => q.path.startsWith("/cdn/"));
+      assertEquals(cdn.length, 2);
+      assertEquals(cdn[0]!.range, null);
+      assertMatch(cdn[1]!.range ?? "", /^bytes=\d+-$/);
+      const from = Number(/\d+/.exec(cdn[1]!.range!)![0]);
+      assert(from > 0 && from <= 700_000, `resumed from ${from}`);
+    } finally {
+      await fx.close();
+    }
+  });
+}
 
 Deno.test("a file changed on the server after pinning is refused, named with both sums, and deleted", async () => {
   const fx = await hubFixture();
