@@ -9,6 +9,7 @@ import { sizeIfThere } from "../../agent/weights/checksum_file.ts";
 import { hubFixture, shard1, tinyFiles } from "../../agent/weights/testdata/hub_fixture.ts";
 import { generatedBytes } from "../../tests/helpers/fake_hf.ts";
 import { startMirror } from "./start_mirror.ts";
+import { mirrorCommand } from "../cli/mirror.ts";
 import type { MirrorVersion } from "./mirror.ts";
 
 async function withMirror(
@@ -181,5 +182,32 @@ Deno.test("a mirror version whose bytes differ from the pinned sums fails, namin
     const body = await bad.json();
     assertEquals(body.error.code, "weights_source_invalid");
     assert(!body.error.message.includes("x=1"));
+  });
+});
+
+Deno.test("llmgw mirror add/list/remove drive the admin API", async () => {
+  await withMirror(async ({ fx, url, adminToken }) => {
+    const out: string[] = [];
+    const log = console.log;
+    console.log = (...a: unknown[]) => out.push(a.join(" "));
+    try {
+      const conn = ["--url", url, "--token", adminToken];
+      assertEquals(
+        await mirrorCommand.run(["add", `hf:acme/tiny/${shard1}`, "--wait", "--json", ...conn]),
+        0,
+      );
+      const added = JSON.parse(out.join("\n")) as MirrorVersion;
+      assertEquals(added.status, "complete");
+      out.length = 0;
+      assertEquals(await mirrorCommand.run(["list", ...conn]), 0);
+      assert(
+        out.some((l) => l.includes(`acme/tiny/${fx.commit}`) && l.includes("complete")),
+        out.join("\n"),
+      );
+      assertEquals(await mirrorCommand.run(["remove", added.id, ...conn]), 0);
+      assertEquals(await mirrorCommand.run(["--help"]), 0);
+    } finally {
+      console.log = log;
+    }
   });
 });
