@@ -97,7 +97,8 @@ async function tryAll(
         if (e instanceof AppError) throw e;
         job.signal.throwIfAborted();
         const retryable = e instanceof PullError ? e.retryable : true;
-        const why = `${cand.label}: ${(e as Error).message}`;
+        const message = scrub((e as Error).message, cand);
+        const why = `${cand.label}: ${message}`;
         reasons.push(why);
         if (!retryable) dead.add(i);
         deps.logger.warn("weights transfer interrupted", {
@@ -105,7 +106,7 @@ async function tryAll(
           attempt,
           from: cand.label,
           bytesInPart: state.offset,
-          reason: (e as Error).message,
+          reason: message,
         });
       }
     }
@@ -260,6 +261,13 @@ async function restart(part: string, state: PartState): Promise<void> {
   state.offset = 0;
   state.hash.dispose();
   state.hash = state.newHasher();
+}
+
+/** An error's text without the address's query or credentials (a signed URL carries its token there). */
+function scrub(message: string, cand: Candidate): string {
+  return message.replaceAll(cand.url, cand.label)
+    .replace(/(https?:\/\/)[^\s/@]*@/g, "$1")
+    .replace(/(https?:\/\/[^\s?#)]+)[?#][^\s)]*/g, "$1");
 }
 
 async function writeAll(f: Deno.FsFile, data: Uint8Array): Promise<void> {

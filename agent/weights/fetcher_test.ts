@@ -271,3 +271,34 @@ Deno.test("purge removes a model's files but keeps those another model uses", as
     await fx.close();
   }
 });
+
+Deno.test("a failed fetch keeps a signed URL's query and credentials out of its message", async () => {
+  const fx = await hubFixture();
+  try {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close(); // nothing listens there now
+    const pinned: PinnedSource = {
+      kind: "url",
+      url: `http://user:pw@127.0.0.1:${port}/m.gguf?token=hunter2`,
+      files: [{ path: "m.gguf", size: 10, sha256: "b".repeat(64) }],
+      entry: "m.gguf",
+    };
+    const logs: string[] = [];
+    const { createLogger } = await import("../../core/log.ts");
+    const err = await assertRejects(
+      () =>
+        fx.fetcher({ tries: 2, logger: createLogger({ sink: (l) => logs.push(l) }) }).ensure(
+          pinned,
+        ),
+      AppError,
+    );
+    assertEquals(err.code, "weights_fetch_failed");
+    for (const text of [err.message, ...logs]) {
+      assert(!text.includes("hunter2") && !text.includes("pw@"), text);
+    }
+    assert(logs.length >= 2, "each try is logged");
+  } finally {
+    await fx.close();
+  }
+});

@@ -14,6 +14,7 @@ import { AppError } from "../errors.ts";
 import { manifestDigest, type WeightsFetcher } from "../../agent/weights/fetcher.ts";
 import {
   type PinnedSource,
+  redactUrl,
   type RemoteSource,
   versionDir,
 } from "../../agent/weights/pinned_source.ts";
@@ -200,6 +201,10 @@ export class MirrorService {
 
   #view(row: MirrorRow): MirrorVersion {
     const { digest: _, ...rest } = row;
-    return { ...rest, progress: this.#running.get(row.id)?.progress ?? null };
+    // A URL's query may be a signature: it is kept for fetching, never shown.
+    const pinned = rest.pinned.kind === "url"
+      ? { ...rest.pinned, url: redactUrl(rest.pinned.url) }
+      : rest.pinned;
+    return { ...rest, pinned, progress: this.#running.get(row.id)?.progress ?? null };
   }
 }
