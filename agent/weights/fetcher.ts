@@ -74,6 +74,8 @@ interface Flight {
 
 export class WeightsFetcher {
   readonly #flights = new Map<string, Flight>();
+  /** Files being written, by final path: two sources naming one file never share a `.part`. */
+  readonly #files = new Map<string, Promise<void>>();
   readonly #freeBytes: (dir: string) => Promise<number | null>;
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   #closed = false;
@@ -163,24 +165,24 @@ export class WeightsFetcher {
       const present = await sizeIfThere(target);
       if (present === null) {
         const base = before;
-        await downloadFile({
-          fetch: this.deps.fetch,
-          logger: this.deps.logger,
-          sleep: this.#sleep,
-          tries: this.deps.tries ?? 6,
-          backoffBaseMs: this.deps.backoffBaseMs ?? 1_000,
-          backoffMaxMs: this.deps.backoffMaxMs ?? 30_000,
-          hashOnWorkerFrom: this.deps.hashOnWorkerFrom ?? defaultHashOnWorkerFrom(),
-        }, {
-          candidates: this.#candidates(source, file, mirrors),
-          file,
-          target,
-          publisher: source.kind === "hf" ? `hf:${source.repo}` : "the source",
-          display: source.kind === "hf" ? `hf:${source.repo}/${file.path}` : name,
-          onBytes: (n) => report(base + n),
-          signal,
-        });
-        downloaded = true;
+        downloaded = await this.#once(target, () =>
+          downloadFile({
+            fetch: this.deps.fetch,
+            logger: this.deps.logger,
+            sleep: this.#sleep,
+            tries: this.deps.tries ?? 6,
+            backoffBaseMs: this.deps.backoffBaseMs ?? 1_000,
+            backoffMaxMs: this.deps.backoffMaxMs ?? 30_000,
+            hashOnWorkerFrom: this.deps.hashOnWorkerFrom ?? defaultHashOnWorkerFrom(),
+          }, {
+            candidates: this.#candidates(source, file, mirrors),
+            file,
+            target,
+            publisher: source.kind === "hf" ? `hf:${source.repo}` : "the source",
+            display: source.kind === "hf" ? `hf:${source.repo}/${file.path}` : name,
+            onBytes: (n) => report(base + n),
+            signal,
+          })) || downloaded;
       }
       before += (await sizeIfThere(target)) ?? 0;
       report(before);
@@ -208,6 +210,22 @@ export class WeightsFetcher {
       outcome: downloaded ? "downloaded" : "cached",
     });
     return { path: entryPath, outcome: downloaded ? "downloaded" : "cached" };
+  }
+
+  /**
+   * Runs `download` for `target` unless another flight (a different source naming the same file,
+   * e.g. one shard asked for alone while its set is fetched) is writing it; then waits for that
+   * one instead. Answers whether this call downloaded it.
+   */
+  async #once(target: string, download: () => Promise<void>): Promise<boolean> {
+    for (let other = this.#files.get(target); other; other = this.#files.get(target)) {
+      await other.catch(() => {});
+      if ((await sizeIfThere(target)) !== null) return false;
+    }
+    const mine = download().finally(() => this.#files.delete(target));
+    this.#files.set(target, mine);
+    await mine;
+    return true;
   }
 
   /**

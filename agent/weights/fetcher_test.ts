@@ -155,6 +155,21 @@ Deno.test("four callers wanting one set cause one download and all get the resul
   }
 });
 
+Deno.test("a shard asked for alone while its set is fetched is written once", async () => {
+  const fx = await hubFixture();
+  try {
+    const set = await fx.pin("hf:acme/tiny");
+    const single = await fx.pin(`hf:acme/tiny/${shard1}`);
+    const f = fx.fetcher();
+    const [a, b] = await Promise.all([f.ensure(set), f.ensure(single)]);
+    assertEquals(b.path, `${a.path}/${shard1}`);
+    assertEquals(sha256Hex(await Deno.readFile(b.path)), sha256Hex(tinyFiles()[shard1]!));
+    assertEquals(fx.hub.fileRequests(shard1).filter((q) => q.path.includes("/resolve/")).length, 1);
+  } finally {
+    await fx.close();
+  }
+});
+
 Deno.test("a fetcher stopped mid-set carries on from the .part after a restart", async () => {
   const fx = await hubFixture();
   try {
