@@ -38,6 +38,10 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "Show what this node would report (host, GPUs, engines) and what each engine lacks",
     load: async () => (await import("./agent/doctor.ts")).doctorCommand,
   },
+  mirror: {
+    summary: "Keep model weights on the control plane for nodes without the internet",
+    load: async () => (await import("./server/cli/mirror.ts")).mirrorCommand,
+  },
   "sim-engine": {
     summary: "Run a simulated OpenAI-compatible engine (llama.cpp dialect) for tests and demos",
     load: async () => (await import("./agent/sim_engine/command.ts")).simEngineCommand,

@@ -34,6 +34,7 @@ export const projects = sqliteTable("projects", {
   name: text("name").notNull(),
   createdAt: integer("created_at").notNull(),
 }, (t) => [uniqueIndex("projects_team_name").on(t.teamId, t.name)]);
+import type { PinnedSource } from "../agent/weights/pinned_source.ts";
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),
@@ -155,6 +156,13 @@ export const models = sqliteTable("models", {
    * its keys, each its own endpoint with a share of requests. Never the keys themselves.
    */
   externalKeys: text("external_keys", { mode: "json" }).$type<ExternalKeyFile[]>(),
+  /**
+   * The weights as pinned when the model was added: the commit and every file's published
+   * sha256 (agent/weights/pinned_source.ts). Null for models without fetched weights (sim).
+   */
+  origin: text("origin", { mode: "json" }).$type<PinnedSource>(),
+  /** Pickle formats run code when loaded; only a model that says so may use them. */
+  allowPickle: integer("allow_pickle", { mode: "boolean" }).notNull().default(false),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
   /**
@@ -246,3 +254,24 @@ export const nodeShards = sqliteTable("node_shards", {
   args: text("args", { mode: "json" }).$type<string[]>().notNull(),
   createdAt: integer("created_at").notNull(),
 });
+/**
+ * Versions of weights kept on the control plane's mirror (DATA/mirror/<version_dir>/), served
+ * to nodes at /mirror/<version_dir>/<path>. A complete version is never overwritten: a new
+ * commit is a new row.
+ */
+export const mirrorVersions = sqliteTable("mirror_versions", {
+  id: text("id").primaryKey(),
+  /** The source as given, without credentials, query or fragment. */
+  source: text("source").notNull(),
+  /** `org/name/<commit>` or `url/<sha256>`. */
+  versionDir: text("version_dir").notNull(),
+  /** Digest of the file list, so two sets in one version folder are two versions. */
+  digest: text("digest").notNull(),
+  pinned: text("pinned", { mode: "json" }).$type<PinnedSource>().notNull(),
+  status: text("status", { enum: ["fetching", "complete", "failed"] }).notNull(),
+  /** Null when a file's size is not known. */
+  bytesTotal: integer("bytes_total"),
+  error: text("error"),
+  createdAt: integer("created_at").notNull(),
+  completedAt: integer("completed_at"),
+}, (t) => [uniqueIndex("mirror_versions_version").on(t.versionDir, t.digest)]);

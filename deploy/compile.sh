@@ -7,6 +7,7 @@
 #
 # What is embedded: every statically imported module (so locales/), and the files read at run
 # time through import.meta.url: the store's migrations (db/migrations) and the portal (web/).
+# The weights hashing worker is loaded by URL too, so it is included by name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,7 @@ mkdir -p "$(dirname "$out")"
   --include db/migrations \
   --include web \
   --include locales \
+  --include agent/weights/hash_worker.ts \
   ${target:+--target "$target"} \
   --output "$out" \
   main.ts

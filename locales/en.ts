@@ -40,5 +40,16 @@ export const en = {
     csrf_failed: "The form's CSRF token is missing or wrong: reload the page and try again",
     sign_in_unavailable: "Sign-in through {provider} is unavailable: {reason}",
     internal_error: "An internal error occurred. The request id is {requestId}",
+    weights_source_invalid: "The weights source '{source}' is not valid: {detail}",
+    weights_unresolvable: "The weights source '{source}' cannot be resolved: {detail}",
+    weights_pickle_refused:
+      "Weights in a pickle format run code when they are loaded: {file} is refused. Use the model's safetensors or GGUF, or set allow_pickle: true on the model if it was checked and has no other form",
+    weights_checksum_mismatch:
+      "{file} arrived with sha256 {actual}, but {publisher} published {expected} for it: refused and deleted",
+    weights_checksum_conflict:
+      "{file} on this node was checked earlier as sha256 {actual}, but this source expects {expected}: refused (the file is kept; another model may use it)",
+    weights_no_space: "Fetching {source} needs {needed} more on {dir}, but only {free} is free",
+    weights_fetch_failed: "Fetching {file} failed: {detail}",
+    weights_not_local: "The weights at {path} are not on this node",
   },
 } as const;

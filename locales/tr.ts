@@ -44,5 +44,17 @@ export const tr: Messages = {
     csrf_failed: "Formun CSRF belirteci eksik ya da yanlış: sayfayı yenileyip yeniden deneyin",
     sign_in_unavailable: "{provider} ile oturum açma kullanılamıyor: {reason}",
     internal_error: "Bir iç hata oluştu. İstek kimliği: {requestId}",
+    weights_source_invalid: "'{source}' ağırlık kaynağı geçerli değil: {detail}",
+    weights_unresolvable: "'{source}' ağırlık kaynağı çözümlenemiyor: {detail}",
+    weights_pickle_refused:
+      "Pickle biçimindeki ağırlıklar yüklenirken kod çalıştırır: {file} reddedildi. Modelin safetensors ya da GGUF biçimini kullanın; dosyalar denetlendiyse ve başka biçimi yoksa modelde allow_pickle: true ayarlayın",
+    weights_checksum_mismatch:
+      "{file} sha256 {actual} ile geldi, ancak {publisher} bunun için {expected} yayımladı: reddedildi ve silindi",
+    weights_checksum_conflict:
+      "Bu düğümdeki {file} daha önce sha256 {actual} olarak denetlendi, ancak bu kaynak {expected} bekliyor: reddedildi (dosya tutuldu; başka bir model kullanıyor olabilir)",
+    weights_no_space:
+      "{source} indirmek için {dir} üzerinde {needed} daha gerekiyor, ancak yalnızca {free} boş",
+    weights_fetch_failed: "{file} indirilemedi: {detail}",
+    weights_not_local: "{path} konumundaki ağırlıklar bu düğümde yok",
   },
 };

@@ -12,6 +12,7 @@ import { authRoutes } from "./routes/auth.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
+import { mirrorAdminRoutes, mirrorFileRoutes } from "./routes/mirror.ts";
 import { v1Routes } from "./routes/v1.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
@@ -26,6 +27,10 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/v1", v1Routes(deps));
   app.route("/v1", messagesRoutes(deps));
   app.route("/", rerankRoutes(deps));
+  if (deps.mirror) {
+    app.route("/api/v1/mirror", mirrorAdminRoutes(deps, deps.mirror));
+    app.route("/mirror", mirrorFileRoutes(deps, deps.mirror));
+  }
   app.route("/api/v1", adminRoutes(deps));
   app.route("/auth", authRoutes(deps));
   if (deps.portalHtml !== undefined) {

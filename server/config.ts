@@ -166,6 +166,22 @@ export const serverSettings = {
   ),
   // people branch: sign-in, sessions, identity provider, accounting
   ...peopleSettings,
+  hfEndpoint: text(
+    "weights.hf_endpoint",
+    "https://huggingface.co",
+    "The Hugging Face endpoint hf: sources are pinned against and fetched from",
+    { env: "HF_ENDPOINT" },
+  ),
+  hfTokenFile: text(
+    "weights.hf_token_file",
+    "",
+    "A file holding a Hugging Face token for private or gated repositories (empty: none)",
+  ),
+  mirrorDir: text(
+    "mirror.dir",
+    "",
+    "Where the weights mirror keeps its files (empty: DATA/mirror)",
+  ),
 };
 
 export type ServerConfig = Resolved<typeof serverSettings> & { dataDir: string };

@@ -10,6 +10,7 @@ import type { ReplicaTable } from "./router/replicas.ts";
 import type { Routing } from "./router/routing.ts";
 import type { UsageSink } from "./usage/recorder.ts";
 import type { NodeServices } from "./nodes/admin_routes.ts";
+import type { MirrorService } from "./weights/mirror.ts";
 
 export interface AppDeps {
   limits: { maxBodyBytes: number; firstByteTimeoutMs: number };
@@ -27,6 +28,8 @@ export interface AppDeps {
   nodes?: NodeServices;
   /** Tenancy, limits, budgets, admission, audit, sign-in (people branch). */
   people: PeopleServices;
+  /** The weights mirror (admin API /api/v1/mirror, files at /mirror/); absent when off. */
+  mirror?: MirrorService;
   /** The portal's landing page, or undefined when the portal is off. */
   portalHtml?: string;
 }

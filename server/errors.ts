@@ -41,6 +41,15 @@ export const errorCodes = [
   "invalid_credentials",
   "csrf_failed",
   "sign_in_unavailable",
+  // Weights (agent/weights, server/weights): sources, pinning, fetching, the mirror.
+  "weights_source_invalid",
+  "weights_unresolvable",
+  "weights_pickle_refused",
+  "weights_checksum_mismatch",
+  "weights_checksum_conflict",
+  "weights_no_space",
+  "weights_fetch_failed",
+  "weights_not_local",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 
@@ -57,13 +66,17 @@ type OpenAIErrorType =
 export function statusOf(
   code: ErrorCode,
 ): {
-  status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 503 | 504;
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 503 | 504 | 507;
   type: OpenAIErrorType;
 } {
   switch (code) {
     case "invalid_json":
     case "invalid_request":
     case "unsupported_endpoint":
+    case "weights_source_invalid":
+    case "weights_unresolvable":
+    case "weights_pickle_refused":
+    case "weights_not_local":
       return { status: 400, type: "invalid_request_error" };
     case "body_too_large":
       return { status: 413, type: "invalid_request_error" };
@@ -84,8 +97,11 @@ export function statusOf(
     case "node_not_found":
       return { status: 404, type: "not_found_error" };
     case "conflict":
+    case "weights_checksum_conflict":
       return { status: 409, type: "invalid_request_error" };
     case "engine_error":
+    case "weights_checksum_mismatch":
+    case "weights_fetch_failed":
       return { status: 502, type: "server_error" };
     case "model_unavailable":
     case "queue_timeout":
@@ -104,6 +120,8 @@ export function statusOf(
       return { status: 504, type: "server_error" };
     case "internal_error":
       return { status: 500, type: "server_error" };
+    case "weights_no_space":
+      return { status: 507, type: "server_error" };
   }
 }
 

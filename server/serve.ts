@@ -20,6 +20,7 @@ import { UsageRecorder } from "./usage/recorder.ts";
 import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
 import { oidcConfigFrom } from "./auth/oidc.ts";
 import { startPeople } from "./tenancy/services.ts";
+import { startMirror } from "./weights/start_mirror.ts";
 
 export interface ControlPlane {
   /** The address clients use, e.g. `http://127.0.0.1:8080`. */
@@ -85,6 +86,7 @@ export async function startControlPlane(
     oidc: await oidcConfigFrom(config, config.publicUrl || `http://${config.listen}`),
     publicUrl: config.publicUrl,
   });
+  const mirror = await startMirror(config, { store, clock, logger: opts.logger });
   const deps: AppDeps = {
     limits: { maxBodyBytes: config.maxBodyBytes, firstByteTimeoutMs: config.firstByteTimeoutMs },
     store,
@@ -97,6 +99,7 @@ export async function startControlPlane(
     replicas,
     routing,
     usage,
+    mirror,
     ...(config.portal ? { portalHtml: await portalPage() } : {}),
   };
   await followExternalModels(deps.catalog, replicas, opts.logger);
@@ -141,6 +144,7 @@ export async function startControlPlane(
     : addr.hostname;
   const url = config.publicUrl || `http://${shownHost}:${addr.port}`;
   opts.logger.info("control plane listening", { url });
+  await mirror.resume();
   return {
     url,
     ...(cluster ? { clusterUrls: cluster.urls } : {}),
@@ -150,6 +154,7 @@ export async function startControlPlane(
     async close() {
       loadPoller.stop();
       await cluster?.close();
+      await mirror.close();
       await server.shutdown();
       await usage.close();
       await people.close();

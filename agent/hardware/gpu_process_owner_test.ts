@@ -24,6 +24,11 @@ Deno.test("GPU processes are the shard's by pid, by process group and by descent
       text += value;
     }
     const [member, escaped] = text.trim().split("\n").map(Number);
+    // `$!` is known before the child has called setsid: wait until it really left the session.
+    const deadline = Date.now() + 3_000;
+    while (Date.now() < deadline && sessionOf(escaped!) === child.pid) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const report: GpuReport = {
       source: "nvml",
       gpus: [{
@@ -59,3 +64,12 @@ Deno.test("GPU processes are the shard's by pid, by process group and by descent
     await Promise.all([child.status, other.status]);
   }
 });
+
+function sessionOf(pid: number): number | undefined {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+  } catch {
+    return undefined;
+  }
+}

@@ -25,7 +25,12 @@ export type ModelInput =
       | "upstreamModel"
       | "externalKeys"
     >
-  >;
+  >
+  & {
+    /** The pinned weights (server/weights/pin_source.ts); kept when an update leaves it out. */
+    origin?: ModelEntry["origin"];
+    allowPickle?: boolean;
+  };
 
 export class ModelCatalog {
   #byName = new Map<string, ModelEntry>();
@@ -67,6 +72,8 @@ export class ModelCatalog {
       slots: input.slots ?? null,
       upstreamModel: input.upstreamModel ?? null,
       externalKeys: input.externalKeys ?? null,
+      origin: input.origin ?? existing?.origin ?? null,
+      allowPickle: input.allowPickle ?? existing?.allowPickle ?? false,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
       // Prices given win; otherwise those set earlier (e.g. by `ctl prices`) are kept.

@@ -49,6 +49,20 @@ CREATE TABLE `limits` (
 	PRIMARY KEY(`scope_kind`, `scope_id`)
 );
 --> statement-breakpoint
+CREATE TABLE `mirror_versions` (
+	`id` text PRIMARY KEY NOT NULL,
+	`source` text NOT NULL,
+	`version_dir` text NOT NULL,
+	`digest` text NOT NULL,
+	`pinned` text NOT NULL,
+	`status` text NOT NULL,
+	`bytes_total` integer,
+	`error` text,
+	`created_at` integer NOT NULL,
+	`completed_at` integer
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `mirror_versions_version` ON `mirror_versions` (`version_dir`,`digest`);--> statement-breakpoint
 CREATE TABLE `node_shards` (
 	`node_id` text NOT NULL,
 	`shard_id` text PRIMARY KEY NOT NULL,
@@ -119,6 +133,8 @@ ALTER TABLE `models` ADD `fallbacks` text DEFAULT '[]' NOT NULL;--> statement-br
 ALTER TABLE `models` ADD `slots` integer;--> statement-breakpoint
 ALTER TABLE `models` ADD `upstream_model` text;--> statement-breakpoint
 ALTER TABLE `models` ADD `external_keys` text;--> statement-breakpoint
+ALTER TABLE `models` ADD `origin` text;--> statement-breakpoint
+ALTER TABLE `models` ADD `allow_pickle` integer DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE `models` ADD `price_prompt` integer;--> statement-breakpoint
 ALTER TABLE `models` ADD `price_completion` integer;--> statement-breakpoint
 ALTER TABLE `models` ADD `price_cached` integer;--> statement-breakpoint

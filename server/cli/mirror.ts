@@ -1,0 +1,117 @@
+/**
+ * `llmgw mirror`: the control plane's weights mirror through the admin API, ctl-style (it finds
+ * the server and admin token the way `llmgw ctl` does).
+ */
+import { HTTPError, NetworkError } from "ky";
+import type { Command } from "../../core/command.ts";
+import { UsageError } from "../../core/command.ts";
+import { locationSettings } from "../config.ts";
+import { connect, ctlSettings, printList as print } from "./ctl/client.ts";
+import { parseFlags } from "./flags.ts";
+import { formatBytes } from "../../agent/weights/disk.ts";
+
+const help = `Usage: llmgw mirror <verb> [options] [--json]
+
+  add SOURCE [--sha256 HEX] [--allow-pickle] [--wait]
+        Pin SOURCE and fetch it into the mirror, checked against its published sha256.
+        SOURCE: hf:org/repo (safetensors set or GGUF split), hf:org/repo/path/file,
+        or an http(s) URL (then --sha256 is required). --wait follows it to the end.
+  list                 Mirrored versions, their state and progress
+  remove ID            Delete a version's files (files another version holds stay)
+
+Nodes fetch mirrored files from /mirror/<org>/<repo>/<commit>/<path> (Range supported).
+Options: --data DIR, --url URL, --token TOKEN (env LLMGW_ADMIN_TOKEN), --json`;
+
+interface Version {
+  id: string;
+  source: string;
+  versionDir: string;
+  status: string;
+  bytesTotal: number | null;
+  error: string | null;
+  progress: { phase: string; bytesDone: number; bytesTotal: number | null } | null;
+}
+
+export const mirrorCommand: Command = {
+  name: "mirror",
+  summary: "Keep model weights on the control plane for nodes without the internet",
+  async run(argv) {
+    const { values, positionals } = parseFlags(argv, [locationSettings, ctlSettings], {
+      json: { type: "boolean" },
+      sha256: { type: "string" },
+      "allow-pickle": { type: "boolean" },
+      wait: { type: "boolean" },
+    });
+    if (values.help || positionals.length === 0) {
+      console.log(help);
+      return values.help ? 0 : 2;
+    }
+    const [verb, arg] = positionals;
+    const json = values.json === true;
+    const api = await connect(values);
+    try {
+      switch (verb) {
+        case "add": {
+          if (!arg) throw new UsageError("mirror add needs a SOURCE");
+          const body: Record<string, unknown> = { source: arg };
+          if (typeof values.sha256 === "string") body.sha256 = values.sha256;
+          if (values["allow-pickle"] === true) body.allow_pickle = true;
+          let v = await api.post("mirror", { json: body }).json<Version>();
+          if (!json) console.log(`Mirror version ${v.id}: ${v.versionDir} (${v.status})`);
+          while (values.wait === true && v.status === "fetching") {
+            await new Promise((r) => setTimeout(r, 2_000));
+            v = await api.get(`mirror/${v.id}`).json<Version>();
+            if (!json) console.log(`  ${describe(v)}`);
+          }
+          if (json) console.log(JSON.stringify(v, null, 2));
+          if (v.status === "failed") {
+            console.error(`llmgw mirror: ${v.error}`);
+            return 1;
+          }
+          return 0;
+        }
+        case "list": {
+          const res = await api.get("mirror").json<{ data: Version[] }>();
+          if (json) return print(true, res, []);
+          return print(false, {
+            data: res.data.map((v) => ({ ...v, state: describe(v) })),
+          }, ["id", "versionDir", "state"]);
+        }
+        case "remove": {
+          if (!arg) throw new UsageError("mirror remove needs the version's ID");
+          const v = await api.delete(`mirror/${encodeURIComponent(arg)}`).json<Version>();
+          if (json) console.log(JSON.stringify(v, null, 2));
+          else console.log(`Removed mirror version ${v.id} (${v.versionDir})`);
+          return 0;
+        }
+        default:
+          throw new UsageError(`unknown command 'mirror ${positionals.join(" ")}'\n\n${help}`);
+      }
+    } catch (e) {
+      if (e instanceof HTTPError) {
+        const body = e.data as { error?: { message?: string } } | undefined;
+        console.error(`llmgw mirror: ${body?.error?.message ?? `HTTP ${e.response.status}`}`);
+        return 1;
+      }
+      if (e instanceof NetworkError) {
+        console.error(`llmgw mirror: cannot reach the control plane at ${e.request.url}`);
+        return 1;
+      }
+      throw e;
+    }
+  },
+};
+
+/** "fetching 1.2 GiB of 4.0 GiB (30%)", "checking …", "complete", "failed: why". */
+export function describe(v: Version): string {
+  if (v.status === "failed") return `failed: ${v.error}`;
+  if (v.status === "complete") return "complete";
+  const p = v.progress;
+  if (!p) return "fetching";
+  const of = p.bytesTotal === null
+    ? ""
+    : ` of ${formatBytes(p.bytesTotal)} (${
+      p.bytesTotal === 0 ? 100 : Math.floor((p.bytesDone / p.bytesTotal) * 100)
+    }%)`;
+  return `${p.phase} ${formatBytes(p.bytesDone)}${of}`;
+}
