@@ -25,6 +25,10 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "Operate a running llmgw through its admin API (keys, models, ...)",
     load: async () => (await import("./server/cli/ctl.ts")).ctlCommand,
   },
+  bench: {
+    summary: "Load-test an OpenAI-compatible server; `bench overhead` measures the gateway's cost",
+    load: async () => (await import("./bench/command.ts")).benchCommand,
+  },
   "sim-engine": {
     summary: "Run a simulated OpenAI-compatible engine (llama.cpp dialect) for tests and demos",
     load: async () => (await import("./agent/sim_engine/command.ts")).simEngineCommand,
