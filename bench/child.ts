@@ -20,11 +20,24 @@ export interface Child {
 const secret = /(sk-llmgw-\S+|llmgw_[a-z]+_\S+|Password:\s+\S+|Bearer\s+\S+)/g;
 const tailChars = 4000;
 
-export async function startChild(
-  args: string[],
-  opts: { readyWhen: RegExp; timeoutMs: number; env?: Record<string, string> },
+export interface StartOptions {
+  readyWhen: RegExp;
+  timeoutMs: number;
+  env?: Record<string, string>;
+}
+
+/** Starts `llmgw <args...>`. */
+export function startChild(args: string[], opts: StartOptions): Promise<Child> {
+  return startProcess(selfCommand(args), `llmgw ${args[0]}`, opts);
+}
+
+/** Starts any program (the same deno, for a script under bench/) and waits for its ready line. */
+export async function startProcess(
+  command: { cmd: string; args: string[] },
+  label: string,
+  opts: StartOptions,
 ): Promise<Child> {
-  const { cmd, args: full } = selfCommand(args);
+  const { cmd, args: full } = command;
   const child = new Deno.Command(cmd, {
     args: full,
     stdin: "null",
@@ -90,9 +103,8 @@ export async function startChild(
   };
   if (!match) {
     await stop(2_000);
-    const what = `llmgw ${args[0]}`;
     throw new Error(
-      `${what} did not start within ${opts.timeoutMs} ms${exited ? " (it exited)" : ""}; ` +
+      `${label} did not start within ${opts.timeoutMs} ms${exited ? " (it exited)" : ""}; ` +
         `its last output:\n${redactedTail()}`,
     );
   }

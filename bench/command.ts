@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { type Command, UsageError } from "../core/command.ts";
 import { parseDuration } from "./duration.ts";
-import { chatUrl, runLoad } from "./load.ts";
+import { chatUrl, runLoad, withoutSamples } from "./load.ts";
 import { runOverhead, type ScenarioSpec } from "./overhead.ts";
 import { checkTargets, formatLoad, formatOverhead } from "./report.ts";
 
@@ -55,8 +55,10 @@ Options:
   --tokens-per-second N     Engine speed per stream (default 50: one event every 20 ms)
   --prompt-tokens N         Prompt length, about N tokens (default 32)
   --slots N                 Slots of each sim engine, 1..256 (default 256)
-  --duration D              Measured time per leg at each level (default 5s)
-  --warmup D                Load before each measured leg, not counted (default 1s)
+  --duration D              Measured time per leg at each level (default 6s)
+  --rounds N                Direct and gateway take turns N times within that time, so that a
+                            change in the machine's load falls on both alike (default 3)
+  --warmup D                Load before each level's first round, not counted (default 1s)
   --timeout D               Per-request timeout (default 60s)
   --json                    Print the report as JSON
   --help                    Show this help
@@ -191,7 +193,9 @@ async function runLoadCommand(argv: string[]): Promise<number> {
     const result = await runLoad({ ...load, durationMs, requests, signal: stop.signal });
     const target = { url: shownUrl(v.url), model };
     console.log(
-      v.json ? JSON.stringify({ target, ...result }, null, 2) : formatLoad(result, target.url),
+      v.json
+        ? JSON.stringify({ target, ...withoutSamples(result) }, null, 2)
+        : formatLoad(result, target.url),
     );
   } finally {
     stop.dispose();
@@ -212,6 +216,7 @@ async function runOverheadCommand(argv: string[]): Promise<number> {
     slots: { type: "string" },
     duration: { type: "string" },
     warmup: { type: "string" },
+    rounds: { type: "string" },
     timeout: { type: "string" },
     json: { type: "boolean" },
     help: { type: "boolean", short: "h" },
@@ -257,8 +262,9 @@ async function runOverheadCommand(argv: string[]): Promise<number> {
   try {
     const report = await runOverhead({
       scenarios,
-      durationMs: duration(v.duration, "duration", 5_000),
+      durationMs: duration(v.duration, "duration", 6_000),
       warmupMs: duration(v.warmup, "warmup", 1_000, true),
+      rounds: positiveInt(v.rounds, "rounds", 3, 100),
       promptTokens: positiveInt(v["prompt-tokens"], "prompt-tokens", 32),
       // The gateway's engines.sim_slots allows at most 256; both engines must match.
       slots: positiveInt(v.slots, "slots", 256, 256),

@@ -83,6 +83,8 @@ Deno.test("bench overhead completes a short run, direct and through a gateway, w
     "300ms",
     "--warmup",
     "100ms",
+    "--rounds",
+    "2",
     "--json",
   ]);
   assertEquals(run.code, 0, run.stderr);

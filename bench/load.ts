@@ -55,6 +55,8 @@ export interface LoadResult {
   ttftMs: Summary | null;
   /** Whole request time of successful requests. */
   latencyMs: Summary | null;
+  /** The raw samples, for merging runs (see mergeResults); left out of printed JSON. */
+  samples?: { latencyMs: number[]; ttftMs: number[] };
 }
 
 const words = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "again"];
@@ -238,7 +240,61 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     tokensFrom: fromEvents === 0 ? "usage" : fromUsage === 0 ? "events" : "mixed",
     ttftMs: opts.stream ? summarize(ttfts) : null,
     latencyMs: summarize(latencies),
+    samples: { latencyMs: latencies, ttftMs: ttfts },
   };
+}
+
+/**
+ * One result from several runs of the same load (interleaved rounds): counts and times add up,
+ * percentiles come from all samples together.
+ */
+export function mergeResults(runs: LoadResult[]): LoadResult {
+  const first = runs[0];
+  if (!first) throw new TypeError("nothing to merge");
+  const errors: Partial<Record<ErrorKind, number>> = {};
+  const errorSamples: Partial<Record<ErrorKind, string>> = {};
+  const latencies: number[] = [];
+  const ttfts: number[] = [];
+  let elapsedS = 0, requests = 0, ok = 0, tokens = 0;
+  const from = new Set<LoadResult["tokensFrom"]>();
+  for (const r of runs) {
+    elapsedS += r.elapsedS;
+    requests += r.requests;
+    ok += r.ok;
+    tokens += r.tokens;
+    if (r.ok > 0) from.add(r.tokensFrom);
+    for (const [k, n] of Object.entries(r.errors) as [ErrorKind, number][]) {
+      errors[k] = (errors[k] ?? 0) + n;
+      const why = r.errorSamples[k];
+      if (why !== undefined) errorSamples[k] ??= why;
+    }
+    for (const v of r.samples?.latencyMs ?? []) latencies.push(v);
+    for (const v of r.samples?.ttftMs ?? []) ttfts.push(v);
+  }
+  return {
+    concurrency: first.concurrency,
+    stream: first.stream,
+    maxTokens: first.maxTokens,
+    promptTokens: first.promptTokens,
+    elapsedS,
+    requests,
+    ok,
+    errors,
+    errorSamples,
+    requestsPerSecond: ok / elapsedS,
+    tokensPerSecond: tokens / elapsedS,
+    tokens,
+    tokensFrom: from.size === 1 ? [...from][0]! : from.size === 0 ? first.tokensFrom : "mixed",
+    ttftMs: first.stream ? summarize(ttfts) : null,
+    latencyMs: summarize(latencies),
+    samples: { latencyMs: latencies, ttftMs: ttfts },
+  };
+}
+
+/** A result as printed: without its raw samples. */
+export function withoutSamples<T extends LoadResult>(r: T): Omit<T, "samples"> {
+  const { samples: _, ...rest } = r;
+  return rest;
 }
 
 export function errorCount(r: LoadResult): number {

@@ -1,6 +1,15 @@
 import { assert, assertEquals } from "../tests/assert.ts";
 import { startSimEngine } from "../agent/sim_engine/serve.ts";
-import { chatUrl, errorCount, type LoadOptions, promptOf, runLoad } from "./load.ts";
+import {
+  chatUrl,
+  errorCount,
+  type LoadOptions,
+  type LoadResult,
+  mergeResults,
+  promptOf,
+  runLoad,
+  withoutSamples,
+} from "./load.ts";
 
 const base = {
   model: "demo",
@@ -139,4 +148,39 @@ Deno.test("a timed run stops by itself: no new request after the duration, open 
   } finally {
     await engine.close();
   }
+});
+
+Deno.test("merged rounds add counts and take percentiles over all samples", () => {
+  const run = (
+    latencies: number[],
+    errors: LoadResult["errors"],
+    elapsedS: number,
+  ): LoadResult => ({
+    concurrency: 2,
+    stream: true,
+    maxTokens: 4,
+    promptTokens: 8,
+    elapsedS,
+    requests: latencies.length + Object.values(errors).reduce<number>((a, b) => a + (b ?? 0), 0),
+    ok: latencies.length,
+    errors,
+    errorSamples: Object.fromEntries(Object.keys(errors).map((k) => [k, `why ${k}`])),
+    requestsPerSecond: latencies.length / elapsedS,
+    tokensPerSecond: (latencies.length * 4) / elapsedS,
+    tokens: latencies.length * 4,
+    tokensFrom: "events",
+    ttftMs: null,
+    latencyMs: null,
+    samples: { latencyMs: latencies, ttftMs: latencies.map((v) => v / 10) },
+  });
+  const m = mergeResults([
+    run([1, 2, 3], { timeout: 1 }, 1),
+    run([100, 4], { timeout: 2, http_500: 1 }, 3),
+  ]);
+  assertEquals([m.requests, m.ok, m.elapsedS, m.tokens], [9, 5, 4, 20]);
+  assertEquals(m.errors, { timeout: 3, http_500: 1 });
+  assertEquals(m.errorSamples, { timeout: "why timeout", http_500: "why http_500" });
+  assertEquals([m.latencyMs?.p50, m.latencyMs?.max, m.ttftMs?.p50], [3, 100, 0.3]);
+  assertEquals(m.requestsPerSecond, 5 / 4);
+  assertEquals("samples" in withoutSamples(m), false);
 });

@@ -7,7 +7,7 @@
  */
 import { randomToken } from "../server/auth/secrets.ts";
 import { type Child, startChild } from "./child.ts";
-import { errorCount, type LoadOptions, type LoadResult, runLoad } from "./load.ts";
+import { errorCount, type LoadResult, mergeResults, runLoad, withoutSamples } from "./load.ts";
 import { clockTicks, readCpu, readMemory, RssSampler } from "./proc_stats.ts";
 
 export interface ScenarioSpec {
@@ -21,8 +21,10 @@ export interface ScenarioSpec {
 
 export interface OverheadOptions {
   scenarios: ScenarioSpec[];
-  /** Measured time per leg (direct, then gateway) at each level, in ms. */
+  /** Measured time per leg (direct, gateway) at each level, in ms, split into `rounds`. */
   durationMs: number;
+  /** Direct and gateway take turns this many times at each level. */
+  rounds: number;
   /** Load before each measured leg, not counted: connections open, code warm. */
   warmupMs: number;
   promptTokens: number;
@@ -38,8 +40,8 @@ export interface OverheadOptions {
 
 export interface LevelResult {
   concurrency: number;
-  direct: LoadResult;
-  gateway: LoadResult;
+  direct: Omit<LoadResult, "samples">;
+  gateway: Omit<LoadResult, "samples">;
   /** Gateway minus direct total latency, ms; null when a leg had no successful request. */
   addedP50Ms: number | null;
   addedP99Ms: number | null;
@@ -175,30 +177,39 @@ async function runScenario(
         streamUsage: false,
         signal: opts.signal,
       };
-      // The gateway is idle during the direct leg: what it spends then is its baseline (timers,
-      // the engine's health checks), shown beside what the load costs it.
-      let idleBefore = 0;
-      const direct = await leg({ ...base, url: engineUrl, key: engineKey }, opts, {
-        before: async () => void (idleBefore = (await readCpu(gateway.pid, clkTck)).ms),
-      });
-      const idleMs = (await readCpu(gateway.pid, clkTck)).ms - idleBefore;
-      say(`${spec.name} c=${concurrency}: direct   ${brief(direct)}`);
-
-      let cpuBefore = 0;
-      let sampler: RssSampler | undefined;
-      const gatewayResult = await leg({ ...base, url: gatewayUrl, key: gatewayKey }, opts, {
-        before: async () => {
-          cpuBefore = (await readCpu(gateway.pid, clkTck)).ms;
-          sampler = new RssSampler(gateway.pid);
-        },
-      });
-      const cpuMs = (await readCpu(gateway.pid, clkTck)).ms - cpuBefore;
-      const rssPeak = (await sampler?.stop()) ?? 0;
+      const directLoad = { ...base, url: engineUrl, key: engineKey };
+      const gatewayLoad = { ...base, url: gatewayUrl, key: gatewayKey };
+      if (opts.warmupMs > 0) {
+        await runLoad({ ...directLoad, durationMs: opts.warmupMs });
+        await runLoad({ ...gatewayLoad, durationMs: opts.warmupMs });
+      }
+      // Direct and gateway take turns in short rounds, so a change in the machine's load (other
+      // work on a shared box) falls on both legs alike rather than on whichever ran second.
+      // The gateway is idle during the direct rounds: what it spends then is its baseline
+      // (timers, the engine's health checks), shown beside what the load costs it.
+      const directRuns: LoadResult[] = [];
+      const gatewayRuns: LoadResult[] = [];
+      let idleMs = 0;
+      let cpuMs = 0;
+      const sampler = new RssSampler(gateway.pid);
+      const slice = Math.max(1, Math.round(opts.durationMs / opts.rounds));
+      for (let round = 0; round < opts.rounds && !opts.signal?.aborted; round++) {
+        const idle0 = (await readCpu(gateway.pid, clkTck)).ms;
+        directRuns.push(await runLoad({ ...directLoad, durationMs: slice }));
+        const cpu0 = (await readCpu(gateway.pid, clkTck)).ms;
+        idleMs += cpu0 - idle0;
+        gatewayRuns.push(await runLoad({ ...gatewayLoad, durationMs: slice }));
+        cpuMs += (await readCpu(gateway.pid, clkTck)).ms - cpu0;
+      }
+      const rssPeak = await sampler.stop();
       const { hwm } = await readMemory(gateway.pid);
+      const direct = mergeResults(directRuns);
+      const gatewayResult = mergeResults(gatewayRuns);
+      say(`${spec.name} c=${concurrency}: direct   ${brief(direct)}`);
       const level: LevelResult = {
         concurrency,
-        direct,
-        gateway: gatewayResult,
+        direct: withoutSamples(direct),
+        gateway: withoutSamples(gatewayResult),
         addedP50Ms: diff(gatewayResult.latencyMs?.p50, direct.latencyMs?.p50),
         addedP99Ms: diff(gatewayResult.latencyMs?.p99, direct.latencyMs?.p99),
         ttftAddedP50Ms: diff(gatewayResult.ttftMs?.p50, direct.ttftMs?.p50),
@@ -230,17 +241,6 @@ async function runScenario(
     // The gateway first: it stops its own engine, then writes the usage still in memory.
     for (const c of children.reverse()) await c.stop();
   }
-}
-
-/** A warm-up, not counted, then the measured run. */
-async function leg(
-  load: Omit<LoadOptions, "durationMs" | "requests">,
-  opts: OverheadOptions,
-  hooks: { before?: () => Promise<void> } = {},
-): Promise<LoadResult> {
-  if (opts.warmupMs > 0) await runLoad({ ...load, durationMs: opts.warmupMs });
-  await hooks.before?.();
-  return await runLoad({ ...load, durationMs: opts.durationMs });
 }
 
 function diff(a: number | undefined, b: number | undefined): number | null {

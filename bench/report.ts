@@ -161,7 +161,9 @@ export function formatOverhead(r: OverheadReport): string {
     } MB, ${m.os} ${m.kernel}, deno ${m.deno}`,
     `load average before ${load(m.loadAvgBefore)}, after ${load(m.loadAvgAfter)}; ${
       r.settings.durationMs / 1000
-    } s per leg after ${r.settings.warmupMs / 1000} s warm-up; ${r.settings.slots} engine slots`,
+    } s per leg in ${r.settings.rounds} interleaved rounds after ${
+      r.settings.warmupMs / 1000
+    } s warm-up; ${r.settings.slots} engine slots`,
     `gateway: llmgw up (API key checked, usage recorded); CPU and memory from /proc/<pid> of the gateway process${
       r.gatewayPidIsGateway ? "" : " (WARNING: the pid could not be confirmed as llmgw up)"
     }`,
