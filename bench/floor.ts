@@ -2,8 +2,10 @@
  * What a Deno proxy costs at the least, beside what the gateway costs, under the same load:
  *
  *   deno run -A bench/floor.ts [concurrency=128] [seconds=5] [tokens/s=50] [max_tokens=64] [legs]
+ *     [stream|plain]
  *
- * legs: a comma list of direct, pipe, js, byob, gateway (default: all of them).
+ * legs: a comma list of direct, pipe, js, byob, gateway (default: all of them). `plain` sends
+ * requests that are not streamed (then use a fast engine, e.g. 100000 tokens/s).
  *
  * One sim engine serves every leg. Each proxy (bench/floor_proxy.ts in its three modes, then
  * `llmgw up` with its own sim engine of the same settings) gets the same streamed load, and its
@@ -21,6 +23,7 @@ const [concurrency = 128, seconds = 5, tps = 50, maxTokens = 64] = Deno.args.sli
   Number,
 );
 const legs = new Set((Deno.args[4] ?? "direct,pipe,js,byob,gateway").split(","));
+const stream = Deno.args[5] !== "plain";
 const hz = await clockTicks();
 const engineKey = randomToken("llmgw_bench_");
 const slots = "256";
@@ -36,7 +39,7 @@ try {
     key: engineKey,
     model: "demo",
     concurrency: concurrency!,
-    stream: true,
+    stream,
     maxTokens: maxTokens!,
     promptTokens: 32,
     timeoutMs: 60_000,
@@ -54,7 +57,8 @@ try {
       String(r.ok),
       String(errorCount(r)),
       r.requestsPerSecond.toFixed(0),
-      r.latencyMs?.p50.toFixed(1) ?? "-",
+      r.latencyMs?.p50.toFixed(2) ?? "-",
+      r.latencyMs?.p99.toFixed(2) ?? "-",
       r.ttftMs?.p50.toFixed(1) ?? "-",
       pid ? (cpu / r.ok).toFixed(3) : "-",
       pid ? (peak / 2 ** 20).toFixed(0) : "-",
@@ -98,12 +102,13 @@ try {
   for (const c of children.reverse()) await c.stop();
 }
 console.log(
-  `${concurrency} concurrent streams of ${maxTokens} tokens at ${tps} tokens/s, ${seconds} s per leg, ` +
+  `${concurrency} concurrent ${stream ? "streams" : "requests (not streamed)"} of ${maxTokens} ` +
+    `tokens at ${tps} tokens/s, ${seconds} s per leg, ` +
     `load average ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")}\n`,
 );
 console.log(
   table(
-    ["leg", "ok", "failed", "req/s", "p50 ms", "TTFT p50", "proxy CPU ms/req", "proxy RSS MB"],
+    ["leg", "ok", "failed", "req/s", "p50 ms", "p99 ms", "TTFT p50", "proxy CPU ms/req", "RSS MB"],
     rows,
   ),
 );
