@@ -112,7 +112,8 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
 
   const fail = (kind: ErrorKind, why: string) => {
     errors[kind] = (errors[kind] ?? 0) + 1;
-    errorSamples[kind] ??= why.slice(0, 300);
+    // A server may echo the key in its error text; the report must not.
+    errorSamples[kind] ??= (opts.key ? why.replaceAll(opts.key, "[key]") : why).slice(0, 300);
   };
 
   const started = performance.now();

@@ -99,6 +99,23 @@ Deno.test("errors by kind: HTTP status, connect, timeout, stream cut", async () 
     assertEquals(wrongKey.ok, 0);
     assert(!JSON.stringify(wrongKey).includes("wrong"), "the key leaked into the result");
 
+    // A server that echoes the key in its error text does not get it into the report.
+    const echo = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      (req) => new Response(`bad key ${req.headers.get("authorization")}`, { status: 401 }),
+    );
+    try {
+      const echoed = await runLoad({
+        ...base,
+        url: `http://127.0.0.1:${echo.addr.port}/v1`,
+        key: "sk-echoed-secret",
+        requests: 1,
+      });
+      assertEquals(echoed.errorSamples, { http_401: "401 bad key Bearer [key]" });
+    } finally {
+      await echo.shutdown();
+    }
+
     const dead = await runLoad({ ...base, url: `http://127.0.0.1:${deadPort}/v1`, requests: 2 });
     assertEquals(dead.errors, { connect: 2 });
 
