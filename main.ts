@@ -42,6 +42,10 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "Keep model weights on the control plane for nodes without the internet",
     load: async () => (await import("./server/cli/mirror.ts")).mirrorCommand,
   },
+  bench: {
+    summary: "Load-test an OpenAI-compatible server; `bench overhead` measures the gateway's cost",
+    load: async () => (await import("./bench/command.ts")).benchCommand,
+  },
   "sim-engine": {
     summary: "Run a simulated OpenAI-compatible engine (llama.cpp dialect) for tests and demos",
     load: async () => (await import("./agent/sim_engine/command.ts")).simEngineCommand,

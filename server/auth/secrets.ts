@@ -6,9 +6,9 @@ export function randomToken(prefix: string, bytes = 32): string {
   return prefix + randomBytes(bytes).toString("base64url");
 }
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+/** node:crypto hashes in place; WebCrypto's digest hops threads, ~20× slower for a key check. */
+export function sha256Hex(text: string): Promise<string> {
+  return Promise.resolve(createHash("sha256").update(text).digest("hex"));
 }
 
 /** The same hash without a promise, for checks on the request path. */

@@ -5,7 +5,11 @@ import { isRecord } from "./relay.ts";
 export async function readJsonBody(req: Request, limit: number): Promise<Record<string, unknown>> {
   const declared = Number(req.headers.get("content-length") ?? "NaN");
   if (declared > limit) throw new AppError("body_too_large", { limit });
-  const bytes = await readBounded(req.body, limit);
+  // A declared length is enforced by the HTTP server's framing, so the body can be read whole;
+  // only a chunked body needs counting as it comes.
+  const bytes = Number.isFinite(declared)
+    ? new Uint8Array(await req.arrayBuffer())
+    : await readBounded(req.body, limit);
   if (bytes.length === 0) throw new AppError("invalid_json", { detail: "the body is empty" });
   let value: unknown;
   try {
