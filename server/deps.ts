@@ -9,6 +9,8 @@ import type { ReplicaTable } from "./router/replicas.ts";
 import type { Routing } from "./router/routing.ts";
 import type { UsageSink } from "./usage/recorder.ts";
 import type { NodeServices } from "./nodes/admin_routes.ts";
+import type { ModelGate } from "./models/model_gate.ts";
+import type { ModelServices } from "./models/model_services.ts";
 
 export interface AppDeps {
   limits: { maxBodyBytes: number; firstByteTimeoutMs: number };
@@ -24,6 +26,10 @@ export interface AppDeps {
   usage: UsageSink;
   /** Joined nodes and their channels; absent when there is no cluster listener. */
   nodes?: NodeServices;
+  /** The catalog's rules on the request path and waiting for a replica to start. */
+  models?: ModelGate;
+  /** The reconciler and the model admin operations; absent without a cluster listener. */
+  modelServices?: ModelServices;
   /** The portal's landing page, or undefined when the portal is off. */
   portalHtml?: string;
 }

@@ -20,6 +20,8 @@ export const errorCodes = [
   "not_found",
   "model_not_found",
   "model_unavailable",
+  "model_starting",
+  "model_stopped",
   "unsupported_endpoint",
   "engine_error",
   "engine_stalled",
@@ -76,6 +78,8 @@ export function statusOf(
     case "engine_error":
       return { status: 502, type: "server_error" };
     case "model_unavailable":
+    case "model_starting":
+    case "model_stopped":
     case "queue_timeout":
     case "node_not_connected":
       return { status: 503, type: "server_error" };

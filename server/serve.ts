@@ -18,6 +18,7 @@ import { createRouting } from "./router/routing.ts";
 import { defaultPrefixOptions } from "./router/request_keys.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
 import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
+import { type ModelsRuntime, startModels } from "./models/start_models.ts";
 
 export interface ControlPlane {
   /** The address clients use, e.g. `http://127.0.0.1:8080`. */
@@ -74,6 +75,7 @@ export async function startControlPlane(
   const loadPoller = new LoadPoller(replicas, { intervalMs: config.loadPollMs, clock });
   loadPoller.start();
   let cluster: ClusterListener | undefined;
+  let models: ModelsRuntime | undefined;
   if (config.clusterListen) {
     try {
       cluster = await startClusterListener(config, {
@@ -90,6 +92,22 @@ export async function startControlPlane(
       throw e;
     }
     deps.nodes = cluster.services;
+    models = await startModels(config, {
+      store,
+      clock,
+      logger: opts.logger,
+      catalog: deps.catalog,
+      replicas,
+      hub: cluster.services.hub,
+      nodes: cluster.nodeStore,
+    });
+    deps.modelServices = models.services;
+    deps.models = models.gate;
+    const gate = models.gate;
+    replicas.onRoom = (model) => {
+      routing.admission.wake(model);
+      gate.wake(model);
+    };
   }
   const app = buildApp(deps);
   const { hostname, port } = parseListen(config.listen);
@@ -119,6 +137,7 @@ export async function startControlPlane(
     usage,
     loadPoller,
     async close() {
+      models?.close();
       loadPoller.stop();
       await cluster?.close();
       await server.shutdown();
