@@ -168,6 +168,12 @@ export const serverSettings = {
     "How long a ping may go unanswered before the channel is closed, in ms",
     { min: 50 },
   ),
+  joinCodeTtlMs: int(
+    "nodes.join_code_ttl_ms",
+    3_600_000,
+    "How long a join code is valid when --expires is not given, in ms",
+    { min: 1_000 },
+  ),
   evictAfterIdleMs: int(
     "on_demand.evict_after_idle_ms",
     120_000,
@@ -187,33 +193,27 @@ export const serverSettings = {
     { min: 0 },
   ),
   reconcileIntervalMs: int(
-    "models.reconcile_interval_ms",
+    "reconciler.interval_ms",
     2_000,
     "How often the reconciler compares the catalog with what runs (it also runs on every report), in ms",
     { min: 20 },
   ),
   drainGraceMs: int(
-    "models.drain_grace_ms",
+    "reconciler.drain_grace_ms",
     300_000,
     "How long a draining replica may finish its requests before it is stopped anyway, in ms",
     { min: 0 },
   ),
   failureBackoffMs: int(
-    "models.failure_backoff_ms",
+    "reconciler.failure_backoff_ms",
     30_000,
     "After a replica fails to start, how long before the model is started again, in ms",
     { min: 0 },
   ),
   startupTimeoutMs: int(
-    "models.startup_timeout_ms",
+    "reconciler.startup_timeout_ms",
     1_200_000,
     "A replica fetching or starting with no progress this long has failed, in ms",
-    { min: 1_000 },
-  ),
-  joinCodeTtlMs: int(
-    "nodes.join_code_ttl_ms",
-    3_600_000,
-    "How long a join code is valid when --expires is not given, in ms",
     { min: 1_000 },
   ),
 };
