@@ -56,6 +56,8 @@ export class Reconciler {
   #again = false;
   #closed = false;
   #last: HubSnapshot | undefined;
+  /** When each node was last heard, as the hub knew it (the store's copy is written lazily). */
+  readonly #seen = new Map<string, number>();
   /** Called after every step (waiters for a model's first replica look again). */
   onStep: () => void = () => {};
 
@@ -157,7 +159,13 @@ export class Reconciler {
 
   /** The cluster and shards as of now, for explain, plan and the admin API. */
   async view(): Promise<{ snap: HubSnapshot; shards: Shard[] }> {
-    const snap = hubSnapshot(await this.deps.nodes.list(), this.deps.hub.connected(), {
+    const connected = this.deps.hub.connected();
+    for (const l of connected) this.#seen.set(l.nodeId, l.lastHeard);
+    const rows = (await this.deps.nodes.list()).map((r) => ({
+      ...r,
+      lastHeardAt: Math.max(r.lastHeardAt ?? 0, this.#seen.get(r.id) ?? 0) || null,
+    }));
+    const snap = hubSnapshot(rows, connected, {
       now: this.deps.clock.now(),
       startedAt: this.#startedAt,
       lostAfterMs: this.deps.settings().lostAfterMs,

@@ -264,10 +264,10 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
       assertEquals(r.code, 0, r.text);
       assertMatch(r.text, /no restart/);
       const refused = await chat("chatty", { max_tokens: 16 });
-      assertEquals(refused.status, 400);
+      assertEquals(refused.status, 400, await refused.clone().text());
       assertMatch((await refused.json()).error.message, /max output of 8/);
       const ok = await chat("chatty", { max_tokens: 8 });
-      assertEquals(ok.status, 200);
+      assertEquals(ok.status, 200, await ok.clone().text());
       await ok.body?.cancel();
       const models = await (await fetch(`${url}/v1/models`, {
         headers: { authorization: `Bearer ${key}` },
@@ -276,7 +276,8 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
       assertEquals(entry.context_length, 2048);
       assertEquals(entry.max_output_tokens, 8);
       await new Promise((r) => setTimeout(r, 700));
-      assertEquals((await replicas("chatty")).map((x) => x.id), [before.id], "same replica");
+      const after = await replicas("chatty");
+      assertEquals(after.map((x) => x.id), [before.id], `same replica: ${JSON.stringify(after)}`);
     });
 
     await t.step(
@@ -320,7 +321,11 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
     );
 
     await t.step("a lost node's replicas move elsewhere", async () => {
-      // `chatty` is a CPU model; whichever node has it, the others can take it.
+      // Removing `pair` gives its core on "big" back (a 2-core machine has 2 cores per node).
+      const removed = await ctl("model", "remove", "pair");
+      assertEquals(removed.code, 0, removed.text);
+      await eventually("pair gone", async () => (await replicas("pair")).length === 0 || undefined);
+      // `chatty` is a CPU model; whichever node has it, another can take it.
       const where = await readyReplica("chatty");
       const victim = procs[["big", "judge", "cpu"].indexOf(where.node)]!;
       const node = (await admin("GET", `nodes/${where.node}`)).body as {
@@ -336,7 +341,13 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
       }
       const moved = await eventually("chatty ready on another node", async () => {
         return (await replicas("chatty")).find((x) => x.state === "ready" && x.node !== where.node);
-      }, 30_000);
+      }, 30_000).catch(async (e) => {
+        throw new Error(
+          `${e.message}\n${JSON.stringify(await replicas("chatty"))}\n${
+            JSON.stringify((await admin("GET", "models/chatty/explain")).body)
+          }\n${logs.slice(-15).join("\n")}`,
+        );
+      });
       assert(moved.node !== where.node);
       void cpuAgent;
     });
