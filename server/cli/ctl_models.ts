@@ -50,7 +50,18 @@ function out(json: boolean, value: unknown, text: string): number {
   return 0;
 }
 
-function planBody(source: string, values: Values) {
+/** A relative path is the operator's own directory's: made absolute, as the catalog takes it. */
+async function absoluteSource(source: string): Promise<string> {
+  if (/^(hf:|https?:\/\/|\/)/.test(source)) return source;
+  try {
+    return await Deno.realPath(source);
+  } catch {
+    return source; // the server says what is wrong with it
+  }
+}
+
+async function planBody(given: string, values: Values) {
+  const source = await absoluteSource(given);
   return {
     source,
     ...(typeof values.name === "string" ? { name: values.name } : {}),
@@ -142,7 +153,7 @@ export async function ctlModels(
   switch (verb) {
     case "plan": {
       if (!a) throw new UsageError("model plan needs a SOURCE");
-      const p = await api.post("models/plan", { json: planBody(a, values) }).json<PlanJson>();
+      const p = await api.post("models/plan", { json: await planBody(a, values) }).json<PlanJson>();
       out(json, p, planText(p));
       return p.ok ? 0 : 1;
     }
@@ -221,7 +232,7 @@ export async function ctlModels(
 async function serve(api: KyInstance, json: boolean, source: string | undefined, values: Values) {
   if (!source) throw new UsageError("model serve needs a SOURCE");
   const res = await api.post("models/serve", {
-    json: planBody(source, values),
+    json: await planBody(source, values),
     throwHttpErrors: false,
   });
   const r = await res.json<{ plan: PlanJson; added: boolean; error?: { message: string } }>();
@@ -244,12 +255,12 @@ async function serve(api: KyInstance, json: boolean, source: string | undefined,
     if (reps.some((x) => x.state === "ready")) {
       const smoke = await api.post(`models/${encodeURIComponent(model)}/smoke`, {
         throwHttpErrors: false,
-      }).json<{ ok: boolean; detail: string }>();
+      }).json<{ ok: boolean; detail?: string; error?: { message: string } }>();
       if (smoke.ok) {
         out(json, { model, ready: true, smoke }, `${model} answers: ${smoke.detail}`);
         return 0;
       }
-      if (!json) console.log(`  not answering yet: ${smoke.detail}`);
+      if (!json) console.log(`  not answering yet: ${smoke.detail ?? smoke.error?.message}`);
     }
     await new Promise((res) => setTimeout(res, 500));
   }

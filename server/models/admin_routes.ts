@@ -132,6 +132,11 @@ export function modelAdminRoutes(deps: AppDeps): Hono<AppEnv> {
     "/models/:name{.+}/start",
     async (c) => c.json(await svc().setStopped(c.req.param("name"), false)),
   );
+  /** One request straight to a ready replica: what `ctl model serve` waits for. */
+  app.post(
+    "/models/:name{.+}/smoke",
+    async (c) => c.json(await svc().smoke(c.req.param("name"))),
+  );
   app.post(
     "/models/:name{.+}/restart",
     async (c) => c.json(await svc().restart(c.req.param("name"))),

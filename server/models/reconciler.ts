@@ -327,7 +327,11 @@ export class Reconciler {
       allowPickle: c.allowPickle,
       gpus: c.gpus,
     };
-    if (c.engine === "llamacpp") launch.gpuLayers = c.gpus.length ? 999 : 0;
+    if (c.engine === "llamacpp") {
+      launch.gpuLayers = c.gpus.length ? 999 : 0;
+      // llama-server's -c is the whole KV pool, shared by its -np slots.
+      launch.contextLength = c.contextLength * c.slots;
+    }
     if (c.engine === "vllm" && c.gpus.length > 1) launch.tensorParallel = c.gpus.length;
     const path = c.source.startsWith("/") ? c.source : undefined;
     await this.deps.hub.startShard(nodeId, {
