@@ -26,8 +26,21 @@ import { GpuMonitor } from "./hardware/gpu_monitor.ts";
 import { readHostInfo } from "./hardware/host_info.ts";
 import { openGpuProbe } from "./hardware/open_gpu_probe.ts";
 import type { LaunchSpec, ShardHandle } from "./launch_spec.ts";
+import type { EngineProfile } from "./engines/engine_adapter.ts";
 import { Supervisor } from "./supervisor.ts";
 import { parsePortRange } from "./port_picker.ts";
+
+/** The placement's profile and cards from a start command, as the supervisor takes them. */
+export function launchProfile(spec: ShardSpec): Pick<LaunchSpec, "profile" | "gpus"> {
+  const l = spec.launch;
+  if (!l) return {};
+  const { gpus, ...rest } = l;
+  // zod leaves absent keys out, so what remains is exactly what was sent.
+  const profile = Object.fromEntries(
+    Object.entries(rest).filter(([, v]) => v !== undefined),
+  ) as EngineProfile;
+  return { profile, ...(gpus ? { gpus } : {}) };
+}
 
 export interface AgentDeps {
   config: AgentConfig;
@@ -199,6 +212,7 @@ export class Agent {
       apiKey: spec.apiKey,
       host: c.engineHost,
       readyTimeoutMs: spec.readyTimeoutMs ?? c.engineReadyTimeoutMs,
+      ...launchProfile(spec),
     };
     this.#errors.delete(spec.shardId);
     this.#supervisor.ensure(launch).then(

@@ -172,6 +172,18 @@ export const models = sqliteTable("models", {
   pricePrompt: integer("price_prompt"),
   priceCompletion: integer("price_completion"),
   priceCached: integer("price_cached"),
+  /**
+   * The full catalog entry (server/models/model_schema.ts `ModelDef`, as JSON) for a model the
+   * reconciler places; null for one declared only by the columns above (`up`'s own, a shard
+   * started by hand). The columns above are filled from it, so the router never reads it.
+   */
+  def: text("def", { mode: "json" }).$type<Record<string, unknown>>(),
+  /** What was read of its files (GGUF header): `ModelFacts`, as JSON. */
+  facts: text("facts", { mode: "json" }).$type<Record<string, unknown>>(),
+  /** `config` (server.yaml: edited there only), `api` (admin API / ctl), null (older rows). */
+  declaredIn: text("declared_in"),
+  /** Stopped by an administrator: the entry stays, nothing runs, clients are told why. */
+  stopped: integer("stopped", { mode: "boolean" }).notNull().default(false),
 });
 
 export interface ExternalKeyFile {
@@ -253,6 +265,11 @@ export const nodeShards = sqliteTable("node_shards", {
   modelPath: text("model_path"),
   args: text("args", { mode: "json" }).$type<string[]>().notNull(),
   createdAt: integer("created_at").notNull(),
+  /**
+   * What placement decided for it (context, slots, GPU layers, mode…: `ShardLaunch` in
+   * core/protocol/messages.ts) and its cards; null for a shard started by hand.
+   */
+  launch: text("launch", { mode: "json" }).$type<Record<string, unknown>>(),
 });
 /**
  * Versions of weights kept on the control plane's mirror (DATA/mirror/<version_dir>/), served
@@ -275,3 +292,25 @@ export const mirrorVersions = sqliteTable("mirror_versions", {
   createdAt: integer("created_at").notNull(),
   completedAt: integer("completed_at"),
 }, (t) => [uniqueIndex("mirror_versions_version").on(t.versionDir, t.digest)]);
+
+/**
+ * The reconciler's shard table (server/models/shard.ts): every replica it placed, with its
+ * state. Live figures (in flight, last request, download progress) are kept in memory only.
+ */
+export const shards = sqliteTable("shards", {
+  id: text("id").primaryKey(),
+  model: text("model").notNull(),
+  /** The node's id. */
+  nodeId: text("node_id").notNull(),
+  profile: integer("profile").notNull(),
+  gpus: text("gpus", { mode: "json" }).$type<number[]>().notNull(),
+  perCardBytes: integer("per_card_bytes").notNull(),
+  ramBytes: integer("ram_bytes").notNull(),
+  cores: integer("cores").notNull(),
+  specHash: text("spec_hash").notNull(),
+  state: text("state").notNull(),
+  createdAt: integer("created_at").notNull(),
+  stateSince: integer("state_since").notNull(),
+  readyAt: integer("ready_at"),
+  reason: text("reason"),
+}, (t) => [index("shards_model").on(t.model)]);

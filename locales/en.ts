@@ -12,6 +12,9 @@ export const en = {
     not_found: "Nothing is found at {path}",
     model_not_found: "The model '{model}' does not exist or you do not have access to it",
     model_unavailable: "The model '{model}' has no replica that can answer right now",
+    model_starting: "The model '{model}' is not ready yet ({phase}); try again shortly",
+    model_stopped:
+      "The model '{model}' was stopped by an administrator; ask them to start it again",
     unsupported_endpoint: "The model '{model}' does not offer {endpoint}: {detail}",
     engine_error: "The engine serving '{model}' failed: {detail}",
     engine_stalled:

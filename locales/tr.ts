@@ -14,6 +14,9 @@ export const tr: Messages = {
     not_found: "{path} adresinde bir şey bulunamadı",
     model_not_found: "'{model}' modeli yok ya da ona erişiminiz yok",
     model_unavailable: "'{model}' modelinin şu anda yanıt verebilecek bir kopyası yok",
+    model_starting: "'{model}' modeli henüz hazır değil ({phase}); biraz sonra yeniden deneyin",
+    model_stopped:
+      "'{model}' modeli bir yönetici tarafından durduruldu; yeniden başlatmasını isteyin",
     unsupported_endpoint: "'{model}' modeli {endpoint} uç noktasını sunmuyor: {detail}",
     engine_error: "'{model}' modelini sunan motor başarısız oldu: {detail}",
     engine_stalled:

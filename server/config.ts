@@ -2,9 +2,21 @@
  * The control plane's settings. `server.yaml` in the data directory holds them; every one also
  * has a flag and an environment variable (flag over env over file over default).
  */
-import { bool, int, oneOf, type Resolved, resolveSettings, text } from "../core/settings.ts";
+import {
+  bool,
+  ConfigError,
+  int,
+  oneOf,
+  type Resolved,
+  resolveSettings,
+  text,
+} from "../core/settings.ts";
 import { defaultDataDir } from "../core/paths.ts";
 import { peopleAuthSettings, peopleSettings } from "./auth/settings.ts";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import type { ModelDef } from "./models/model_schema.ts";
+import { parseModelList } from "./models/model_yaml.ts";
+import { AppError } from "./errors.ts";
 
 export const serverSettings = {
   listen: text("listen", "127.0.0.1:8080", "Address the HTTP listener binds (host:port)"),
@@ -182,9 +194,55 @@ export const serverSettings = {
     "",
     "Where the weights mirror keeps its files (empty: DATA/mirror)",
   ),
+  evictAfterIdleMs: int(
+    "on_demand.evict_after_idle_ms",
+    120_000,
+    "An on-demand replica unrequested this long may be stopped (once past its minimum life), in ms; read live",
+    { min: 0 },
+  ),
+  minLifetimeMs: int(
+    "on_demand.min_lifetime_ms",
+    300_000,
+    "A started on-demand replica is not evicted before this, so two models do not take turns paying for loads, in ms; read live",
+    { min: 0 },
+  ),
+  requestWaitMs: int(
+    "on_demand.request_wait_ms",
+    60_000,
+    "How long a request for a model with no ready replica waits for one to start before a 503 with Retry-After, in ms",
+    { min: 0 },
+  ),
+  reconcileIntervalMs: int(
+    "reconciler.interval_ms",
+    2_000,
+    "How often the reconciler compares the catalog with what runs (it also runs on every report), in ms",
+    { min: 20 },
+  ),
+  drainGraceMs: int(
+    "reconciler.drain_grace_ms",
+    300_000,
+    "How long a draining replica may finish its requests before it is stopped anyway, in ms",
+    { min: 0 },
+  ),
+  failureBackoffMs: int(
+    "reconciler.failure_backoff_ms",
+    30_000,
+    "After a replica fails to start, how long before the model is started again, in ms",
+    { min: 0 },
+  ),
+  startupTimeoutMs: int(
+    "reconciler.startup_timeout_ms",
+    1_200_000,
+    "A replica fetching or starting with no progress this long has failed, in ms",
+    { min: 1_000 },
+  ),
 };
 
-export type ServerConfig = Resolved<typeof serverSettings> & { dataDir: string };
+export type ServerConfig = Resolved<typeof serverSettings> & {
+  dataDir: string;
+  /** server.yaml's `models:` list: declared there, edited there only. */
+  models?: ModelDef[];
+};
 
 /** Settings that decide where the rest come from; they exist only as flags and env. */
 export const locationSettings = {
@@ -209,7 +267,37 @@ export async function loadServerConfig(opts: LoadOptions): Promise<ServerConfig>
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
   }
-  return { ...resolveSettings(serverSettings, { ...opts, ...(yaml ? { yaml } : {}) }), dataDir };
+  const split = yaml ? splitModels(yaml) : undefined;
+  const settings = resolveSettings(serverSettings, {
+    ...opts,
+    ...(split ? { yaml: split.yaml } : {}),
+  });
+  return { ...settings, dataDir, ...(split?.models ? { models: split.models } : {}) };
+}
+
+/** Takes the `models:` list out of server.yaml (the settings reader knows only settings). */
+function splitModels(file: { path: string; text: string }) {
+  let doc: unknown;
+  try {
+    doc = parseYaml(file.text);
+  } catch {
+    return { yaml: file }; // the settings reader says what is wrong with it
+  }
+  if (!doc || typeof doc !== "object" || Array.isArray(doc) || !("models" in doc)) {
+    return { yaml: file };
+  }
+  const { models, ...rest } = doc as Record<string, unknown>;
+  let defs: ModelDef[];
+  try {
+    defs = models === null ? [] : parseModelList(models);
+  } catch (e) {
+    if (e instanceof AppError) throw new ConfigError(`Invalid ${file.path}: ${e.params.detail}`);
+    throw e;
+  }
+  return {
+    yaml: { path: file.path, text: Object.keys(rest).length ? stringifyYaml(rest) : "" },
+    models: defs,
+  };
 }
 
 export function parseListen(listen: string): { hostname: string; port: number } {

@@ -11,6 +11,8 @@ import type { Routing } from "./router/routing.ts";
 import type { UsageSink } from "./usage/recorder.ts";
 import type { NodeServices } from "./nodes/admin_routes.ts";
 import type { MirrorService } from "./weights/mirror.ts";
+import type { ModelGate } from "./models/model_gate.ts";
+import type { ModelServices } from "./models/model_services.ts";
 
 export interface AppDeps {
   limits: { maxBodyBytes: number; firstByteTimeoutMs: number };
@@ -30,6 +32,10 @@ export interface AppDeps {
   people: PeopleServices;
   /** The weights mirror (admin API /api/v1/mirror, files at /mirror/); absent when off. */
   mirror?: MirrorService;
+  /** The catalog's rules on the request path and waiting for a replica to start. */
+  models?: ModelGate;
+  /** The reconciler and the model admin operations; absent without a cluster listener. */
+  modelServices?: ModelServices;
   /** The portal's landing page, or undefined when the portal is off. */
   portalHtml?: string;
 }

@@ -20,6 +20,8 @@ export const errorCodes = [
   "not_found",
   "model_not_found",
   "model_unavailable",
+  "model_starting",
+  "model_stopped",
   "unsupported_endpoint",
   "engine_error",
   "engine_stalled",
@@ -104,6 +106,8 @@ export function statusOf(
     case "weights_fetch_failed":
       return { status: 502, type: "server_error" };
     case "model_unavailable":
+    case "model_starting":
+    case "model_stopped":
     case "queue_timeout":
     case "node_not_connected":
     case "sign_in_unavailable":

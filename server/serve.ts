@@ -21,6 +21,7 @@ import { type ClusterListener, startClusterListener } from "./nodes/cluster_list
 import { oidcConfigFrom } from "./auth/oidc.ts";
 import { startPeople } from "./tenancy/services.ts";
 import { startMirror } from "./weights/start_mirror.ts";
+import { type ModelsRuntime, startModels } from "./models/start_models.ts";
 
 export interface ControlPlane {
   /** The address clients use, e.g. `http://127.0.0.1:8080`. */
@@ -106,6 +107,7 @@ export async function startControlPlane(
   const loadPoller = new LoadPoller(replicas, { intervalMs: config.loadPollMs, clock });
   loadPoller.start();
   let cluster: ClusterListener | undefined;
+  let models: ModelsRuntime | undefined;
   if (config.clusterListen) {
     try {
       cluster = await startClusterListener(config, {
@@ -123,6 +125,22 @@ export async function startControlPlane(
       throw e;
     }
     deps.nodes = cluster.services;
+    models = await startModels(config, {
+      store,
+      clock,
+      logger: opts.logger,
+      catalog: deps.catalog,
+      replicas,
+      hub: cluster.services.hub,
+      nodes: cluster.nodeStore,
+    });
+    deps.modelServices = models.services;
+    deps.models = models.gate;
+    const gate = models.gate;
+    replicas.onRoom = (model) => {
+      routing.admission.wake(model);
+      gate.wake(model);
+    };
   }
   const app = buildApp(deps);
   const listening = Promise.withResolvers<Deno.NetAddr>();
@@ -152,6 +170,7 @@ export async function startControlPlane(
     usage,
     loadPoller,
     async close() {
+      models?.close();
       loadPoller.stop();
       await cluster?.close();
       await mirror.close();

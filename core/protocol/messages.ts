@@ -43,6 +43,22 @@ export const shardReportSchema = z.object({
 });
 export type ShardReport = z.infer<typeof shardReportSchema>;
 
+/**
+ * What placement decided for a shard: the engine profile (context per request, slots, GPU layers,
+ * tensor parallel, mode) and the cards it may see (CUDA_VISIBLE_DEVICES). Absent: the engine's
+ * own defaults and every card (a shard started by hand).
+ */
+export const shardLaunchSchema = z.object({
+  contextLength: z.number().int().positive().optional(),
+  parallel: z.number().int().positive().optional(),
+  gpuLayers: z.number().int().nonnegative().optional(),
+  tensorParallel: z.number().int().positive().optional(),
+  mode: z.enum(["generate", "embedding", "rerank"]).optional(),
+  allowPickle: z.boolean().optional(),
+  gpus: z.array(z.number().int().nonnegative()).optional(),
+});
+export type ShardLaunch = z.infer<typeof shardLaunchSchema>;
+
 /** What a control plane may ask an agent to run. The key is the one the engine must require. */
 export const shardSpecSchema = z.object({
   shardId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/),
@@ -52,6 +68,7 @@ export const shardSpecSchema = z.object({
   args: z.array(z.string()).default([]),
   apiKey: z.string().min(16),
   readyTimeoutMs: z.number().int().positive().optional(),
+  launch: shardLaunchSchema.optional(),
 });
 export type ShardSpec = z.infer<typeof shardSpecSchema>;
 

@@ -20,6 +20,8 @@ import { NodeStore } from "./node_store.ts";
 export interface ClusterListener {
   urls: string[];
   services: NodeServices;
+  /** The stored nodes (the reconciler's snapshot reads labels and cordons from it). */
+  nodeStore: NodeStore;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,7 @@ export async function startClusterListener(
   return {
     urls,
     services: { hub, joinCodes, joinCodeTtlMs: config.joinCodeTtlMs },
+    nodeStore: nodes,
     async close() {
       hub.close();
       await server.shutdown();

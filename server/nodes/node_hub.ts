@@ -15,6 +15,7 @@ import {
   type Heartbeat,
   protocolVersion,
   type ServerMessage,
+  type ShardLaunch,
   type ShardReport,
   type ShardSpec,
 } from "../../core/protocol/messages.ts";
@@ -45,6 +46,16 @@ interface Live {
   /** Shards this connection was already told to stop (reported but not desired). */
   stopSent: Set<string>;
   ready: boolean;
+}
+
+export interface LiveNode {
+  nodeId: string;
+  connectedAt: number;
+  lastHeard: number;
+  heartbeat?: Heartbeat;
+  shards: ShardReport[];
+  /** Why a start failed, per shard id (also for shards the node no longer reports). */
+  errors: Map<string, string>;
 }
 
 export type NodeState = "ready" | "cordoned" | "draining" | "lost" | "waiting";
@@ -78,6 +89,8 @@ export class NodeHub {
   readonly #timer: ReturnType<typeof setInterval>;
   /** The last time each node's report was written to the store; the store need not see every beat. */
   readonly #persistedAt = new Map<string, number>();
+  /** Called after a report, a shard's state change, a node's hello or loss (the reconciler's kick). */
+  onReport: () => void = () => {};
 
   constructor(
     private readonly deps: {
@@ -158,6 +171,7 @@ export class NodeHub {
         }
         // A restarted agent adopts what still runs; anything else is started afresh.
         const desired = await this.deps.nodes.desired(node.id);
+        this.onReport();
         this.#send(live, {
           type: "welcome",
           nodeId: node.id,
@@ -181,10 +195,12 @@ export class NodeHub {
         }
         await this.#stopUndesired(live, msg.shards);
         await this.#persist(live);
+        this.onReport();
         return;
       }
       case "shard_state":
-        return this.#onShard(live, msg.shard);
+        this.#onShard(live, msg.shard);
+        return this.onReport();
       case "command_result":
         if (!msg.ok && msg.error) {
           const shardId = msg.shard?.shardId;
@@ -192,7 +208,7 @@ export class NodeHub {
           this.#log.warn("node command failed", { nodeId: live.nodeId, error: msg.error });
         }
         if (msg.shard) this.#onShard(live, msg.shard);
-        return;
+        return this.onReport();
       case "ping":
         return this.#send(live, { type: "pong", id: msg.id });
       case "pong":
@@ -264,6 +280,7 @@ export class NodeHub {
       ...(d.modelPath ? { modelPath: d.modelPath } : {}),
       args: d.args,
       apiKey: replicaKey(this.deps.clusterSecret, d.nodeId, d.shardId),
+      ...(d.launch ? { launch: d.launch as ShardLaunch } : {}),
     };
   }
 
@@ -300,7 +317,23 @@ export class NodeHub {
     this.#live.delete(live.nodeId);
     for (const id of live.shards.keys()) this.deps.replicas.remove(replicaId(live.nodeId, id));
     this.#log.warn("node lost", { nodeId: live.nodeId, reason });
+    this.onReport();
     this.deps.nodes.update(live.nodeId, { lastHeardAt: live.lastHeard }).catch(() => {});
+  }
+
+  /** What each connected node last said, for the reconciler's snapshot. Read-only. */
+  connected(): LiveNode[] {
+    return [...this.#live.values()].filter((l) => l.ready).map((l) => ({
+      nodeId: l.nodeId,
+      connectedAt: l.connectedAt,
+      lastHeard: l.lastHeard,
+      ...(l.heartbeat ? { heartbeat: l.heartbeat } : {}),
+      shards: [...l.shards.values()].map((s) => {
+        const error = s.error ?? l.errors.get(s.shardId);
+        return error ? { ...s, error } : s;
+      }),
+      errors: new Map(l.errors),
+    }));
   }
 
   // ---- the admin API's operations ----
@@ -336,7 +369,14 @@ export class NodeHub {
 
   async startShard(
     idOrName: string,
-    input: { shardId: string; model: string; engine: string; modelPath?: string; args: string[] },
+    input: {
+      shardId: string;
+      model: string;
+      engine: string;
+      modelPath?: string;
+      args: string[];
+      launch?: ShardLaunch;
+    },
   ): Promise<ShardView> {
     const node = await this.deps.nodes.find(idOrName);
     const d = await this.deps.nodes.addShard({
@@ -346,6 +386,7 @@ export class NodeHub {
       engine: input.engine,
       modelPath: input.modelPath ?? null,
       args: input.args,
+      ...(input.launch ? { launch: input.launch } : {}),
     });
     if (!this.deps.catalog.get(d.model)) {
       await this.deps.catalog.upsert({

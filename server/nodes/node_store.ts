@@ -60,8 +60,10 @@ export class NodeStore {
   }
 
   /** Records a shard the node must run; the same shard id on another node is a conflict. */
-  async addShard(input: Omit<DesiredShard, "createdAt">): Promise<DesiredShard> {
-    const row = { ...input, createdAt: this.deps.clock.now() };
+  async addShard(
+    input: Omit<DesiredShard, "createdAt" | "launch"> & { launch?: DesiredShard["launch"] },
+  ): Promise<DesiredShard> {
+    const row = { ...input, launch: input.launch ?? null, createdAt: this.deps.clock.now() };
     return await this.deps.store.write(async (tx) => {
       const [existing] = await tx.select().from(nodeShards).where(
         eq(nodeShards.shardId, input.shardId),

@@ -24,6 +24,10 @@ export type ModelInput =
       | "priceCompletion"
       | "upstreamModel"
       | "externalKeys"
+      | "def"
+      | "facts"
+      | "declaredIn"
+      | "stopped"
     >
   >
   & {
@@ -34,18 +38,38 @@ export type ModelInput =
 
 export class ModelCatalog {
   #byName = new Map<string, ModelEntry>();
+  /** Alias → model name, from each entry's `def.aliases`. */
+  #aliases = new Map<string, string>();
   #listeners: ((entry: ModelEntry | undefined, name: string) => void)[] = [];
 
   private constructor(private readonly deps: { store: Store; clock: Clock }) {}
 
   static async load(deps: { store: Store; clock: Clock }): Promise<ModelCatalog> {
     const catalog = new ModelCatalog(deps);
-    for (const row of await deps.store.db.select().from(models)) catalog.#byName.set(row.name, row);
+    for (const row of await deps.store.db.select().from(models)) catalog.#set(row);
     return catalog;
   }
 
+  /** By name, or by one of its aliases. */
   get(name: string): ModelEntry | undefined {
-    return this.#byName.get(name);
+    const byName = this.#byName.get(name);
+    if (byName) return byName;
+    const target = this.#aliases.get(name);
+    return target ? this.#byName.get(target) : undefined;
+  }
+
+  #set(row: ModelEntry): void {
+    this.#unset(row.name);
+    this.#byName.set(row.name, row);
+    const aliases = (row.def as { aliases?: unknown } | null)?.aliases;
+    if (Array.isArray(aliases)) {
+      for (const a of aliases) if (typeof a === "string") this.#aliases.set(a, row.name);
+    }
+  }
+
+  #unset(name: string): void {
+    this.#byName.delete(name);
+    for (const [a, n] of this.#aliases) if (n === name) this.#aliases.delete(a);
   }
 
   /** Called after every change (undefined when removed), e.g. to refresh outside endpoints. */
@@ -80,11 +104,15 @@ export class ModelCatalog {
       pricePrompt: input.pricePrompt ?? existing?.pricePrompt ?? null,
       priceCompletion: input.priceCompletion ?? existing?.priceCompletion ?? null,
       priceCached: input.priceCached ?? existing?.priceCached ?? null,
+      def: input.def ?? null,
+      facts: input.facts ?? null,
+      declaredIn: input.declaredIn ?? null,
+      stopped: input.stopped ?? false,
     };
     await this.deps.store.write((tx) =>
       tx.insert(models).values(row).onConflictDoUpdate({ target: models.name, set: row })
     );
-    this.#byName.set(row.name, row);
+    this.#set(row);
     for (const fn of this.#listeners) fn(row, row.name);
     return row;
   }
@@ -109,7 +137,7 @@ export class ModelCatalog {
     const removed = await this.deps.store.write((tx) =>
       tx.delete(models).where(eq(models.name, name)).returning()
     );
-    this.#byName.delete(name);
+    this.#unset(name);
     for (const fn of this.#listeners) fn(undefined, name);
     return removed.length > 0;
   }

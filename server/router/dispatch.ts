@@ -36,6 +36,7 @@ export async function dispatch(
   const model = requireModel(body);
   const entry = deps.catalog.get(model);
   if (!entry) throw new AppError("model_not_found", { model }, "model");
+  deps.models?.check(entry, body);
   const profile = resolveProfile(opts.profile ?? c.req.header(profileHeader), entry.routingProfile);
   const { routing, replicas: table } = deps;
   const session = profile === "chat" ? sessionKey(c.req.header("x-session-id"), body) : undefined;
@@ -103,6 +104,11 @@ export async function dispatch(
   };
 
   let picked = pickNow();
+  if (!picked && deps.models && !chain.some((m) => hasUsable(table, m.name, tried))) {
+    // No replica at all (an on-demand model, or one still starting): wait for the reconciler.
+    await deps.models.awaitReplica(entry, signal);
+    picked = pickNow();
+  }
   if (!picked) {
     // Nothing has room now: wait in the queue of the first model that has a replica at all.
     const waitFor = chain.find((m) => hasUsable(table, m.name, tried));
@@ -150,12 +156,13 @@ export async function dispatch(
     const [served, replica] = picked;
     tried.add(replica);
     replica.inFlight++;
+    replica.lastRequestAt = deps.clock.now();
     replica.breaker.take();
     const relayStarted = performance.now();
     const result = await relay({
       replica,
       path,
-      body: served === entry && !served.upstreamModel
+      body: served === entry && !served.upstreamModel && model === entry.name
         ? body
         : { ...body, model: served.upstreamModel ?? served.name },
       clientSignal: signal,

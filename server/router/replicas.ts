@@ -7,7 +7,14 @@ import type { LoadSnapshot } from "../../agent/engines/load_snapshot.ts";
 import { Breaker } from "./breaker.ts";
 import { TtftAverage } from "./ttft.ts";
 
-export type ReplicaState = "starting" | "ready" | "restarting" | "failed" | "stopped";
+/** `draining`: set by the reconciler; no new requests, in-flight ones finish. */
+export type ReplicaState =
+  | "starting"
+  | "ready"
+  | "restarting"
+  | "failed"
+  | "stopped"
+  | "draining";
 
 export interface Replica {
   readonly id: string;
@@ -21,6 +28,8 @@ export interface Replica {
   state: ReplicaState;
   /** Requests the router has sent and not yet seen end. */
   inFlight: number;
+  /** When the router last sent it a request (the reconciler's idle clock); absent: never. */
+  lastRequestAt?: number;
   /** Requests it serves well at once; beyond, requests queue in the router. */
   slots: number;
   /** An outside provider: queues for itself, so it is not held to `slots`. */
@@ -78,6 +87,8 @@ export class ReplicaTable {
   /** Per model, so the request path never filters the whole table. */
   readonly #byModel = new Map<string, Replica[]>();
   readonly #opts: ReplicaTableOptions;
+  /** Replicas the reconciler drains: a report of "ready" from their node does not undo it. */
+  readonly #draining = new Set<string>();
   /** Called when a replica may have room for a queued request (one was added or became ready). */
   onRoom: (model: string) => void = () => {};
 
@@ -85,7 +96,10 @@ export class ReplicaTable {
     this.#opts = { ...defaults, ...opts };
   }
 
-  upsert(r: ReplicaInput): Replica {
+  upsert(input: ReplicaInput): Replica {
+    const r = this.#draining.has(input.id) && input.state === "ready"
+      ? { ...input, state: "draining" as const }
+      : input;
     const existing = this.#byId.get(r.id);
     if (existing && existing.baseUrl === r.baseUrl && existing.model === r.model) {
       existing.state = r.state;
@@ -122,7 +136,15 @@ export class ReplicaTable {
     return next;
   }
 
+  /** No new requests go to it; those in flight finish. Kept until the replica is removed. */
+  drain(id: string): void {
+    this.#draining.add(id);
+    const r = this.#byId.get(id);
+    if (r && r.state === "ready") r.state = "draining";
+  }
+
   remove(id: string): void {
+    this.#draining.delete(id);
     const r = this.#byId.get(id);
     if (!r) return;
     this.#byId.delete(id);

@@ -18,6 +18,7 @@ import { AdminRegistry } from "./admin/registry.ts";
 import { settingsRoutes } from "./admin/settings.ts";
 import { treeRoutes } from "./admin/tree.ts";
 import { nodeAdminRoutes } from "../nodes/admin_routes.ts";
+import { modelAdminRoutes } from "../models/admin_routes.ts";
 
 export function adminRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -38,6 +39,7 @@ export function adminRoutes(deps: AppDeps): Hono<AppEnv> {
   recordRoutes(registry, deps);
   settingsRoutes(registry, deps);
   nodeAdminRoutes(registry, deps.nodes);
+  modelAdminRoutes(registry, deps);
 
   registry.add({
     method: "get",

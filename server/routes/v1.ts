@@ -9,6 +9,7 @@ import { AppError } from "../errors.ts";
 import type { ModelEntry } from "../router/catalog.ts";
 import { dispatch, type EnginePath } from "../router/dispatch.ts";
 import { readJsonBody } from "../router/read_body.ts";
+import { modelLimits } from "../models/model_limits.ts";
 
 const relayed: EnginePath[] = ["/chat/completions", "/completions", "/embeddings"];
 
@@ -57,5 +58,6 @@ function modelObject(m: ModelEntry) {
     created: Math.floor(m.createdAt / 1000),
     owned_by: "llmgw",
     ...(m.description ? { description: m.description } : {}),
+    ...modelLimits(m),
   };
 }

@@ -14,6 +14,7 @@ import { peopleArea } from "./people.ts";
 import { auditArea, modelsArea, pricesArea, usageArea } from "./records.ts";
 import { orgsArea, projectsArea, teamsArea } from "./tree.ts";
 import { ctlNodes, nodesFlags, nodesHelp } from "../ctl_nodes.ts";
+import { ctlModels, modelFlags, modelHelp } from "../ctl_models.ts";
 
 const areas: Area[] = [
   orgsArea,
@@ -32,6 +33,7 @@ const help = `Usage: llmgw ctl <area> <verb> [options] [--json]
 
 ${areas.map((a) => a.help).join("\n")}
 ${nodesHelp}
+${modelHelp}
 
 Options: --data DIR, --url URL, --token TOKEN (env LLMGW_ADMIN_TOKEN), --json (machine-readable)`;
 
@@ -73,10 +75,10 @@ export const ctlCommand: Command = {
     const { values, positionals } = parseFlags(argv, [locationSettings, ctlSettings], {
       json: { type: "boolean" },
       global: { type: "boolean" },
-      replace: { type: "boolean" },
       service: { type: "boolean" },
       ...Object.fromEntries(stringFlags.map((f) => [f, { type: "string" as const }])),
       ...nodesFlags,
+      ...modelFlags,
     });
     if (values.help || positionals.length === 0) {
       console.log(help);
@@ -85,13 +87,17 @@ export const ctlCommand: Command = {
     const [areaName, verbName = "list", ...args] = positionals;
     const area = areas.find((a) => a.name === areaName);
     const verb = area?.verbs[verbName];
-    if (areaName !== "nodes" && (!area || !verb)) {
+    // Nodes and models (`model`, `replicas`, `restart`) have command trees of their own.
+    const own = areaName === "nodes" || areaName === "model" || areaName === "replicas" ||
+      areaName === "restart";
+    if (!own && (!area || !verb)) {
       throw new UsageError(`unknown command 'ctl ${positionals.join(" ")}'\n\n${help}`);
     }
     const api = await connect(values);
     const json = values.json === true;
     try {
       if (areaName === "nodes") return await ctlNodes(api, json, positionals.slice(1), values);
+      if (own) return await ctlModels(api, json, positionals, values);
       return await verb!({ api, json, values, args });
     } catch (e) {
       if (e instanceof HTTPError) {

@@ -49,6 +49,16 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "/nodes/{id}/drain": "any-node",
       "/nodes/{id}/shards": "any-node",
       "/nodes/{id}/shards/{shardId}": "any-node",
+      // Models and replicas are the cluster's too.
+      "/models/{name}/explain": "demo",
+      "/models/{name}/context": "demo",
+      "/models/{name}/gpus": "demo",
+      "/models/{name}/resources": "demo",
+      "/models/{name}/stop": "demo",
+      "/models/{name}/start": "demo",
+      "/models/{name}/smoke": "demo",
+      "/models/{name}/restart": "demo",
+      "/models/{name}": "demo",
     };
     const limitTargets: [string, string][] = [
       ["org", a.org.id],
@@ -81,6 +91,16 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "post /nodes/{id}/uncordon": {},
       "post /nodes/{id}/drain": {},
       "post /nodes/{id}/shards": { shardId: "s1", model: "demo", engine: "sim" },
+      "post /models/plan": { source: "/nonexistent.gguf" },
+      "post /models/serve": { source: "/nonexistent.gguf" },
+      "post /models": { name: "stolen", profiles: [{ engine: "sim" }] },
+      "post /models/{name}/context": { max_output: 10 },
+      "post /models/{name}/gpus": { gpus: 1 },
+      "post /models/{name}/resources": { cores: 1 },
+      "post /models/{name}/stop": {},
+      "post /models/{name}/start": {},
+      "post /models/{name}/smoke": {},
+      "post /models/{name}/restart": {},
     };
     const creds: [string, Cred][] = [
       ["tenant admin", b.admin.cred],

@@ -71,6 +71,7 @@ CREATE TABLE `node_shards` (
 	`model_path` text,
 	`args` text NOT NULL,
 	`created_at` integer NOT NULL,
+	`launch` text,
 	FOREIGN KEY (`node_id`) REFERENCES `nodes`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
@@ -117,6 +118,24 @@ CREATE TABLE `sessions` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `sessions_token_hash_unique` ON `sessions` (`token_hash`);--> statement-breakpoint
+CREATE TABLE `shards` (
+	`id` text PRIMARY KEY NOT NULL,
+	`model` text NOT NULL,
+	`node_id` text NOT NULL,
+	`profile` integer NOT NULL,
+	`gpus` text NOT NULL,
+	`per_card_bytes` integer NOT NULL,
+	`ram_bytes` integer NOT NULL,
+	`cores` integer NOT NULL,
+	`spec_hash` text NOT NULL,
+	`state` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`state_since` integer NOT NULL,
+	`ready_at` integer,
+	`reason` text
+);
+--> statement-breakpoint
+CREATE INDEX `shards_model` ON `shards` (`model`);--> statement-breakpoint
 CREATE TABLE `teams` (
 	`id` text PRIMARY KEY NOT NULL,
 	`org_id` text NOT NULL,
@@ -138,6 +157,10 @@ ALTER TABLE `models` ADD `allow_pickle` integer DEFAULT false NOT NULL;--> state
 ALTER TABLE `models` ADD `price_prompt` integer;--> statement-breakpoint
 ALTER TABLE `models` ADD `price_completion` integer;--> statement-breakpoint
 ALTER TABLE `models` ADD `price_cached` integer;--> statement-breakpoint
+ALTER TABLE `models` ADD `def` text;--> statement-breakpoint
+ALTER TABLE `models` ADD `facts` text;--> statement-breakpoint
+ALTER TABLE `models` ADD `declared_in` text;--> statement-breakpoint
+ALTER TABLE `models` ADD `stopped` integer DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE `usage` ADD `served_model` text;--> statement-breakpoint
 ALTER TABLE `usage` ADD `cached_tokens` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `usage` ADD `cost_micros` integer DEFAULT 0 NOT NULL;--> statement-breakpoint

@@ -1,0 +1,228 @@
+/**
+ * The admin API for the models service (declared through the admin registry in routes/admin.ts):
+ * plan, add, serve, explain, context / gpus / resources, stop / start / restart, remove, and the
+ * replica list. Bodies are snake_case as in YAML.
+ */
+import { z } from "zod";
+import type { AppDeps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import type { AdminRegistry } from "../routes/admin/registry.ts";
+import { requireRead, requireWrite } from "../tenancy/access.ts";
+import { engines } from "./model_schema.ts";
+import { parseModel, parseModelList, parseModelYaml } from "./model_yaml.ts";
+import type { PlanOptions } from "./plan.ts";
+
+const count = z.number().int().min(1);
+const planInput = z.strictObject({
+  source: z.string().min(1),
+  name: z.string().min(1).optional(),
+  context: count.optional(),
+  slots: count.optional(),
+  replicas: z.number().int().min(0).optional(),
+  on_demand: z.boolean().optional(),
+  embeddings: z.boolean().optional(),
+  engine: z.enum(engines).optional(),
+});
+const contextInput = z.strictObject({
+  tokens: count.optional(),
+  slots: count.optional(),
+  max_output: count.optional(),
+});
+const gpusInput = z.strictObject({ gpus: count, profile: z.number().int().min(0).optional() });
+const resourcesInput = z.strictObject({
+  memory_gb: z.number().positive().optional(),
+  cores: count.optional(),
+  profile: z.number().int().min(0).optional(),
+});
+
+/** Models and replicas are the cluster's: administrators and operators only. */
+const cluster = { orgId: null, teamId: null };
+
+export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
+  const svc = () => {
+    if (!deps.modelServices) {
+      throw new AppError("conflict", {
+        detail: "this control plane places no models (cluster_listen is empty)",
+      });
+    }
+    return deps.modelServices;
+  };
+  const base = { tag: "models", access: "administrator, operator" };
+  const name = (c: { req: { param(k: string): string | undefined } }) => c.req.param("name")!;
+
+  const planOpts = (p: z.infer<typeof planInput>): PlanOptions => {
+    const o: PlanOptions = {};
+    if (p.name) o.name = p.name;
+    if (p.context) o.context = p.context;
+    if (p.slots) o.slots = p.slots;
+    if (p.replicas !== undefined) o.replicas = p.replicas;
+    if (p.on_demand !== undefined) o.onDemand = p.on_demand;
+    if (p.embeddings !== undefined) o.embeddings = p.embeddings;
+    if (p.engine) o.engine = p.engine;
+    return o;
+  };
+
+  r.add({
+    ...base,
+    method: "get",
+    path: "/models/plan",
+    summary: "What serving a source would mean (query: source, name, context, …)",
+  }, async (c, { actor }) => {
+    requireRead(actor, "staff", cluster, c.req.path);
+    const q = c.req.query();
+    const num = (k: string) => (q[k] ? Number(q[k]) : undefined);
+    const p = parse(planInput, {
+      source: q.source,
+      ...(q.name ? { name: q.name } : {}),
+      ...(q.context ? { context: num("context") } : {}),
+      ...(q.slots ? { slots: num("slots") } : {}),
+      ...(q.replicas ? { replicas: num("replicas") } : {}),
+      ...(q.on_demand ? { on_demand: q.on_demand === "true" } : {}),
+      ...(q.embeddings ? { embeddings: q.embeddings === "true" } : {}),
+      ...(q.engine ? { engine: q.engine } : {}),
+    });
+    return c.json(await svc().plan(p.source, planOpts(p)));
+  });
+  r.add({
+    ...base,
+    method: "post",
+    path: "/models/plan",
+    summary: "Plan a source",
+    body: planInput,
+  }, async (c, { actor, body }) => {
+    requireRead(actor, "staff", cluster, c.req.path);
+    return c.json(await svc().plan(body.source, planOpts(body)));
+  });
+  r.add({
+    ...base,
+    method: "post",
+    path: "/models/serve",
+    summary: "Plan, add and start a source",
+    body: planInput,
+    status: 201,
+  }, async (c, { actor, body }) => {
+    requireWrite(actor, "staff", cluster, c.req.path);
+    const out = await svc().serve(body.source, planOpts(body));
+    return c.json(out, out.added ? 201 : 422);
+  });
+  /** A model, a list, `{models: [...]}`, or `{yaml: "..."}` (what `ctl model add -f` sends). */
+  r.add({
+    ...base,
+    method: "post",
+    path: "/models",
+    summary: "Add models (an entry, a list, {models}, or {yaml})",
+    body: z.unknown(),
+    status: 201,
+  }, async (c, { actor, body }) => {
+    requireWrite(actor, "staff", cluster, c.req.path);
+    const b = (body ?? {}) as Record<string, unknown>;
+    const defs = typeof b.yaml === "string" && Object.keys(b).length === 1
+      ? parseModelYaml(b.yaml)
+      : Array.isArray(b)
+      ? parseModelList(b)
+      : "models" in b && Object.keys(b).length === 1
+      ? parseModelList(b.models)
+      : [parseModel(b)];
+    const added = await svc().add(defs, { replace: c.req.query("replace") === "true" });
+    return c.json({ data: added.map((e) => ({ name: e.name, def: e.def })) }, 201);
+  });
+  r.add({
+    ...base,
+    method: "get",
+    path: "/models/:name{.+}/explain",
+    summary: "Every node considered and what rejected it",
+  }, async (c, { actor }) => {
+    requireRead(actor, "staff", cluster, c.req.path);
+    return c.json(await svc().explain(name(c)));
+  });
+  r.add({
+    ...base,
+    method: "post",
+    path: "/models/:name{.+}/context",
+    summary: "Change context, slots or the longest answer",
+    body: contextInput,
+  }, async (c, { actor, body: p }) => {
+    requireWrite(actor, "staff", cluster, c.req.path);
+    return c.json(
+      await svc().context(name(c), {
+        ...(p.tokens ? { tokens: p.tokens } : {}),
+        ...(p.slots ? { slots: p.slots } : {}),
+        ...(p.max_output ? { maxOutput: p.max_output } : {}),
+      }),
+    );
+  });
+  r.add({
+    ...base,
+    method: "post",
+    path: "/models/:name{.+}/gpus",
+    summary: "Cards per replica",
+    body: gpusInput,
+  }, async (c, { actor, body: p }) => {
+    requireWrite(actor, "staff", cluster, c.req.path);
+    return c.json(await svc().gpus(name(c), p.gpus, p.profile ?? 0));
+  });
+  r.add({
+    ...base,
+    method: "post",
+    path: "/models/:name{.+}/resources",
+    summary: "Memory and cores per replica",
+    body: resourcesInput,
+  }, async (c, { actor, body: p }) => {
+    requireWrite(actor, "staff", cluster, c.req.path);
+    return c.json(
+      await svc().resources(name(c), {
+        ...(p.memory_gb ? { memoryGb: p.memory_gb } : {}),
+        ...(p.cores ? { cores: p.cores } : {}),
+      }, p.profile ?? 0),
+    );
+  });
+  const verbs = {
+    stop: (n: string) => svc().setStopped(n, true),
+    start: (n: string) => svc().setStopped(n, false),
+    // One request straight to a ready replica: what `ctl model serve` waits for.
+    smoke: (n: string) => svc().smoke(n),
+    restart: (n: string) => svc().restart(n),
+  };
+  for (const [verb, run] of Object.entries(verbs)) {
+    r.add({
+      ...base,
+      method: "post",
+      path: `/models/:name{.+}/${verb}`,
+      summary: `${verb} a model`,
+    }, async (c, { actor }) => {
+      requireWrite(actor, "staff", cluster, c.req.path);
+      return c.json(await run(name(c)));
+    });
+  }
+  r.add({
+    ...base,
+    method: "delete",
+    path: "/models/:name{.+}",
+    summary: "Remove a model (query purge=true: and its files)",
+  }, async (c, { actor }) => {
+    requireWrite(actor, "staff", cluster, c.req.path);
+    return c.json(await svc().remove(name(c), c.req.query("purge") === "true"));
+  });
+  r.add({
+    ...base,
+    method: "get",
+    path: "/replicas",
+    summary: "Replicas and their states (query: model)",
+  }, (c, { actor }) => {
+    requireRead(actor, "staff", cluster, c.req.path);
+    const model = c.req.query("model");
+    return c.json({ data: svc().replicas(model || undefined) });
+  });
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const path = issue.path.join(".");
+  throw new AppError(
+    "invalid_request",
+    { detail: `${path || "body"}: ${issue.message}` },
+    path || null,
+  );
+}

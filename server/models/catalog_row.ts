@@ -1,0 +1,63 @@
+/**
+ * Between the catalog's store row (the router's columns plus the full `def`) and the model as the
+ * reconciler sees it. `rowFromDef` fills the router's columns from a ModelDef so the request path
+ * never reads `def`; `catalogModelOf` gives the reconciler's `CatalogModel` for a row that has a
+ * def (rows without one — `up`'s own engine, a shard started by hand — are not placed).
+ */
+import type { ModelEntry, ModelInput } from "../router/catalog.ts";
+import type { ModelFacts } from "./memory_estimate.ts";
+import type { ModelDef } from "./model_schema.ts";
+import { type CatalogModel, contextOf } from "./replica_need.ts";
+
+export type ModelOrigin = "config" | "api";
+
+export function rowFromDef(
+  def: ModelDef,
+  facts: ModelFacts,
+  origin: ModelOrigin,
+  stopped = false,
+): ModelInput {
+  const first = def.profiles[0];
+  const model: CatalogModel = { def, facts };
+  const input: ModelInput = {
+    name: def.name,
+    engine: def.external ? "external" : first?.engine ?? "sim",
+    source: def.external ? def.external.url : def.source ?? "",
+    description: def.description ?? null,
+    args: first?.args ?? [],
+    routingProfile: def.routing ?? null,
+    fallbacks: def.fallbacks,
+    // What the reconciler starts engines with, so the router holds each replica to it.
+    slots: def.external ? null : contextOf(model).slots,
+    // An entry that names no price (all zero) is charged the default price, not nothing.
+    ...(unpriced(def) ? {} : {
+      pricePrompt: def.prices.promptPer1k,
+      priceCached: def.prices.cachedPer1k,
+      priceCompletion: def.prices.completionPer1k,
+    }),
+    upstreamModel: def.external ? def.external.model : null,
+    externalKeys: def.external?.apiKeyFile ? [{ file: def.external.apiKeyFile }] : null,
+    def: def as unknown as Record<string, unknown>,
+    facts: facts as Record<string, unknown>,
+    declaredIn: origin,
+    stopped,
+  };
+  return input;
+}
+
+export function defOf(entry: ModelEntry): ModelDef | undefined {
+  return entry.def ? entry.def as unknown as ModelDef : undefined;
+}
+
+export function catalogModelOf(entry: ModelEntry): CatalogModel | undefined {
+  const def = defOf(entry);
+  if (!def) return undefined;
+  const m: CatalogModel = { def, facts: (entry.facts ?? {}) as ModelFacts };
+  if (entry.stopped) m.stopped = true;
+  return m;
+}
+
+function unpriced(def: ModelDef): boolean {
+  const p = def.prices;
+  return p.promptPer1k === 0 && p.completionPer1k === 0 && p.cachedPer1k === 0;
+}

@@ -1,0 +1,343 @@
+/**
+ * The model operations behind the admin API and `ctl model …`: add (from YAML or the serve
+ * form), plan, explain, context / gpus / resources changes, stop / start, remove, rolling restart,
+ * and the replica list. Each change goes to the catalog (store + memory) and kicks the
+ * reconciler, which does the rest. A model declared in server.yaml is edited there: the API
+ * refuses to add, change or remove it, saying so.
+ */
+import { readGgufFile } from "../../core/gguf/read_gguf_file.ts";
+import type { Logger } from "../../core/log.ts";
+import { AppError } from "../errors.ts";
+import type { ModelCatalog, ModelEntry } from "../router/catalog.ts";
+import { catalogModelOf, type ModelOrigin, rowFromDef } from "./catalog_row.ts";
+import { changeContext, type ContextChange } from "./context_change.ts";
+import { explainModel } from "./explain_model.ts";
+import { changeGpus } from "./gpus_change.ts";
+import type { ModelFacts } from "./memory_estimate.ts";
+import type { ModelDef } from "./model_schema.ts";
+import { parseModel } from "./model_yaml.ts";
+import { planModel, type PlanOptions } from "./plan.ts";
+import type { Reconciler } from "./reconciler.ts";
+import { type CatalogModel, factsFromGguf } from "./replica_need.ts";
+import type { ShardTable } from "./shard_table.ts";
+import type { ReplicaTable } from "../router/replicas.ts";
+import { isEmbedding } from "./replica_need.ts";
+
+export interface ReplicaRow {
+  id: string;
+  model: string;
+  node: string;
+  state: string;
+  since: number;
+  gpus: number[];
+  inFlight: number;
+  lastRequestAt?: number;
+  reason?: string;
+  fetched?: { bytes: number; total?: number; percent?: number };
+}
+
+export class ModelServices {
+  constructor(
+    readonly deps: {
+      catalog: ModelCatalog;
+      reconciler: Reconciler;
+      shards: ShardTable;
+      logger: Logger;
+      replicas: ReplicaTable;
+    },
+  ) {}
+
+  get reconciler(): Reconciler {
+    return this.deps.reconciler;
+  }
+
+  /** Facts read from the model's file when the control plane can see it (a local GGUF). */
+  async factsFor(def: ModelDef): Promise<ModelFacts> {
+    const src = def.parsedSource;
+    if (src?.kind !== "path" || !/\.gguf$/i.test(src.path)) return {};
+    try {
+      return factsFromGguf((await readGgufFile(src.path)).facts);
+    } catch (e) {
+      this.deps.logger.warn("could not read the model's GGUF header; the estimate guesses", {
+        model: def.name,
+        error: (e as Error).message,
+      });
+      return {};
+    }
+  }
+
+  /** Loads server.yaml's models (marked from-config); earlier config models no longer there go. */
+  async loadConfig(defs: readonly ModelDef[]): Promise<void> {
+    const names = new Set(defs.map((d) => d.name));
+    for (const e of this.deps.catalog.list()) {
+      if (e.declaredIn === "config" && !names.has(e.name)) await this.deps.catalog.remove(e.name);
+    }
+    for (const def of defs) {
+      const existing = this.deps.catalog.get(def.name);
+      await this.deps.catalog.upsert(
+        rowFromDef(def, await this.factsFor(def), "config", existing?.stopped ?? false),
+      );
+    }
+  }
+
+  #entry(name: string): ModelEntry {
+    const e = this.deps.catalog.get(name);
+    if (!e) throw new AppError("model_not_found", { model: name }, "name");
+    return e;
+  }
+
+  #managed(name: string): CatalogModel {
+    const m = catalogModelOf(this.#entry(name));
+    if (!m) {
+      throw new AppError("conflict", {
+        detail:
+          `'${name}' was not added through the catalog (it is served as started); this is not supported for it`,
+      });
+    }
+    return m;
+  }
+
+  #editable(name: string): void {
+    const e = this.deps.catalog.get(name);
+    if (e?.declaredIn === "config") {
+      throw new AppError("conflict", {
+        detail: `'${e.name}' is declared in server.yaml; change it there (then restart the server)`,
+      });
+    }
+  }
+
+  async #save(m: CatalogModel, origin: ModelOrigin = "api"): Promise<ModelEntry> {
+    const row = await this.deps.catalog.upsert(
+      rowFromDef(m.def, m.facts, origin, m.stopped ?? false),
+    );
+    this.deps.reconciler.kick();
+    return row;
+  }
+
+  /** Adds models (or replaces ones added earlier through the API). */
+  async add(defs: readonly ModelDef[], opts: { replace?: boolean } = {}): Promise<ModelEntry[]> {
+    for (const def of defs) {
+      this.#editable(def.name);
+      for (const n of [def.name, ...def.aliases]) {
+        const other = this.deps.catalog.get(n);
+        if (!other) continue;
+        if (other.name !== def.name) {
+          throw new AppError("conflict", {
+            detail: `'${n}' already names the model '${other.name}'`,
+          });
+        }
+        if (!opts.replace) {
+          throw new AppError("conflict", {
+            detail: `a model named '${def.name}' exists; remove it first or replace it`,
+          });
+        }
+      }
+    }
+    const out: ModelEntry[] = [];
+    for (const def of defs) {
+      out.push(await this.#save({ def, facts: await this.factsFor(def) }));
+      this.deps.logger.info("model added", { model: def.name });
+    }
+    return out;
+  }
+
+  async plan(source: string, opts: PlanOptions) {
+    const def = { parsedSource: parseSourceOrThrow(source) } as ModelDef;
+    const src = def.parsedSource!;
+    if (src.kind === "hf" || src.kind === "url") {
+      throw new AppError("invalid_request", {
+        detail: `planning a ${
+          src.kind === "hf" ? "Hugging Face" : "URL"
+        } source is not supported yet; give an absolute path to a GGUF file the control plane can read`,
+      }, "source");
+    }
+    let facts: ModelFacts = {};
+    let bytes: number | undefined;
+    try {
+      bytes = (await Deno.stat(src.path)).size;
+    } catch {
+      throw new AppError("invalid_request", { detail: `${src.path}: no such file` }, "source");
+    }
+    if (/\.gguf$/i.test(src.path)) {
+      try {
+        facts = factsFromGguf((await readGgufFile(src.path)).facts);
+      } catch (e) {
+        throw new AppError("invalid_request", { detail: (e as Error).message }, "source");
+      }
+    }
+    const { snap, shards } = await this.deps.reconciler.view();
+    void shards;
+    const names = new Set<string>();
+    const configNames = new Set<string>();
+    for (const e of this.deps.catalog.list()) {
+      names.add(e.name);
+      for (const a of ((e.def as { aliases?: string[] } | null)?.aliases ?? [])) names.add(a);
+      if (e.declaredIn === "config") configNames.add(e.name);
+    }
+    return planModel(
+      { source, files: [{ name: src.path.split("/").pop()!, bytes }], facts },
+      snap.snapshot,
+      { names, configNames },
+      opts,
+    );
+  }
+
+  /** The serve form: plan, then add the entry the plan proposes. */
+  async serve(source: string, opts: PlanOptions) {
+    const plan = await this.plan(source, opts);
+    if (!plan.ok || !plan.entry) return { plan, added: false };
+    await this.add([parseModel(plan.entry)]);
+    return { plan, added: true };
+  }
+
+  async explain(name: string) {
+    const m = this.#managed(name);
+    const { snap, shards } = await this.deps.reconciler.view();
+    return {
+      model: m.def.name,
+      profiles: explainModel(m, snap.snapshot, shards),
+      notes: this.deps.reconciler.notes(m.def.name),
+      replicas: this.replicas(m.def.name),
+    };
+  }
+
+  async context(name: string, change: ContextChange) {
+    this.#editable(name);
+    const m = this.#managed(name);
+    const { snap } = await this.deps.reconciler.view();
+    const r = changeContext(m, change, snap.snapshot);
+    if (!r.ok) throw new AppError("invalid_request", { detail: r.message });
+    await this.#save(r.model);
+    return { model: name, restart: r.restart, def: r.model.def };
+  }
+
+  async gpus(name: string, cards: number, profile = 0) {
+    this.#editable(name);
+    const m = this.#managed(name);
+    const { snap } = await this.deps.reconciler.view();
+    const r = changeGpus(m, cards, snap.snapshot, profile);
+    if (!r.ok) throw new AppError("invalid_request", { detail: r.message });
+    await this.#save(r.model);
+    return { model: name, restart: true, def: r.model.def };
+  }
+
+  async resources(name: string, set: { memoryGb?: number; cores?: number }, profile = 0) {
+    this.#editable(name);
+    const m = this.#managed(name);
+    const p = m.def.profiles[profile];
+    if (!p) {
+      throw new AppError("invalid_request", { detail: `the model has no profile ${profile}` });
+    }
+    if (set.memoryGb === undefined && set.cores === undefined) {
+      throw new AppError("invalid_request", { detail: "give --memory GB and/or --cores N" });
+    }
+    const next = { ...p };
+    if (set.memoryGb !== undefined) next.memoryGb = set.memoryGb;
+    if (set.cores !== undefined) next.cores = set.cores;
+    const profiles = m.def.profiles.map((q, i) => (i === profile ? next : q));
+    const model = { ...m, def: { ...m.def, profiles } };
+    await this.#save(model);
+    return { model: name, restart: true, def: model.def };
+  }
+
+  async setStopped(name: string, stopped: boolean) {
+    const e = this.#entry(name);
+    const m = this.#managed(name);
+    await this.#save({ ...m, stopped }, (e.declaredIn as ModelOrigin | null) ?? "api");
+    this.deps.logger.info(stopped ? "model stopped" : "model started", { model: e.name });
+    return { model: e.name, stopped };
+  }
+
+  async remove(name: string, purge: boolean) {
+    this.#editable(name);
+    const e = this.#entry(name);
+    await this.deps.catalog.remove(e.name);
+    this.deps.reconciler.kick();
+    this.deps.logger.info("model removed", { model: e.name, purge });
+    // Weights on nodes are the weights service's; --purge is recorded, files are not touched here.
+    return { model: e.name, removed: true, purge };
+  }
+
+  /** A rolling restart: every live replica is marked stale, so the step replaces them one by one. */
+  async restart(name: string) {
+    const m = this.#managed(name);
+    const live = this.deps.shards.forModel(m.def.name).filter((s) =>
+      ["pending", "fetching", "starting", "ready"].includes(s.state)
+    );
+    await this.deps.shards.save(live.map((s) => ({ ...s, specHash: `restart:${s.specHash}` })));
+    this.deps.reconciler.kick();
+    return { model: m.def.name, restarting: live.length };
+  }
+
+  /**
+   * One request straight to a ready replica (with its own key): a chat model answers a short
+   * chat, an embedding model returns one vector. What `ctl model serve` waits for.
+   */
+  async smoke(name: string): Promise<{ ok: boolean; detail: string }> {
+    const m = this.#managed(name);
+    const r = this.deps.replicas.forModel(m.def.name).find((x) => x.state === "ready");
+    if (!r) return { ok: false, detail: "no replica is ready" };
+    const emb = isEmbedding(m.def);
+    try {
+      const res = await fetch(`${r.apiBase}/${emb ? "embeddings" : "chat/completions"}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${r.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify(
+          emb
+            ? { model: m.def.name, input: "hello" }
+            : { model: m.def.name, max_tokens: 4, messages: [{ role: "user", content: "hi" }] },
+        ),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const body = await res.json().catch(() => ({}));
+      if (!res.ok) return { ok: false, detail: `the engine answered ${res.status}` };
+      if (emb) {
+        const v = body?.data?.[0]?.embedding;
+        return Array.isArray(v) && v.length
+          ? { ok: true, detail: `one vector of ${v.length} dimensions` }
+          : { ok: false, detail: "the engine returned no vector" };
+      }
+      return { ok: true, detail: "a chat completion" };
+    } catch (e) {
+      return { ok: false, detail: (e as Error).message };
+    }
+  }
+
+  replicas(model?: string): ReplicaRow[] {
+    return this.deps.shards.all().filter((s) => !model || s.model === model)
+      .sort((a, b) => a.model.localeCompare(b.model) || a.createdAt - b.createdAt)
+      .map((s) => {
+        const row: ReplicaRow = {
+          id: s.id,
+          model: s.model,
+          node: this.deps.reconciler.nodeName(s.nodeId),
+          state: s.state,
+          since: s.stateSince,
+          gpus: s.gpus,
+          inFlight: s.inFlight,
+        };
+        if (s.lastRequestAt !== undefined) row.lastRequestAt = s.lastRequestAt;
+        if (s.reason !== undefined) row.reason = s.reason;
+        if (s.fetched) {
+          row.fetched = {
+            ...s.fetched,
+            ...(s.fetched.total
+              ? { percent: Math.floor((100 * s.fetched.bytes) / s.fetched.total) }
+              : {}),
+          };
+        }
+        return row;
+      });
+  }
+}
+
+function parseSourceOrThrow(source: string) {
+  try {
+    return parseModel({ name: "plan", source, profiles: [{ engine: "sim" }] }).parsedSource!;
+  } catch (e) {
+    if (e instanceof AppError) {
+      throw new AppError("invalid_request", { detail: `source: ${e.message}` }, "source");
+    }
+    throw e;
+  }
+}

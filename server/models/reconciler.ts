@@ -1,0 +1,346 @@
+/**
+ * The reconciler service: the control plane's side of the pure `reconcile` step. It runs the
+ * step on a timer and on events (a node's report, demand, a catalog change), fed from the
+ * catalog, the node hub's live reports, the shard table and the router's demand, and carries out
+ * the commands: start → the hub's start-shard (with the placement's profile and cards), stop →
+ * stop-shard, drain → the replica is marked draining in the router (no new requests; the step
+ * stops it once its in-flight requests end or the grace is over).
+ *
+ * Only the leader reconciles; with one control plane that is always this one (`isLeader`, the
+ * one place to change when there are several). Settings are read per step, so they change live.
+ */
+import { ulid } from "ulid";
+import type { Clock } from "../../core/clock.ts";
+import type { Logger } from "../../core/log.ts";
+import type { ShardLaunch } from "../../core/protocol/messages.ts";
+import type { NodeHub } from "../nodes/node_hub.ts";
+import type { NodeStore } from "../nodes/node_store.ts";
+import type { ModelCatalog } from "../router/catalog.ts";
+import type { ReplicaTable } from "../router/replicas.ts";
+import { catalogModelOf } from "./catalog_row.ts";
+import { type HubSnapshot, hubSnapshot } from "./hub_snapshot.ts";
+import type { CatalogModel } from "./replica_need.ts";
+import { type Demand, type Note, reconcile, type ReconcileSettings } from "./reconcile.ts";
+import { applyCommands, type Command, type Shard, type StartCommand } from "./shard.ts";
+import type { ShardTable, StoredShard } from "./shard_table.ts";
+
+export interface ReconcilerSettings extends ReconcileSettings {
+  intervalMs: number;
+  lostAfterMs: number;
+  /** Extra engine arguments per engine (the sim's speed), added before the profile's own. */
+  engineArgs?: Record<string, string[]>;
+}
+
+export interface ReconcilerDeps {
+  clock: Clock;
+  logger: Logger;
+  catalog: ModelCatalog;
+  hub: NodeHub;
+  nodes: NodeStore;
+  replicas: ReplicaTable;
+  shards: ShardTable;
+  settings: () => ReconcilerSettings;
+}
+
+export function replicaIdOf(nodeId: string, shardId: string): string {
+  return `${nodeId}/${shardId}`;
+}
+
+export class Reconciler {
+  readonly #log: Logger;
+  readonly #startedAt: number;
+  readonly #demand = new Map<string, Demand>();
+  #notes = new Map<string, Note[]>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #closed = false;
+  #last: HubSnapshot | undefined;
+  /** When each node was last heard, as the hub knew it (the store's copy is written lazily). */
+  readonly #seen = new Map<string, number>();
+  /** Called after every step (waiters for a model's first replica look again). */
+  onStep: () => void = () => {};
+
+  constructor(private readonly deps: ReconcilerDeps) {
+    this.#log = deps.logger.child({ component: "reconciler" });
+    this.#startedAt = deps.clock.now();
+  }
+
+  /** Only the leader places and stops replicas. One control plane today: always. */
+  isLeader(): boolean {
+    return true;
+  }
+
+  start(): void {
+    const tick = () => {
+      if (this.#closed) return;
+      this.#timer = setTimeout(async () => {
+        await this.step();
+        tick();
+      }, this.deps.settings().intervalMs);
+    };
+    tick();
+    this.kick();
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+  }
+
+  /** Runs a step soon; kicks while one runs make one more step after it. */
+  kick(): void {
+    if (this.#closed) return;
+    queueMicrotask(() => this.step());
+  }
+
+  /** One step; concurrent calls coalesce. Resolves when the step (and any asked for) is done. */
+  async step(): Promise<void> {
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = (async () => {
+      do {
+        this.#again = false;
+        try {
+          await this.#step();
+        } catch (e) {
+          this.#log.error("reconcile step failed", { error: e as Error });
+        }
+      } while (this.#again && !this.#closed);
+    })();
+    try {
+      await this.#running;
+    } finally {
+      this.#running = undefined;
+      this.onStep();
+    }
+  }
+
+  /** The router: a request waits for a replica of `model` (counted until `done` is called). */
+  want(model: string): () => void {
+    const d = this.#demand.get(model) ?? { waiting: 0 };
+    d.waiting++;
+    d.lastRequestAt = this.deps.clock.now();
+    this.#demand.set(model, d);
+    this.kick();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      d.waiting--;
+      if (d.waiting <= 0 && this.#demand.get(model) === d) this.#demand.delete(model);
+    };
+  }
+
+  notes(model: string): Note[] {
+    return this.#notes.get(model) ?? [];
+  }
+
+  /** Where a model's replicas are, for the router's 503 and `ctl replicas`. */
+  phase(model: string): { phase: string; detail?: string } {
+    const live = this.deps.shards.forModel(model);
+    for (const p of ["starting", "fetching", "pending"] as const) {
+      const s = live.find((x) => x.state === p);
+      if (s) return { phase: p };
+    }
+    const note = this.notes(model)[0];
+    if (note) return { phase: note.kind, detail: note.message };
+    const failed = live.find((s) => s.state === "failed");
+    if (failed) return { phase: "failed", detail: failed.reason ?? "" };
+    return { phase: "pending" };
+  }
+
+  /** The last snapshot's node names, by node id. */
+  nodeName(nodeId: string): string {
+    return this.#last?.nameOf.get(nodeId) ?? nodeId;
+  }
+
+  /** The cluster and shards as of now, for explain, plan and the admin API. */
+  async view(): Promise<{ snap: HubSnapshot; shards: Shard[] }> {
+    const connected = this.deps.hub.connected();
+    for (const l of connected) this.#seen.set(l.nodeId, l.lastHeard);
+    const rows = (await this.deps.nodes.list()).map((r) => ({
+      ...r,
+      lastHeardAt: Math.max(r.lastHeardAt ?? 0, this.#seen.get(r.id) ?? 0) || null,
+    }));
+    const snap = hubSnapshot(rows, connected, {
+      now: this.deps.clock.now(),
+      startedAt: this.#startedAt,
+      lostAfterMs: this.deps.settings().lostAfterMs,
+    });
+    this.#last = snap;
+    return {
+      snap,
+      shards: this.deps.shards.all().map((s) => ({
+        ...s,
+        node: snap.nameOf.get(s.nodeId) ?? s.nodeId,
+      })),
+    };
+  }
+
+  catalogModels(): CatalogModel[] {
+    const out: CatalogModel[] = [];
+    for (const e of this.deps.catalog.list()) {
+      const m = catalogModelOf(e);
+      if (m) out.push(m);
+    }
+    return out;
+  }
+
+  async #step(): Promise<void> {
+    if (!this.isLeader()) return;
+    const settings = this.deps.settings();
+    const now = this.deps.clock.now();
+    const { snap } = await this.view();
+    const changed = this.#sync(snap, now, settings);
+    const shards: Shard[] = this.deps.shards.all().map((s) => ({
+      ...s,
+      node: snap.nameOf.get(s.nodeId) ?? s.nodeId,
+    }));
+    const result = reconcile({
+      catalog: this.catalogModels(),
+      snapshot: snap.snapshot,
+      shards,
+      demand: this.#demand,
+      settings,
+      clock: this.deps.clock,
+      newId: () => `s-${ulid().toLowerCase()}`,
+    });
+    const notes = new Map<string, Note[]>();
+    for (const n of result.notes) notes.set(n.model, [...(notes.get(n.model) ?? []), n]);
+    this.#notes = notes;
+    // Failed shards are kept for the back-off and the avoided node, then forgotten.
+    const forget = this.deps.shards.all().filter((s) =>
+      s.state === "failed" && now - s.stateSince > settings.failureAvoidMs
+    ).map((s) => s.id);
+    await this.deps.shards.save(changed, forget);
+    if (result.commands.length) await this.#apply(result.commands, snap, now, settings);
+  }
+
+  /** Agents' reports → shard states; the router's counts → in flight and last request. */
+  #sync(snap: HubSnapshot, now: number, settings: ReconcilerSettings): StoredShard[] {
+    const changed: StoredShard[] = [];
+    for (const s of this.deps.shards.all()) {
+      const r = this.deps.replicas.get(replicaIdOf(s.nodeId, s.id));
+      s.inFlight = r?.inFlight ?? 0;
+      if (r?.lastRequestAt !== undefined) s.lastRequestAt = r.lastRequestAt;
+      if (s.state === "stopped" || s.state === "failed" || s.state === "draining") continue;
+      const live = snap.live.get(s.nodeId);
+      if (!live) continue;
+      const report = live.shards.find((x) => x.shardId === s.id);
+      const error = live.errors.get(s.id);
+      let next: Shard["state"] | undefined;
+      let reason: string | undefined;
+      if (report?.state === "ready") next = "ready";
+      else if (report?.state === "failed" || (!report && error)) {
+        next = "failed";
+        reason = report?.error ?? error ?? "the engine did not start";
+      } else if (report && (report.state === "starting" || report.state === "restarting")) {
+        next = s.state === "pending" || s.state === "fetching" ? "starting" : s.state;
+        if (s.state === "ready") next = "starting";
+      }
+      if (!next || next === s.state) continue;
+      s.state = next;
+      s.stateSince = now;
+      s.progressAt = now;
+      if (next === "ready") s.readyAt = now;
+      if (reason !== undefined) {
+        s.reason = reason;
+        this.#log.warn("replica failed", { shardId: s.id, model: s.model, reason });
+        // Its node must not start it again on a reconnect.
+        this.deps.hub.stopShard(s.nodeId, s.id).catch(() => {});
+      }
+      changed.push(s);
+    }
+    void settings;
+    return changed;
+  }
+
+  async #apply(
+    commands: Command[],
+    snap: HubSnapshot,
+    now: number,
+    settings: ReconcilerSettings,
+  ): Promise<void> {
+    const before = this.deps.shards.all().map((s) => ({
+      ...s,
+      node: snap.nameOf.get(s.nodeId) ?? s.nodeId,
+    }));
+    const after = applyCommands(before, commands, now);
+    const byId = new Map(after.map((s) => [s.id, s]));
+    const changed: StoredShard[] = [];
+    const removed: string[] = [];
+    for (const c of commands) {
+      const s = byId.get(c.shardId);
+      if (!s) continue;
+      const nodeId = snap.idOf.get(s.node) ?? s.node;
+      const stored: StoredShard = { ...s, nodeId };
+      if (c.kind === "stop" && !c.failed) removed.push(s.id);
+      else changed.push(stored);
+      this.#log.info(`replica ${c.kind}`, {
+        shardId: c.shardId,
+        model: c.model,
+        node: c.node,
+        reason: c.reason,
+      });
+    }
+    await this.deps.shards.save(changed, removed);
+    for (const c of commands) {
+      const nodeId = snap.idOf.get(c.node) ?? c.node;
+      try {
+        if (c.kind === "start") await this.#start(c, nodeId, settings);
+        else if (c.kind === "drain") this.deps.replicas.drain(replicaIdOf(nodeId, c.shardId));
+        else {
+          this.deps.replicas.drain(replicaIdOf(nodeId, c.shardId));
+          await this.deps.hub.stopShard(nodeId, c.shardId).catch(() => {});
+        }
+      } catch (e) {
+        this.#log.warn("a shard command could not be sent", {
+          shardId: c.shardId,
+          kind: c.kind,
+          error: e as Error,
+        });
+        if (c.kind === "start") {
+          const s = this.deps.shards.get(c.shardId);
+          if (s) {
+            await this.deps.shards.save([{
+              ...s,
+              state: "failed",
+              stateSince: now,
+              reason: (e as Error).message,
+            }]);
+          }
+        }
+      }
+    }
+  }
+
+  async #start(c: StartCommand, nodeId: string, settings: ReconcilerSettings): Promise<void> {
+    const model = this.deps.catalog.get(c.model);
+    const profile = catalogModelOf(model!)?.def.profiles[c.profile];
+    const launch: ShardLaunch = {
+      contextLength: c.contextLength,
+      parallel: c.slots,
+      mode: c.embeddings ? "embedding" : "generate",
+      allowPickle: c.allowPickle,
+      gpus: c.gpus,
+    };
+    if (c.engine === "llamacpp") {
+      launch.gpuLayers = c.gpus.length ? 999 : 0;
+      // llama-server's -c is the whole KV pool, shared by its -np slots.
+      launch.contextLength = c.contextLength * c.slots;
+    }
+    if (c.engine === "vllm" && c.gpus.length > 1) launch.tensorParallel = c.gpus.length;
+    const path = c.source.startsWith("/") ? c.source : undefined;
+    await this.deps.hub.startShard(nodeId, {
+      shardId: c.shardId,
+      model: c.model,
+      engine: c.engine,
+      ...(path ? { modelPath: path } : {}),
+      args: [...(settings.engineArgs?.[c.engine] ?? []), ...(profile?.args ?? c.args)],
+      launch,
+    });
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Builds the models service for a control plane with a cluster listener: the shard table, the
+ * reconciler (started), the admin operations and the request path's gate; loads server.yaml's
+ * models into the catalog. Settings are read from the config object at every step, so a live
+ * settings holder that updates it changes them without a restart.
+ */
+import type { Clock } from "../../core/clock.ts";
+import type { Logger } from "../../core/log.ts";
+import type { Store } from "../../db/store.ts";
+import type { ServerConfig } from "../config.ts";
+import type { NodeHub } from "../nodes/node_hub.ts";
+import type { NodeStore } from "../nodes/node_store.ts";
+import type { ModelCatalog } from "../router/catalog.ts";
+import type { ReplicaTable } from "../router/replicas.ts";
+import { createModelGate, type ModelGate } from "./model_gate.ts";
+import { ModelServices } from "./model_services.ts";
+import { Reconciler, type ReconcilerSettings } from "./reconciler.ts";
+import { ShardTable } from "./shard_table.ts";
+
+export interface ModelsRuntime {
+  services: ModelServices;
+  gate: ModelGate;
+  reconciler: Reconciler;
+  close(): void;
+}
+
+export function reconcilerSettings(config: ServerConfig): ReconcilerSettings {
+  return {
+    intervalMs: config.reconcileIntervalMs,
+    lostAfterMs: config.nodeLostAfterMs,
+    evictAfterIdleMs: config.evictAfterIdleMs,
+    minLifetimeMs: config.minLifetimeMs,
+    drainGraceMs: config.drainGraceMs,
+    failureBackoffMs: config.failureBackoffMs,
+    failureAvoidMs: Math.max(config.failureBackoffMs * 20, 60_000),
+    startupTimeoutMs: config.startupTimeoutMs,
+    engineArgs: {
+      sim: ["--tokens-per-second", String(config.simTokensPerSecond)],
+    },
+  };
+}
+
+export async function startModels(
+  config: ServerConfig,
+  deps: {
+    store: Store;
+    clock: Clock;
+    logger: Logger;
+    catalog: ModelCatalog;
+    replicas: ReplicaTable;
+    hub: NodeHub;
+    nodes: NodeStore;
+  },
+): Promise<ModelsRuntime> {
+  const shards = await ShardTable.load(deps.store);
+  const reconciler = new Reconciler({
+    clock: deps.clock,
+    logger: deps.logger,
+    catalog: deps.catalog,
+    hub: deps.hub,
+    nodes: deps.nodes,
+    replicas: deps.replicas,
+    shards,
+    settings: () => reconcilerSettings(config),
+  });
+  const services = new ModelServices({
+    catalog: deps.catalog,
+    reconciler,
+    shards,
+    logger: deps.logger.child({ component: "models" }),
+    replicas: deps.replicas,
+  });
+  await services.loadConfig(config.models ?? []);
+  const gate = createModelGate({
+    reconciler,
+    replicas: deps.replicas,
+    requestWaitMs: () => config.requestWaitMs,
+  });
+  deps.hub.onReport = () => reconciler.kick();
+  deps.catalog.subscribe(() => reconciler.kick());
+  reconciler.start();
+  return { services, gate, reconciler, close: () => reconciler.close() };
+}

@@ -1,0 +1,382 @@
+/**
+ * Models end to end: an in-process control plane (its reconciler on short settings) and agents
+ * as real processes joined over the cluster's TLS listener, running sim engines — "big" with the
+ * stub NVML's two cards (24 GiB and 80 GiB), "judge" with one 24 GiB card and the role label
+ * `llmgw.role: judge`, and "cpu" with no GPU. Checks: a model lands on the node that fits and
+ * explain names why the others were rejected; a two-card model takes two cards of one node; a
+ * role-labelled node takes only its role; an on-demand model starts on the first request (which
+ * is answered) and is evicted after idle but not before its minimum life; max output alone
+ * changes at once with no restart and is enforced; a context change restarts replicas one at a
+ * time while a client loop sees no error; a lost node's replicas move elsewhere. With
+ * LLAMA_SERVER set, `ctl model serve` of the tiny GGUF fixture answers through /v1.
+ */
+import { assert, assertEquals, assertMatch } from "../assert.ts";
+import { eventually, type LlmgwProcess, spawnLlmgw } from "../helpers/llmgw_process.ts";
+import {
+  buildStubNvml,
+  StubNvmlUnavailable,
+} from "../../agent/hardware/testdata/build_stub_nvml.ts";
+import { systemClock } from "../../core/clock.ts";
+import { createLogger } from "../../core/log.ts";
+import { loadServerConfig } from "../../server/config.ts";
+import { startControlPlane } from "../../server/serve.ts";
+import { initDataDir } from "../../server/setup/init.ts";
+import { ctlCommand } from "../../server/cli/ctl.ts";
+
+interface ReplicaJson {
+  id: string;
+  model: string;
+  node: string;
+  state: string;
+  gpus: number[];
+}
+
+const agentFlags = (root: string) => [
+  "--channel-idle-ms",
+  "1000",
+  "--channel-answer-ms",
+  "1000",
+  "--channel-reconnect-max-ms",
+  "500",
+  "--gpu-sample-interval-ms",
+  "500",
+  "--gpu-nvidia-smi",
+  `${root}/absent-nvidia-smi`,
+];
+
+Deno.test({
+  name: "models: placement, explain, roles, on demand, max output, rolling context, node loss",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async (t) => {
+  const root = await Deno.makeTempDir({ prefix: "llmgw-models-" });
+  let stub: string;
+  try {
+    stub = await buildStubNvml(root);
+  } catch (e) {
+    if (!(e instanceof StubNvmlUnavailable)) throw e;
+    console.warn(`skipped: the stub NVML cannot be built (${e.message})`);
+    return;
+  }
+  const cpDir = `${root}/cp`;
+  await initDataDir(cpDir, { clock: systemClock });
+  const config = await loadServerConfig({
+    flags: {
+      listen: "127.0.0.1:0",
+      "cluster-listen": "127.0.0.1:0",
+      portal: "false",
+      "nodes-heartbeat-ms": "300",
+      "nodes-lost-after-ms": "2000",
+      "nodes-channel-idle-ms": "1000",
+      "nodes-channel-answer-ms": "1000",
+      "reconciler-interval-ms": "300",
+      "on-demand-evict-after-idle-ms": "1000",
+      "on-demand-min-lifetime-ms": "4000",
+      "on-demand-request-wait-ms": "20000",
+      "reconciler-drain-grace-ms": "5000",
+      "engines-sim-tokens-per-second": "2000",
+      "usage-flush-interval-ms": "50",
+    },
+    env: { LLMGW_DATA: cpDir },
+  });
+  const logs: string[] = [];
+  const cp = await startControlPlane(config, {
+    logger: createLogger({ level: "info", sink: (l) => logs.push(l) }),
+  });
+  const procs: LlmgwProcess[] = [];
+  const token = (await Deno.readTextFile(`${cpDir}/admin.token`)).trim();
+  const url = cp.url;
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}/api/v1/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  /** Runs `llmgw ctl …` in this process, capturing what it prints. */
+  const ctl = async (...args: string[]) => {
+    const out: string[] = [];
+    const log = console.log;
+    console.log = (...a: unknown[]) => out.push(a.join(" "));
+    try {
+      const code = await ctlCommand.run([...args, "--url", url, "--token", token]);
+      return { code, text: out.join("\n") };
+    } finally {
+      console.log = log;
+    }
+  };
+  const replicas = async (model: string) =>
+    (await admin("GET", `replicas?model=${model}`)).body.data as ReplicaJson[];
+  const readyReplica = (model: string, timeoutMs = 20_000) =>
+    eventually(`a ready replica of ${model}`, async () => {
+      return (await replicas(model)).find((r) => r.state === "ready");
+    }, timeoutMs);
+  const add = async (yaml: string) => {
+    const r = await admin("POST", "models", { yaml });
+    assertEquals(r.status, 201, JSON.stringify(r.body));
+  };
+
+  try {
+    const join = async (
+      name: string,
+      labels: Record<string, string>,
+      env: Record<string, string>,
+    ) => {
+      const code = await cp.deps.nodes!.joinCodes.create({ labels, ttlMs: 60_000 });
+      const p = spawnLlmgw(
+        [
+          "join",
+          code.code,
+          "--data",
+          `${root}/${name}`,
+          "--name",
+          name,
+          "--gpu-nvml-library",
+          env.NVML ?? `${root}/absent-libnvidia-ml.so.1`,
+          ...agentFlags(root),
+        ],
+        env,
+        `agent-${name}`,
+      );
+      procs.push(p);
+      return p;
+    };
+    await join("big", {}, { NVML: stub });
+    await join("judge", { "llmgw.role": "judge" }, { NVML: stub, STUB_NVML_GPUS: "1" });
+    const cpuAgent = await join("cpu", {}, {});
+    const key = (await admin("POST", "keys", { name: "models-test" })).body.key as string;
+    // The client loops below send more than init's default 60 requests a minute per key.
+    await admin("PATCH", "limits/global/global", { rpm: 100_000, tpm: 100_000_000 });
+    const chat = (model: string, extra: Record<string, unknown> = {}) =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          model,
+          max_tokens: 4,
+          messages: [{ role: "user", content: "hello" }],
+          ...extra,
+        }),
+      });
+
+    await eventually("three nodes reporting hardware", async () => {
+      const nodes = (await admin("GET", "nodes")).body.data as {
+        name: string;
+        state: string;
+        gpu?: unknown;
+        engines?: unknown[];
+      }[];
+      return nodes.length === 3 && nodes.every((n) => n.state === "ready" && n.gpu && n.engines)
+        ? nodes
+        : undefined;
+    }, 30_000);
+
+    await t.step(
+      "a model lands on the node that fits; explain says why not the others",
+      async () => {
+        await add(`
+name: large
+source: /models/large.gguf
+profiles:
+  - engine: sim
+    gpus: 1
+    gpu: { min_memory_gb: 40 }
+`);
+        const r = await readyReplica("large");
+        assertEquals(r.node, "big");
+        assertEquals(r.gpus, [1], "the 80 GiB card");
+        const ex = await ctl("model", "explain", "large");
+        assertEquals(ex.code, 0, ex.text);
+        assertMatch(ex.text, /judge/);
+        assertMatch(ex.text, /cpu/);
+        assertMatch(ex.text, /role|label/i);
+        const res = await chat("large");
+        assertEquals(res.status, 200, await res.clone().text());
+        await res.body?.cancel();
+      },
+    );
+
+    await t.step("a two-card model takes two cards of one node", async () => {
+      await add(`
+name: pair
+source: /models/pair.gguf
+profiles: [{ engine: sim, gpus: 2 }]
+`);
+      const r = await readyReplica("pair");
+      assertEquals(r.node, "big");
+      assertEquals([...r.gpus].sort(), [0, 1]);
+    });
+
+    await t.step("a role-labelled node takes only its role", async () => {
+      await add(`
+name: judge-model
+source: /models/judge.gguf
+profiles:
+  - engine: sim
+    gpus: 1
+    node_selector: { llmgw.role: judge }
+`);
+      const r = await readyReplica("judge-model");
+      assertEquals(r.node, "judge");
+      assertEquals(r.gpus, [0]);
+      for (const m of ["large", "pair"]) {
+        assert((await replicas(m)).every((x) => x.node !== "judge"), `${m} stays off the judge`);
+      }
+    });
+
+    await t.step(
+      "an on-demand model starts on the first request and is evicted after idle, not before its minimum life",
+      async () => {
+        await add(`
+name: od
+aliases: [od-alias]
+source: /models/od.gguf
+on_demand: true
+profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
+`);
+        await new Promise((r) => setTimeout(r, 700));
+        assertEquals((await replicas("od")).length, 0, "nothing runs before a request");
+        const res = await chat("od-alias");
+        assertEquals(res.status, 200, await res.clone().text());
+        assertEquals(res.headers.get("x-llmgw-served-model"), "od");
+        await res.body?.cancel();
+        const started = Date.now();
+        // Idle (1 s) passes well before the minimum life (4 s): it must still be there at ~2.5 s.
+        await new Promise((r) => setTimeout(r, 2_500));
+        assertEquals((await replicas("od")).filter((x) => x.state === "ready").length, 1);
+        await eventually(
+          "od evicted",
+          async () => (await replicas("od")).length === 0 || undefined,
+        );
+        assert(Date.now() - started >= 3_500, "not evicted before its minimum life");
+        assert(logs.some((l) => /idle for/.test(l)), "the log says why it stopped");
+      },
+    );
+
+    await t.step("max output alone: in force at once, no restart", async () => {
+      await add(`
+name: chatty
+source: /models/chatty.gguf
+context_length: 2048
+profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
+`);
+      const before = await readyReplica("chatty");
+      const r = await ctl("model", "context", "chatty", "--max-output", "8");
+      assertEquals(r.code, 0, r.text);
+      assertMatch(r.text, /no restart/);
+      const refused = await chat("chatty", { max_tokens: 16 });
+      assertEquals(refused.status, 400, await refused.clone().text());
+      assertMatch((await refused.json()).error.message, /max output of 8/);
+      const ok = await chat("chatty", { max_tokens: 8 });
+      assertEquals(ok.status, 200, await ok.clone().text());
+      await ok.body?.cancel();
+      const models = await (await fetch(`${url}/v1/models`, {
+        headers: { authorization: `Bearer ${key}` },
+      })).json();
+      const entry = models.data.find((m: { id: string }) => m.id === "chatty");
+      assertEquals(entry.context_length, 2048);
+      assertEquals(entry.max_output_tokens, 8);
+      await new Promise((r) => setTimeout(r, 700));
+      const after = await replicas("chatty");
+      assertEquals(after.map((x) => x.id), [before.id], `same replica: ${JSON.stringify(after)}`);
+    });
+
+    await t.step(
+      "a context change restarts replicas one by one; a client loop sees no error",
+      async () => {
+        const before = await readyReplica("chatty");
+        let stop = false;
+        const failures: string[] = [];
+        let answered = 0;
+        const loop = (async () => {
+          while (!stop) {
+            const res = await chat("chatty");
+            if (res.status !== 200) failures.push(`${res.status} ${await res.text()}`);
+            else {
+              answered++;
+              await res.body?.cancel();
+            }
+          }
+        })();
+        const r = await ctl("model", "context", "chatty", "1024");
+        assertEquals(r.code, 0, r.text);
+        assertMatch(r.text, /restart one by one/);
+        await eventually("a new replica ready and the old one gone", async () => {
+          const now = await replicas("chatty");
+          return now.length === 1 && now[0]!.id !== before.id && now[0]!.state === "ready"
+            ? now
+            : undefined;
+        }, 30_000).catch(async (e) => {
+          stop = true;
+          throw new Error(
+            `${e.message}\n${JSON.stringify(await replicas("chatty"))}\n${
+              JSON.stringify((await admin("GET", "models/chatty/explain")).body.notes)
+            }\n${logs.filter((l) => /chatty|replica/.test(l)).slice(-15).join("\n")}`,
+          );
+        });
+        stop = true;
+        await loop;
+        assertEquals(failures, []);
+        assert(answered > 0);
+      },
+    );
+
+    await t.step("ctl restart --model replaces the replica, the new one ready first", async () => {
+      const before = await readyReplica("chatty");
+      const r = await ctl("restart", "--model", "chatty");
+      assertEquals(r.code, 0, r.text);
+      assertMatch(r.text, /Restarting 1 replica/);
+      await eventually("chatty replaced", async () => {
+        const now = await replicas("chatty");
+        return now.length === 1 && now[0]!.id !== before.id && now[0]!.state === "ready"
+          ? now
+          : undefined;
+      }, 30_000);
+    });
+
+    await t.step("a lost node's replicas move elsewhere", async () => {
+      // Removing `pair` gives its core on "big" back (a 2-core machine has 2 cores per node).
+      const removed = await ctl("model", "remove", "pair");
+      assertEquals(removed.code, 0, removed.text);
+      await eventually("pair gone", async () => (await replicas("pair")).length === 0 || undefined);
+      // `chatty` is a CPU model; whichever node has it, another can take it.
+      const where = await readyReplica("chatty");
+      const victim = procs[["big", "judge", "cpu"].indexOf(where.node)]!;
+      const node = (await admin("GET", `nodes/${where.node}`)).body as {
+        shards: { pid: number }[];
+      };
+      await victim.kill("SIGKILL");
+      for (const s of node.shards) {
+        try {
+          Deno.kill(-s.pid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+      const moved = await eventually("chatty ready on another node", async () => {
+        return (await replicas("chatty")).find((x) => x.state === "ready" && x.node !== where.node);
+      }, 30_000).catch(async (e) => {
+        throw new Error(
+          `${e.message}\n${JSON.stringify(await replicas("chatty"))}\n${
+            JSON.stringify((await admin("GET", "models/chatty/explain")).body)
+          }\n${logs.slice(-15).join("\n")}`,
+        );
+      });
+      assert(moved.node !== where.node);
+      void cpuAgent;
+    });
+
+    await t.step("a stopped model tells its clients an administrator stopped it", async () => {
+      const r = await ctl("model", "stop", "judge-model");
+      assertEquals(r.code, 0, r.text);
+      const res = await chat("judge-model");
+      assertEquals(res.status, 503);
+      assertMatch((await res.json()).error.message, /stopped by an administrator/);
+    });
+  } finally {
+    for (const p of procs) await p.kill("SIGTERM").catch(() => {});
+    await cp.close();
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+});
