@@ -12,6 +12,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
 import { v1Routes } from "./routes/v1.ts";
+import { accessLog } from "./observe/access_log.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -21,6 +22,7 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
     await next();
     c.res.headers.set("x-request-id", requestId);
   });
+  app.use("*", accessLog(deps.logger.child({ component: "access" }), deps.metrics));
   app.route("/", healthRoutes(deps));
   app.route("/v1", v1Routes(deps));
   app.route("/v1", messagesRoutes(deps));

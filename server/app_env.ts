@@ -6,5 +6,7 @@ export interface AppEnv {
     requestId: string;
     /** Set by the /v1 key check. */
     apiKey: ApiKeyInfo;
+    /** The catalog model a /v1 request is for, once known (access log, metrics). */
+    model: string;
   };
 }

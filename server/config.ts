@@ -18,6 +18,17 @@ export const serverSettings = {
     "info",
     "Least severe log level written",
   ),
+  logFormat: oneOf(
+    "log_format",
+    ["json", "logfmt"],
+    "json",
+    "How log lines are written: one JSON object per line, or logfmt key=value pairs",
+  ),
+  metricsListen: text(
+    "metrics_listen",
+    "127.0.0.1:9464",
+    "Address of the Prometheus /metrics listener (host:port; empty: none). Keep it off the public network",
+  ),
   maxBodyBytes: int(
     "router.max_body_bytes",
     16 * 1024 * 1024,

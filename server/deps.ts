@@ -9,6 +9,7 @@ import type { ReplicaTable } from "./router/replicas.ts";
 import type { Routing } from "./router/routing.ts";
 import type { UsageSink } from "./usage/recorder.ts";
 import type { NodeServices } from "./nodes/admin_routes.ts";
+import type { GatewayMetrics } from "./observe/gateway_metrics.ts";
 
 export interface AppDeps {
   limits: { maxBodyBytes: number; firstByteTimeoutMs: number };
@@ -24,6 +25,8 @@ export interface AppDeps {
   usage: UsageSink;
   /** Joined nodes and their channels; absent when there is no cluster listener. */
   nodes?: NodeServices;
+  /** Prometheus metrics; absent in tests that do not look at them. */
+  metrics?: GatewayMetrics;
   /** The portal's landing page, or undefined when the portal is off. */
   portalHtml?: string;
 }

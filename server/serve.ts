@@ -18,6 +18,8 @@ import { createRouting } from "./router/routing.ts";
 import { defaultPrefixOptions } from "./router/request_keys.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
 import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
+import { GatewayMetrics } from "./observe/gateway_metrics.ts";
+import { type MetricsListener, startMetricsListener } from "./observe/metrics_listener.ts";
 
 export interface ControlPlane {
   /** The address clients use, e.g. `http://127.0.0.1:8080`. */
@@ -28,6 +30,9 @@ export interface ControlPlane {
   readonly usage: UsageRecorder;
   /** Reads engines' load into the replica table; nodes add their load sources to it. */
   readonly loadPoller: LoadPoller;
+  readonly metrics: GatewayMetrics;
+  /** Where Prometheus scrapes; absent when `metrics_listen` is empty or could not be bound. */
+  readonly metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -57,6 +62,17 @@ export async function startControlPlane(
     prefixIndexSize: config.prefixIndexSize,
   }, opts.logger);
   replicas.onRoom = (model) => routing.admission.wake(model);
+  let nodesForMetrics: AppDeps["nodes"];
+  const metrics = new GatewayMetrics({
+    replicas,
+    routing,
+    nodes: () => nodesForMetrics?.hub,
+    usageWriter: () => ({
+      pending: usage.pending,
+      oldestPendingMs: usage.oldestPendingMs,
+      dropped: usage.dropped,
+    }),
+  });
   const deps: AppDeps = {
     limits: { maxBodyBytes: config.maxBodyBytes, firstByteTimeoutMs: config.firstByteTimeoutMs },
     store,
@@ -67,7 +83,13 @@ export async function startControlPlane(
     catalog: await ModelCatalog.load({ store, clock }),
     replicas,
     routing,
-    usage,
+    usage: {
+      record: (row) => {
+        metrics.observeUsage(row);
+        usage.record(row);
+      },
+    },
+    metrics,
     ...(config.portal ? { portalHtml: await portalPage() } : {}),
   };
   await followExternalModels(deps.catalog, replicas, opts.logger);
@@ -90,7 +112,14 @@ export async function startControlPlane(
       throw e;
     }
     deps.nodes = cluster.services;
+    nodesForMetrics = cluster.services;
   }
+  metrics.setCatalog(deps.catalog);
+  const metricsListener: MetricsListener | undefined = await startMetricsListener(
+    config.metricsListen,
+    metrics,
+    opts.logger,
+  );
   const app = buildApp(deps);
   const { hostname, port } = parseListen(config.listen);
   const listening = Promise.withResolvers<Deno.NetAddr>();
@@ -118,8 +147,11 @@ export async function startControlPlane(
     deps,
     usage,
     loadPoller,
+    metrics,
+    ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     async close() {
       loadPoller.stop();
+      await metricsListener?.close();
       await cluster?.close();
       await server.shutdown();
       await usage.close();

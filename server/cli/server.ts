@@ -20,7 +20,7 @@ export const serverCommand: Command = {
       return 0;
     }
     const config = await loadServerConfig({ flags: values, env: Deno.env.toObject() });
-    const logger = createLogger({ level: config.logLevel });
+    const logger = createLogger({ level: config.logLevel, format: config.logFormat });
     const cp = await startControlPlane(config, { logger });
     console.log(`llmgw control plane on ${cp.url}`);
     if (cp.clusterUrls) console.log(`llmgw cluster listener on ${cp.clusterUrls.join(", ")}`);

@@ -41,7 +41,7 @@ export const upCommand: Command = {
       );
     }
     const config = await loadServerConfig({ flags: values, env });
-    const logger = createLogger({ level: config.logLevel });
+    const logger = createLogger({ level: config.logLevel, format: config.logFormat });
     const model = await chooseModel(
       config,
       typeof values.model === "string" ? values.model : undefined,

@@ -36,6 +36,7 @@ export async function dispatch(
   const model = requireModel(body);
   const entry = deps.catalog.get(model);
   if (!entry) throw new AppError("model_not_found", { model }, "model");
+  c.set("model", model);
   const profile = resolveProfile(opts.profile ?? c.req.header(profileHeader), entry.routingProfile);
   const { routing, replicas: table } = deps;
   const session = profile === "chat" ? sessionKey(c.req.header("x-session-id"), body) : undefined;

@@ -70,6 +70,8 @@ Deno.test({
       "127.0.0.1:0",
       "--cluster-listen",
       "127.0.0.1:0",
+      "--metrics-listen",
+      "127.0.0.1:0",
       "--portal",
       "false",
       "--nodes-heartbeat-ms",

@@ -27,6 +27,8 @@ export async function startAppliance(
     "127.0.0.1:0",
     "--cluster-listen",
     "127.0.0.1:0",
+    "--metrics-listen",
+    "127.0.0.1:0",
     "--usage-flush-interval-ms",
     "50",
     ...(opts.args ?? []),
