@@ -2,7 +2,7 @@
  * The store's schema. Times are Unix milliseconds; ids are ULIDs (sortable by creation).
  * Secrets are stored only as hashes.
  */
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),
@@ -143,4 +143,35 @@ export const nodeShards = sqliteTable("node_shards", {
   modelPath: text("model_path"),
   args: text("args", { mode: "json" }).$type<string[]>().notNull(),
   createdAt: integer("created_at").notNull(),
+});
+
+/**
+ * Usage summed per UTC day, key and model, kept in the same transaction as each batch of usage
+ * rows, so a year's summary reads a few thousand rows instead of millions; raw rows may be
+ * deleted after `usage.retain_days` while these sums stay.
+ */
+export const usageDaily = sqliteTable("usage_daily", {
+  /** UTC day, `YYYY-MM-DD`. */
+  day: text("day").notNull(),
+  /** The key's id; "" for requests without one. */
+  keyId: text("key_id").notNull(),
+  /** The model asked for. */
+  model: text("model").notNull(),
+  requests: integer("requests").notNull(),
+  /** Answers with a status of 400 or more (499 included). */
+  errors: integer("errors").notNull(),
+  promptTokens: integer("prompt_tokens").notNull(),
+  cachedTokens: integer("cached_tokens").notNull(),
+  completionTokens: integer("completion_tokens").notNull(),
+  costMicros: integer("cost_micros").notNull(),
+}, (t) => [primaryKey({ columns: [t.day, t.keyId, t.model] })]);
+
+/**
+ * The cluster's settings after the first start: seeded from server.yaml, then changed through
+ * `ctl config set` or the admin API. One row per key; the value is JSON.
+ */
+export const clusterSettings = sqliteTable("cluster_settings", {
+  key: text("key").primaryKey(),
+  value: text("value", { mode: "json" }).notNull(),
+  updatedAt: integer("updated_at").notNull(),
 });

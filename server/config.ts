@@ -98,6 +98,12 @@ export const serverSettings = {
   usageFlushMs: int("usage.flush_interval_ms", 1_000, "How often usage rows are written, in ms", {
     min: 10,
   }),
+  usageRetainDays: int(
+    "usage.retain_days",
+    0,
+    "Days raw usage rows are kept (0: forever); the per-day sums behind usage summaries are kept regardless",
+    { min: 0 },
+  ),
   usageBatch: int("usage.batch_size", 500, "Most usage rows written in one transaction", {
     min: 1,
   }),

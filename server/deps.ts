@@ -10,6 +10,7 @@ import type { Routing } from "./router/routing.ts";
 import type { UsageSink } from "./usage/recorder.ts";
 import type { NodeServices } from "./nodes/admin_routes.ts";
 import type { GatewayMetrics } from "./observe/gateway_metrics.ts";
+import type { KeyOwners } from "./usage/summary.ts";
 
 export interface AppDeps {
   limits: { maxBodyBytes: number; firstByteTimeoutMs: number };
@@ -25,6 +26,8 @@ export interface AppDeps {
   usage: UsageSink;
   /** Joined nodes and their channels; absent when there is no cluster listener. */
   nodes?: NodeServices;
+  /** Where keys belong (project, team), for usage by project/team; absent until tenancy has it. */
+  keyOwners?: KeyOwners;
   /** Prometheus metrics; absent in tests that do not look at them. */
   metrics?: GatewayMetrics;
   /** The portal's landing page, or undefined when the portal is off. */

@@ -19,6 +19,7 @@ import { defaultPrefixOptions } from "./router/request_keys.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
 import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
 import { GatewayMetrics } from "./observe/gateway_metrics.ts";
+import { UsageRetention } from "./usage/retention.ts";
 import { type MetricsListener, startMetricsListener } from "./observe/metrics_listener.ts";
 
 export interface ControlPlane {
@@ -93,6 +94,13 @@ export async function startControlPlane(
     ...(config.portal ? { portalHtml: await portalPage() } : {}),
   };
   await followExternalModels(deps.catalog, replicas, opts.logger);
+  const retention = new UsageRetention({
+    store,
+    clock,
+    logger: opts.logger,
+    retainDays: () => config.usageRetainDays,
+  });
+  await retention.start();
   const loadPoller = new LoadPoller(replicas, { intervalMs: config.loadPollMs, clock });
   loadPoller.start();
   let cluster: ClusterListener | undefined;
@@ -107,6 +115,7 @@ export async function startControlPlane(
       });
     } catch (e) {
       loadPoller.stop();
+      retention.stop();
       await usage.close();
       if (!opts.store) store.close();
       throw e;
@@ -151,6 +160,7 @@ export async function startControlPlane(
     ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     async close() {
       loadPoller.stop();
+      retention.stop();
       await metricsListener?.close();
       await cluster?.close();
       await server.shutdown();

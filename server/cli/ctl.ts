@@ -9,6 +9,7 @@ import { resolveSettings, text } from "../../core/settings.ts";
 import { loadServerConfig, locationSettings, parseListen } from "../config.ts";
 import { parseFlags } from "./flags.ts";
 import { ctlNodes, nodesFlags, nodesHelp } from "./ctl_nodes.ts";
+import { ctlUsage, opsFlags, opsHelp } from "./ctl_ops.ts";
 
 const ctlSettings = {
   url: text("ctl.url", "", "Control plane URL (default: from DATA/server.yaml)", {
@@ -29,6 +30,7 @@ const help = `Usage: llmgw ctl <area> <verb> [options] [--json]
   keys revoke ID                              Revoke a key at once
   models list                                 List models, their replicas and each one's load
   usage list [--limit N]                      Recent usage rows
+${opsHelp}
 ${nodesHelp}
 
 Options: --data DIR, --url URL, --token TOKEN (env LLMGW_ADMIN_TOKEN), --json`;
@@ -43,6 +45,7 @@ export const ctlCommand: Command = {
       "expires-at": { type: "string" },
       limit: { type: "string" },
       ...nodesFlags,
+      ...opsFlags,
     });
     if (values.help || positionals.length === 0) {
       console.log(help);
@@ -53,6 +56,7 @@ export const ctlCommand: Command = {
     const [area, verb, arg] = positionals;
     try {
       if (area === "nodes") return await ctlNodes(api, json, positionals.slice(1), values);
+      if (area === "usage" && verb === undefined) return await ctlUsage(api, values, json);
       switch (`${area} ${verb}`) {
         case "keys create": {
           if (typeof values.name !== "string") {

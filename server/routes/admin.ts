@@ -9,6 +9,7 @@ import { AppError } from "../errors.ts";
 import { usage } from "../../db/schema.ts";
 import { readJsonBody } from "../router/read_body.ts";
 import { nodeAdminRoutes } from "../nodes/admin_routes.ts";
+import { opsAdminRoutes } from "./admin_ops.ts";
 
 const createKeyInput = z.strictObject({
   name: z.string().min(1).max(100),
@@ -45,6 +46,8 @@ export function adminRoutes(deps: AppDeps): Hono<AppEnv> {
     }));
 
   app.route("/nodes", nodeAdminRoutes(deps.nodes));
+
+  app.route("/", opsAdminRoutes(deps));
 
   app.get("/usage", async (c) => {
     const limit = Math.min(Number(c.req.query("limit") ?? 100) || 100, 1000);

@@ -4,7 +4,8 @@
  */
 import { ulid } from "ulid";
 import type { Logger } from "../../core/log.ts";
-import type { Store, Tx } from "../../db/store.ts";
+import type { Store } from "../../db/store.ts";
+import { addToDaily } from "./daily.ts";
 import { usage } from "../../db/schema.ts";
 
 export type UsageRow = Omit<typeof usage.$inferInsert, "id">;
@@ -30,8 +31,6 @@ export class UsageRecorder implements UsageSink {
       logger: Logger;
       flushMs: number;
       batchSize: number;
-      /** Runs in the same transaction as each batch (the per-day sums are kept this way). */
-      afterWrite?: (tx: Tx, rows: readonly (typeof usage.$inferInsert)[]) => Promise<void>;
     },
   ) {
     this.#timer = setInterval(() => void this.flush(), deps.flushMs);
@@ -70,7 +69,8 @@ export class UsageRecorder implements UsageSink {
       try {
         await this.deps.store.write(async (tx) => {
           await tx.insert(usage).values(batch);
-          await this.deps.afterWrite?.(tx, batch);
+          // The per-day sums move with the rows, in the same transaction.
+          await addToDaily(tx, batch);
         });
       } catch (e) {
         this.#pending.unshift(...batch);

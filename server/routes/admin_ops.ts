@@ -1,0 +1,36 @@
+/**
+ * The operator's part of the admin API (mounted inside /api/v1, behind the admin token):
+ * usage summaries for finance, the cluster's live settings, and backups.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../app_env.ts";
+import type { AppDeps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import { parseDay, summarizeUsage, type UsageGrouping, usageGroupings } from "../usage/summary.ts";
+import { utcDay } from "../usage/daily.ts";
+
+export function opsAdminRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get("/usage/summary", async (c) => {
+    const by = (c.req.query("by") ?? "model") as UsageGrouping;
+    if (!usageGroupings.includes(by)) {
+      throw new AppError(
+        "invalid_request",
+        { detail: `by: expected one of ${usageGroupings.join(", ")}` },
+        "by",
+      );
+    }
+    const now = deps.clock.now();
+    const until = c.req.query("until") ? parseDay(c.req.query("until")!, "until") : utcDay(now);
+    const since = c.req.query("since")
+      ? parseDay(c.req.query("since")!, "since")
+      : until.slice(0, 8) + "01";
+    if (since > until) {
+      throw new AppError("invalid_request", { detail: "since: after until" }, "since");
+    }
+    return c.json(await summarizeUsage(deps.store, { since, until, by }, deps.keyOwners));
+  });
+
+  return app;
+}
