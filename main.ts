@@ -42,6 +42,10 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "Run a simulated OpenAI-compatible engine (llama.cpp dialect) for tests and demos",
     load: async () => (await import("./agent/sim_engine/command.ts")).simEngineCommand,
   },
+  restore: {
+    summary: "Restore a backup (from 'ctl backup') into a stopped control plane's data directory",
+    load: async () => (await import("./server/cli/restore.ts")).restoreCommand,
+  },
   version: {
     summary: "Print the version",
     load: () =>

@@ -20,6 +20,7 @@ import { UsageRecorder } from "./usage/recorder.ts";
 import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
 import { GatewayMetrics } from "./observe/gateway_metrics.ts";
 import { UsageRetention } from "./usage/retention.ts";
+import { lockDataDir } from "./ops/data_lock.ts";
 import { type MetricsListener, startMetricsListener } from "./observe/metrics_listener.ts";
 
 export interface ControlPlane {
@@ -42,7 +43,15 @@ export async function startControlPlane(
   opts: { logger: Logger; clock?: Clock; store?: Store },
 ): Promise<ControlPlane> {
   const clock = opts.clock ?? systemClock;
-  const store = opts.store ?? (await openStore(`${config.dataDir}/llmgw.db`));
+  // One control plane per data directory; restore checks the same lock.
+  const lock = opts.store ? undefined : await lockDataDir(config.dataDir);
+  let store: Store;
+  try {
+    store = opts.store ?? (await openStore(`${config.dataDir}/llmgw.db`));
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
   const usage = new UsageRecorder({
     store,
     logger: opts.logger,
@@ -118,6 +127,7 @@ export async function startControlPlane(
       retention.stop();
       await usage.close();
       if (!opts.store) store.close();
+      lock?.release();
       throw e;
     }
     deps.nodes = cluster.services;
@@ -166,6 +176,7 @@ export async function startControlPlane(
       await server.shutdown();
       await usage.close();
       if (!opts.store) store.close();
+      lock?.release();
     },
   };
 }

@@ -9,7 +9,7 @@ import { resolveSettings, text } from "../../core/settings.ts";
 import { loadServerConfig, locationSettings, parseListen } from "../config.ts";
 import { parseFlags } from "./flags.ts";
 import { ctlNodes, nodesFlags, nodesHelp } from "./ctl_nodes.ts";
-import { ctlUsage, opsFlags, opsHelp } from "./ctl_ops.ts";
+import { ctlBackup, ctlUsage, opsFlags, opsHelp } from "./ctl_ops.ts";
 
 const ctlSettings = {
   url: text("ctl.url", "", "Control plane URL (default: from DATA/server.yaml)", {
@@ -57,6 +57,7 @@ export const ctlCommand: Command = {
     try {
       if (area === "nodes") return await ctlNodes(api, json, positionals.slice(1), values);
       if (area === "usage" && verb === undefined) return await ctlUsage(api, values, json);
+      if (area === "backup") return await ctlBackup(api, verb);
       switch (`${area} ${verb}`) {
         case "keys create": {
           if (typeof values.name !== "string") {

@@ -7,7 +7,9 @@ import { UsageError } from "../../core/command.ts";
 
 export const opsHelp =
   `  usage [--since DAY] [--until DAY] [--by key|project|team|model|day] [--format table|csv|json]
-                                              Usage sums for finance (default: this month, by model)`;
+                                              Usage sums for finance (default: this month, by model)
+  backup FILE                                 A consistent copy of the store, taken while serving,
+                                              written to FILE here (mode 0600); 'llmgw restore' puts it back`;
 
 export const opsFlags = {
   since: { type: "string" },
@@ -75,6 +77,38 @@ function money(micros: number): string {
   const sign = micros < 0 ? "-" : "";
   const a = Math.abs(micros);
   return `${sign}${Math.floor(a / 1_000_000)}.${String(a % 1_000_000).padStart(6, "0")}`;
+}
+
+export async function ctlBackup(api: KyInstance, file: string | undefined): Promise<number> {
+  if (!file) throw new UsageError("backup needs a FILE to write");
+  try {
+    await Deno.lstat(file);
+    throw new UsageError(`${file} exists; give a new file name`);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  const started = performance.now();
+  const res = await api.post("backup", { timeout: false });
+  const tmp = `${file}.partial`;
+  const out = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
+  try {
+    await res.body!.pipeTo(out.writable);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+  const expected = Number(res.headers.get("content-length"));
+  const size = (await Deno.stat(tmp)).size;
+  if (expected && size !== expected) {
+    await Deno.remove(tmp);
+    throw new UsageError(`backup cut short (${size} of ${expected} bytes); nothing written`);
+  }
+  await Deno.rename(tmp, file);
+  console.log(
+    `Backup written to ${file} (${size} bytes, ${Math.round(performance.now() - started)} ms). ` +
+      `Restore with: llmgw restore ${file} --data DIR (control plane stopped)`,
+  );
+  return 0;
 }
 
 function snake(s: string): string {

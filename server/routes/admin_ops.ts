@@ -8,6 +8,7 @@ import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { parseDay, summarizeUsage, type UsageGrouping, usageGroupings } from "../usage/summary.ts";
 import { utcDay } from "../usage/daily.ts";
+import { snapshotStream } from "../ops/backup.ts";
 
 export function opsAdminRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -30,6 +31,18 @@ export function opsAdminRoutes(deps: AppDeps): Hono<AppEnv> {
       throw new AppError("invalid_request", { detail: "since: after until" }, "since");
     }
     return c.json(await summarizeUsage(deps.store, { since, until, by }, deps.keyOwners));
+  });
+
+  // The snapshot streams back to the caller (ctl backup writes it where the operator is).
+  app.post("/backup", async () => {
+    const { body, size } = await snapshotStream(deps.store);
+    return new Response(body, {
+      headers: {
+        "content-type": "application/vnd.sqlite3",
+        "content-length": String(size),
+        "content-disposition": 'attachment; filename="llmgw-backup.db"',
+      },
+    });
   });
 
   return app;
