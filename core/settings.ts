@@ -193,20 +193,18 @@ export function parseArgsOptions(defs: SettingDefs): Record<string, { type: "str
 
 /** A YAML document that lists every setting at its default, with its description as a comment. */
 export function defaultYaml(defs: SettingDefs, values: Record<string, unknown> = {}): string {
-  const lines: string[] = [];
-  let section = "";
+  // Grouped by section in order of first appearance: a section listed twice is invalid YAML.
+  const sections = new Map<string, string[]>();
   for (const [name, d] of Object.entries(defs)) {
     if (d.secret) continue;
     const parts = d.key.split(".");
     const head = parts.length > 1 ? parts[0]! : "";
-    if (head !== section) {
-      section = head;
-      if (head) lines.push(`${head}:`);
-    }
+    let lines = sections.get(head);
+    if (!lines) sections.set(head, lines = head ? [`${head}:`] : []);
     const indent = head ? "  " : "";
     const value = name in values ? values[name] : d.default;
     lines.push(`${indent}# ${d.description}`);
     lines.push(`${indent}${parts.at(-1)}: ${JSON.stringify(value)}`);
   }
-  return lines.join("\n") + "\n";
+  return [...sections.values()].flat().join("\n") + "\n";
 }

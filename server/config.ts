@@ -5,6 +5,48 @@
 import { bool, int, oneOf, type Resolved, resolveSettings, text } from "../core/settings.ts";
 import { defaultDataDir } from "../core/paths.ts";
 
+/** Notifications (server/notify/): where they go and how often. */
+export const notifySettings = {
+  notifyWebhooks: text(
+    "notify.webhooks",
+    "",
+    "Webhook URLs for notifications, comma-separated (prefix slack: for Slack's format; empty: none)",
+  ),
+  notifySecretFile: text(
+    "notify.secret_file",
+    "",
+    "File holding the secret each notification body is signed with (HMAC-SHA256, header x-llmgw-signature)",
+  ),
+  notifyQuietMs: int(
+    "notify.quiet_ms",
+    3_600_000,
+    "A budget or provider-key episode ends after this long without a repeat; then it may notify again, in ms",
+    { min: 1_000 },
+  ),
+  notifyDiskLowBytes: int(
+    "notify.disk_low_bytes",
+    10 * 1024 ** 3,
+    "A node disk (weights, engines) with less free space than this is low, in bytes",
+    { min: 0 },
+  ),
+  notifyAttempts: int("notify.attempts", 6, "Tries per webhook delivery before it is given up", {
+    min: 1,
+    max: 20,
+  }),
+  notifyBackoffMs: int(
+    "notify.backoff_ms",
+    1_000,
+    "Wait before the first retry of a delivery; doubles with each try, in ms",
+    { min: 10 },
+  ),
+  notifyQueueSize: int(
+    "notify.queue_size",
+    1_000,
+    "Most deliveries waiting; past it the oldest are dropped and logged",
+    { min: 1 },
+  ),
+};
+
 export const serverSettings = {
   listen: text("listen", "127.0.0.1:8080", "Address the HTTP listener binds (host:port)"),
   publicUrl: text(
@@ -179,6 +221,7 @@ export const serverSettings = {
     "How long a join code is valid when --expires is not given, in ms",
     { min: 1_000 },
   ),
+  ...notifySettings,
 };
 
 export type ServerConfig = Resolved<typeof serverSettings> & { dataDir: string };

@@ -20,7 +20,8 @@ import { UsageRecorder } from "./usage/recorder.ts";
 import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
 import { GatewayMetrics } from "./observe/gateway_metrics.ts";
 import { UsageRetention } from "./usage/retention.ts";
-import { lockDataDir } from "./ops/data_lock.ts";
+import { type DataLock, lockDataDir } from "./ops/data_lock.ts";
+import { type Notifications, startNotifications } from "./notify/start_notifications.ts";
 import { type MetricsListener, startMetricsListener } from "./observe/metrics_listener.ts";
 
 export interface ControlPlane {
@@ -33,6 +34,8 @@ export interface ControlPlane {
   /** Reads engines' load into the replica table; nodes add their load sources to it. */
   readonly loadPoller: LoadPoller;
   readonly metrics: GatewayMetrics;
+  /** Episodes and webhooks; the limits code calls `notifier.budgetReached`. */
+  readonly notifications: Notifications;
   /** Where Prometheus scrapes; absent when `metrics_listen` is empty or could not be bound. */
   readonly metricsUrl?: string;
   close(): Promise<void>;
@@ -43,13 +46,26 @@ export async function startControlPlane(
   opts: { logger: Logger; clock?: Clock; store?: Store },
 ): Promise<ControlPlane> {
   const clock = opts.clock ?? systemClock;
-  // One control plane per data directory; restore checks the same lock.
-  const lock = opts.store ? undefined : await lockDataDir(config.dataDir);
+  const replicas = new ReplicaTable({
+    breakerFailures: config.breakerFailures,
+    breakerCooldownMs: config.breakerCooldownMs,
+    now: () => clock.now(),
+  });
+  // Before the store: a bad webhook setting is refused with nothing opened.
+  const notifications = await startNotifications(config, {
+    clock,
+    logger: opts.logger,
+    replicas,
+  });
+  let lock: DataLock | undefined;
   let store: Store;
   try {
+    // One control plane per data directory; restore checks the same lock.
+    lock = opts.store ? undefined : await lockDataDir(config.dataDir);
     store = opts.store ?? (await openStore(`${config.dataDir}/llmgw.db`));
   } catch (e) {
     lock?.release();
+    await notifications.close();
     throw e;
   }
   const usage = new UsageRecorder({
@@ -58,20 +74,22 @@ export async function startControlPlane(
     flushMs: config.usageFlushMs,
     batchSize: config.usageBatch,
   });
-  const replicas = new ReplicaTable({
-    breakerFailures: config.breakerFailures,
-    breakerCooldownMs: config.breakerCooldownMs,
-    now: () => clock.now(),
-  });
-  const routing = createRouting({
-    queueTimeoutMs: config.queueTimeoutMs,
-    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
-    maxAttempts: config.maxAttempts,
-    batchSharePercent: config.batchSharePercent,
-    prefix: { ...defaultPrefixOptions, minChars: config.prefixMinChars },
-    prefixIndexSize: config.prefixIndexSize,
-  }, opts.logger);
-  replicas.onRoom = (model) => routing.admission.wake(model);
+  const routing = createRouting(
+    {
+      queueTimeoutMs: config.queueTimeoutMs,
+      streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+      maxAttempts: config.maxAttempts,
+      batchSharePercent: config.batchSharePercent,
+      prefix: { ...defaultPrefixOptions, minChars: config.prefixMinChars },
+      prefixIndexSize: config.prefixIndexSize,
+    },
+    opts.logger,
+    (endpoint) => notifications.notifier.keyRefused(endpoint),
+  );
+  replicas.onRoom = (model) => {
+    routing.admission.wake(model);
+    notifications.notifier.modelReady(model);
+  };
   let nodesForMetrics: AppDeps["nodes"];
   const metrics = new GatewayMetrics({
     replicas,
@@ -121,10 +139,12 @@ export async function startControlPlane(
         logger: opts.logger,
         replicas,
         catalog: deps.catalog,
+        events: notifications.nodeEvents,
       });
     } catch (e) {
       loadPoller.stop();
       retention.stop();
+      await notifications.close(0);
       await usage.close();
       if (!opts.store) store.close();
       lock?.release();
@@ -167,6 +187,7 @@ export async function startControlPlane(
     usage,
     loadPoller,
     metrics,
+    notifications,
     ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     async close() {
       loadPoller.stop();
@@ -174,6 +195,7 @@ export async function startControlPlane(
       await metricsListener?.close();
       await cluster?.close();
       await server.shutdown();
+      await notifications.close();
       await usage.close();
       if (!opts.store) store.close();
       lock?.release();
