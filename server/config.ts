@@ -60,6 +60,28 @@ export const serverSettings = {
     "info",
     "Least severe log level written",
   ),
+  https: bool(
+    "https",
+    false,
+    "Serve the client API and portal over HTTPS with the cluster's own certificate (DATA/tls/) when tls.cert_file is not set",
+  ),
+  tlsCertFile: text(
+    "tls.cert_file",
+    "",
+    "Certificate chain (PEM) for the client API and portal; with tls.key_file it turns HTTPS on",
+  ),
+  tlsKeyFile: text("tls.key_file", "", "Private key (PEM) for tls.cert_file"),
+  allowPlainHttp: bool(
+    "allow_plain_http",
+    false,
+    "Allow plain HTTP on a non-loopback listen address (only behind a proxy that does TLS)",
+  ),
+  shutdownGraceMs: int(
+    "shutdown_grace_ms",
+    30_000,
+    "On SIGTERM, how long requests in flight (streams included) may take to finish before they are cut, in ms",
+    { min: 0 },
+  ),
   logFormat: oneOf(
     "log_format",
     ["json", "logfmt"],

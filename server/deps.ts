@@ -28,6 +28,8 @@ export interface AppDeps {
   nodes?: NodeServices;
   /** Where keys belong (project, team), for usage by project/team; absent until tenancy has it. */
   keyOwners?: KeyOwners;
+  /** Served over HTTPS: session cookies get the Secure flag. */
+  secureCookies?: boolean;
   /** Prometheus metrics; absent in tests that do not look at them. */
   metrics?: GatewayMetrics;
   /** The portal's landing page, or undefined when the portal is off. */

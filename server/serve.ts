@@ -7,7 +7,7 @@ import type { Logger } from "../core/log.ts";
 import { openStore, type Store } from "../db/store.ts";
 import { buildApp } from "./app.ts";
 import { AdminTokens } from "./auth/admin_tokens.ts";
-import { parseListen, type ServerConfig } from "./config.ts";
+import type { ServerConfig } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { KeyService } from "./keys/keys.ts";
 import { ModelCatalog } from "./router/catalog.ts";
@@ -21,6 +21,7 @@ import { type ClusterListener, startClusterListener } from "./nodes/cluster_list
 import { GatewayMetrics } from "./observe/gateway_metrics.ts";
 import { UsageRetention } from "./usage/retention.ts";
 import { type DataLock, lockDataDir } from "./ops/data_lock.ts";
+import { clientTls, startClientListener } from "./ops/client_listener.ts";
 import { type Notifications, startNotifications } from "./notify/start_notifications.ts";
 import { type MetricsListener, startMetricsListener } from "./observe/metrics_listener.ts";
 
@@ -38,6 +39,12 @@ export interface ControlPlane {
   readonly notifications: Notifications;
   /** Where Prometheus scrapes; absent when `metrics_listen` is empty or could not be bound. */
   readonly metricsUrl?: string;
+  /**
+   * Stops taking requests and waits for those in flight, streams included, up to `graceMs`
+   * (default `shutdown_grace_ms`), then cuts the rest. `close` drains first if not done.
+   */
+  drain(graceMs?: number): Promise<void>;
+  /** Drains, then stops the nodes' listener, notifications, writes usage, closes the store. */
   close(): Promise<void>;
 }
 
@@ -160,25 +167,23 @@ export async function startControlPlane(
     opts.logger,
   );
   const app = buildApp(deps);
-  const { hostname, port } = parseListen(config.listen);
-  const listening = Promise.withResolvers<Deno.NetAddr>();
-  const server = Deno.serve({
-    hostname,
-    port,
-    onListen: (addr) => listening.resolve(addr as Deno.NetAddr),
-    // Errors reach onError in the app; this catches what escapes Hono entirely.
-    onError: (e) => {
-      opts.logger.error("request failed outside the app", { error: e });
-      return new Response("internal error", { status: 500 });
-    },
-  }, app.fetch);
-  const addr = await listening.promise;
-  const shownHost = addr.hostname === "0.0.0.0"
-    ? "127.0.0.1"
-    : addr.hostname.includes(":")
-    ? `[${addr.hostname}]`
-    : addr.hostname;
-  const url = config.publicUrl || `http://${shownHost}:${addr.port}`;
+  let listener: Awaited<ReturnType<typeof startClientListener>>;
+  try {
+    const tls = await clientTls(config);
+    deps.secureCookies = tls !== undefined;
+    listener = await startClientListener(config, app.fetch, opts.logger, tls);
+  } catch (e) {
+    loadPoller.stop();
+    retention.stop();
+    await metricsListener?.close();
+    await cluster?.close();
+    await notifications.close(0);
+    await usage.close();
+    if (!opts.store) store.close();
+    lock?.release();
+    throw e;
+  }
+  const url = listener.url;
   opts.logger.info("control plane listening", { url });
   return {
     url,
@@ -189,12 +194,14 @@ export async function startControlPlane(
     metrics,
     notifications,
     ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
+    drain: (graceMs = config.shutdownGraceMs) => listener.drain(graceMs),
     async close() {
+      // Requests in flight finish (or are cut after the grace) before anything they use stops.
+      await listener.drain(config.shutdownGraceMs);
       loadPoller.stop();
       retention.stop();
       await metricsListener?.close();
       await cluster?.close();
-      await server.shutdown();
       await notifications.close();
       await usage.close();
       if (!opts.store) store.close();

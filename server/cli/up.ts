@@ -71,7 +71,9 @@ export const upCommand: Command = {
     );
     const sig = await stopping;
     logger.info("shutting down", { signal: sig });
-    // Engines first, so open answers end; then the listener; then usage still in memory.
+    // Requests in flight finish first (within shutdown_grace_ms), then the engines stop, then
+    // the rest: usage still in memory is written last.
+    await cp.drain();
     await node.stop();
     await cp.close();
     return 0;

@@ -12,6 +12,8 @@ export interface Appliance {
   output(): string;
   /** Ctrl-C, then wait for a clean exit; returns the exit code. */
   stop(): Promise<number>;
+  /** Sends a signal (SIGTERM, SIGKILL, …) and waits for the exit; returns the exit code. */
+  kill(signal: Deno.Signal): Promise<number>;
 }
 
 export async function startAppliance(
@@ -61,19 +63,21 @@ export async function startAppliance(
     throw new Error(`llmgw up did not come up:\n${text}`);
   }
   let stopped: Promise<number> | undefined;
+  const kill = (signal: Deno.Signal) => {
+    stopped ??= (async () => {
+      child.kill(signal);
+      const status = await child.status;
+      await pumps;
+      return status.code;
+    })();
+    return stopped;
+  };
   return {
     url,
     key,
     dataDir,
     output: () => text,
-    stop() {
-      stopped ??= (async () => {
-        child.kill("SIGINT");
-        const status = await child.status;
-        await pumps;
-        return status.code;
-      })();
-      return stopped;
-    },
+    stop: () => kill("SIGINT"),
+    kill,
   };
 }
