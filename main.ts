@@ -47,14 +47,16 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import("./server/cli/restore.ts")).restoreCommand,
   },
   version: {
-    summary: "Print the version",
+    summary: "Print the version, commit and build date (--json for a machine)",
     load: () =>
       Promise.resolve({
         name: "version",
         summary: "",
-        run: () => {
-          console.log(`llmgw ${VERSION} (deno ${Deno.version.deno})`);
-          return Promise.resolve(0);
+        run: async (argv: string[]) => {
+          const { buildInfo, formatBuildInfo } = await import("./core/build_info.ts");
+          const b = await buildInfo();
+          console.log(argv.includes("--json") ? JSON.stringify(b) : formatBuildInfo(b));
+          return 0;
         },
       }),
   },
