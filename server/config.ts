@@ -2,7 +2,16 @@
  * The control plane's settings. `server.yaml` in the data directory holds them; every one also
  * has a flag and an environment variable (flag over env over file over default).
  */
-import { bool, int, oneOf, type Resolved, resolveSettings, text } from "../core/settings.ts";
+import {
+  bool,
+  fromFlagsOrEnv,
+  int,
+  live,
+  oneOf,
+  type Resolved,
+  resolveSettings,
+  text,
+} from "../core/settings.ts";
 import { defaultDataDir } from "../core/paths.ts";
 
 /** Notifications (server/notify/): where they go and how often. */
@@ -17,18 +26,18 @@ export const notifySettings = {
     "",
     "File holding the secret each notification body is signed with (HMAC-SHA256, header x-llmgw-signature)",
   ),
-  notifyQuietMs: int(
+  notifyQuietMs: live(int(
     "notify.quiet_ms",
     3_600_000,
     "A budget or provider-key episode ends after this long without a repeat; then it may notify again, in ms",
     { min: 1_000 },
-  ),
-  notifyDiskLowBytes: int(
+  )),
+  notifyDiskLowBytes: live(int(
     "notify.disk_low_bytes",
     10 * 1024 ** 3,
     "A node disk (weights, engines) with less free space than this is low, in bytes",
     { min: 0 },
-  ),
+  )),
   notifyAttempts: int("notify.attempts", 6, "Tries per webhook delivery before it is given up", {
     min: 1,
     max: 20,
@@ -54,12 +63,12 @@ export const serverSettings = {
     "",
     "URL clients use to reach this server, shown in messages (empty: derived from listen)",
   ),
-  logLevel: oneOf(
+  logLevel: live(oneOf(
     "log_level",
     ["debug", "info", "warn", "error"],
     "info",
     "Least severe log level written",
-  ),
+  )),
   https: bool(
     "https",
     false,
@@ -93,36 +102,36 @@ export const serverSettings = {
     "127.0.0.1:9464",
     "Address of the Prometheus /metrics listener (host:port; empty: none). Keep it off the public network",
   ),
-  maxBodyBytes: int(
+  maxBodyBytes: live(int(
     "router.max_body_bytes",
     16 * 1024 * 1024,
     "Largest request body /v1 accepts, in bytes",
     { min: 1024 },
-  ),
-  firstByteTimeoutMs: int(
+  )),
+  firstByteTimeoutMs: live(int(
     "router.first_byte_timeout_ms",
     300_000,
     "How long to wait for an engine's first byte before giving up, in ms",
     { min: 100 },
-  ),
-  queueTimeoutMs: int(
+  )),
+  queueTimeoutMs: live(int(
     "router.queue_timeout_ms",
     30_000,
     "How long a request may wait for a replica with room before a 503 with Retry-After, in ms",
     { min: 1 },
-  ),
-  streamIdleTimeoutMs: int(
+  )),
+  streamIdleTimeoutMs: live(int(
     "router.stream_idle_timeout_ms",
     60_000,
     "A stream whose engine sends nothing for this long is cut with an error event, in ms",
     { min: 100 },
-  ),
-  maxAttempts: int(
+  )),
+  maxAttempts: live(int(
     "router.max_attempts",
     3,
     "Endpoints (replicas, keys, fallback models) one request may be tried on before it fails",
     { min: 1, max: 10 },
-  ),
+  )),
   batchSharePercent: int(
     "router.batch_share_percent",
     20,
@@ -147,12 +156,12 @@ export const serverSettings = {
     "How long an open breaker keeps requests off its endpoint before one probe is let through, in ms",
     { min: 100 },
   ),
-  prefixMinChars: int(
+  prefixMinChars: live(int(
     "router.prefix_min_chars",
     1024,
     "Prompts at least this long (in characters) prefer the replica that last saw their prefix",
     { min: 64 },
-  ),
+  )),
   prefixIndexSize: int(
     "router.prefix_index_size",
     100_000,
@@ -162,12 +171,12 @@ export const serverSettings = {
   usageFlushMs: int("usage.flush_interval_ms", 1_000, "How often usage rows are written, in ms", {
     min: 10,
   }),
-  usageRetainDays: int(
+  usageRetainDays: live(int(
     "usage.retain_days",
     0,
     "Days raw usage rows are kept (0: forever); the per-day sums behind usage summaries are kept regardless",
     { min: 0 },
-  ),
+  )),
   usageBatch: int("usage.batch_size", 500, "Most usage rows written in one transaction", {
     min: 1,
   }),
@@ -246,7 +255,11 @@ export const serverSettings = {
   ...notifySettings,
 };
 
-export type ServerConfig = Resolved<typeof serverSettings> & { dataDir: string };
+export type ServerConfig = Resolved<typeof serverSettings> & {
+  dataDir: string;
+  /** Settings given by a flag or env for this process: they beat the cluster's stored settings. */
+  overridden?: ReadonlySet<string>;
+};
 
 /** Settings that decide where the rest come from; they exist only as flags and env. */
 export const locationSettings = {
@@ -271,7 +284,11 @@ export async function loadServerConfig(opts: LoadOptions): Promise<ServerConfig>
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
   }
-  return { ...resolveSettings(serverSettings, { ...opts, ...(yaml ? { yaml } : {}) }), dataDir };
+  return {
+    ...resolveSettings(serverSettings, { ...opts, ...(yaml ? { yaml } : {}) }),
+    dataDir,
+    overridden: fromFlagsOrEnv(serverSettings, opts),
+  };
 }
 
 export function parseListen(listen: string): { hostname: string; port: number } {

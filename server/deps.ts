@@ -11,6 +11,7 @@ import type { UsageSink } from "./usage/recorder.ts";
 import type { NodeServices } from "./nodes/admin_routes.ts";
 import type { GatewayMetrics } from "./observe/gateway_metrics.ts";
 import type { KeyOwners } from "./usage/summary.ts";
+import type { ClusterSettings } from "./settings/cluster_settings.ts";
 
 export interface AppDeps {
   limits: { maxBodyBytes: number; firstByteTimeoutMs: number };
@@ -28,6 +29,8 @@ export interface AppDeps {
   nodes?: NodeServices;
   /** Where keys belong (project, team), for usage by project/team; absent until tenancy has it. */
   keyOwners?: KeyOwners;
+  /** The cluster's settings (store-backed; live ones apply at once). */
+  settings?: ClusterSettings;
   /** Served over HTTPS: session cookies get the Secure flag. */
   secureCookies?: boolean;
   /** Prometheus metrics; absent in tests that do not look at them. */

@@ -3,11 +3,11 @@
  * app, and listens. `close()` stops listening, then writes the usage still in memory.
  */
 import { type Clock, systemClock } from "../core/clock.ts";
-import type { Logger } from "../core/log.ts";
+import type { LevelControl, Logger } from "../core/log.ts";
 import { openStore, type Store } from "../db/store.ts";
 import { buildApp } from "./app.ts";
 import { AdminTokens } from "./auth/admin_tokens.ts";
-import type { ServerConfig } from "./config.ts";
+import { type ServerConfig, serverSettings } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { KeyService } from "./keys/keys.ts";
 import { ModelCatalog } from "./router/catalog.ts";
@@ -21,6 +21,8 @@ import { type ClusterListener, startClusterListener } from "./nodes/cluster_list
 import { GatewayMetrics } from "./observe/gateway_metrics.ts";
 import { UsageRetention } from "./usage/retention.ts";
 import { type DataLock, lockDataDir } from "./ops/data_lock.ts";
+import { ClusterSettings } from "./settings/cluster_settings.ts";
+import { applyLiveSettings } from "./settings/live_appliers.ts";
 import { clientTls, startClientListener } from "./ops/client_listener.ts";
 import { type Notifications, startNotifications } from "./notify/start_notifications.ts";
 import { type MetricsListener, startMetricsListener } from "./observe/metrics_listener.ts";
@@ -49,30 +51,49 @@ export interface ControlPlane {
 }
 
 export async function startControlPlane(
-  config: ServerConfig,
-  opts: { logger: Logger; clock?: Clock; store?: Store },
+  fileConfig: ServerConfig,
+  opts: {
+    logger: Logger;
+    clock?: Clock;
+    store?: Store;
+    /** The root logger's level, changed when `log_level` is changed live. */
+    logLevel?: LevelControl;
+  },
 ): Promise<ControlPlane> {
   const clock = opts.clock ?? systemClock;
+  // Changed in place by live settings; the caller's object is left alone.
+  const config: ServerConfig = { ...fileConfig };
+  let lock: DataLock | undefined;
+  let store: Store;
+  let settings: ClusterSettings;
+  let notifications: Notifications;
   const replicas = new ReplicaTable({
     breakerFailures: config.breakerFailures,
     breakerCooldownMs: config.breakerCooldownMs,
     now: () => clock.now(),
   });
-  // Before the store: a bad webhook setting is refused with nothing opened.
-  const notifications = await startNotifications(config, {
-    clock,
-    logger: opts.logger,
-    replicas,
-  });
-  let lock: DataLock | undefined;
-  let store: Store;
   try {
     // One control plane per data directory; restore checks the same lock.
     lock = opts.store ? undefined : await lockDataDir(config.dataDir);
     store = opts.store ?? (await openStore(`${config.dataDir}/llmgw.db`));
   } catch (e) {
     lock?.release();
-    await notifications.close();
+    throw e;
+  }
+  try {
+    settings = await ClusterSettings.open({
+      store,
+      clock,
+      logger: opts.logger,
+      defs: serverSettings,
+      config: config as unknown as Record<string, unknown>,
+      ...(config.overridden ? { overridden: config.overridden } : {}),
+    });
+    if (opts.logLevel) opts.logLevel.level = config.logLevel;
+    notifications = await startNotifications(config, { clock, logger: opts.logger, replicas });
+  } catch (e) {
+    if (!opts.store) store.close();
+    lock?.release();
     throw e;
   }
   const usage = new UsageRecorder({
@@ -125,8 +146,16 @@ export async function startControlPlane(
       },
     },
     metrics,
+    settings,
     ...(config.portal ? { portalHtml: await portalPage() } : {}),
   };
+  applyLiveSettings(settings, {
+    config,
+    deps,
+    routing,
+    notifier: notifications.notifier,
+    ...(opts.logLevel ? { logLevel: opts.logLevel } : {}),
+  });
   await followExternalModels(deps.catalog, replicas, opts.logger);
   const retention = new UsageRetention({
     store,

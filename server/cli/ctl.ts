@@ -9,9 +9,9 @@ import { resolveSettings, text } from "../../core/settings.ts";
 import { loadServerConfig, locationSettings, parseListen } from "../config.ts";
 import { parseFlags } from "./flags.ts";
 import { ctlNodes, nodesFlags, nodesHelp } from "./ctl_nodes.ts";
-import { ctlBackup, ctlUsage, opsFlags, opsHelp } from "./ctl_ops.ts";
+import { ctlBackup, ctlConfig, ctlUsage, opsFlags, opsHelp } from "./ctl_ops.ts";
 
-const ctlSettings = {
+export const ctlSettings = {
   url: text("ctl.url", "", "Control plane URL (default: from DATA/server.yaml)", {
     flag: "url",
     env: "LLMGW_URL",
@@ -58,6 +58,7 @@ export const ctlCommand: Command = {
       if (area === "nodes") return await ctlNodes(api, json, positionals.slice(1), values);
       if (area === "usage" && verb === undefined) return await ctlUsage(api, values, json);
       if (area === "backup") return await ctlBackup(api, verb);
+      if (area === "config") return await ctlConfig(api, positionals.slice(1), json);
       switch (`${area} ${verb}`) {
         case "keys create": {
           if (typeof values.name !== "string") {

@@ -4,12 +4,16 @@
  */
 import type { KyInstance } from "ky";
 import { UsageError } from "../../core/command.ts";
+import { parse as parseYaml } from "yaml";
 
 export const opsHelp =
   `  usage [--since DAY] [--until DAY] [--by key|project|team|model|day] [--format table|csv|json]
                                               Usage sums for finance (default: this month, by model)
   backup FILE                                 A consistent copy of the store, taken while serving,
-                                              written to FILE here (mode 0600); 'llmgw restore' puts it back`;
+                                              written to FILE here (mode 0600); 'llmgw restore' puts it back
+  config get [KEY]                            The cluster's settings (value, live or restart, source)
+  config set KEY VALUE [KEY VALUE …]          Change settings; live ones apply at once
+  config edit                                 Edit every setting as YAML in $EDITOR, then apply the changes`;
 
 export const opsFlags = {
   since: { type: "string" },
@@ -117,4 +121,148 @@ function snake(s: string): string {
 
 function csvCell(s: string): string {
   return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+interface SettingJson {
+  key: string;
+  value: unknown;
+  default: unknown;
+  type: string;
+  live: boolean;
+  description: string;
+  source: string;
+}
+
+interface SetJson {
+  applied: string[];
+  restart: string[];
+  overridden: string[];
+}
+
+export async function ctlConfig(
+  api: KyInstance,
+  args: string[],
+  json: boolean,
+): Promise<number> {
+  const [verb, ...rest] = args;
+  if (verb === "get") {
+    const { data } = await api.get("settings").json<{ data: SettingJson[] }>();
+    const rows = rest[0] ? data.filter((s) => s.key === rest[0]) : data;
+    if (rest[0] && rows.length === 0) throw new UsageError(`unknown setting ${rest[0]}`);
+    if (json) console.log(JSON.stringify(rest[0] ? rows[0] : rows, null, 2));
+    else if (rest[0]) {
+      console.log(
+        typeof rows[0]!.value === "string" ? rows[0]!.value : JSON.stringify(rows[0]!.value),
+      );
+    } else {
+      const cells = [
+        ["KEY", "VALUE", "APPLIES", "SOURCE"],
+        ...rows.map((s) => [
+          s.key,
+          JSON.stringify(s.value),
+          s.live ? "live" : "restart",
+          s.source,
+        ]),
+      ];
+      const w = [0, 1, 2].map((i) => Math.max(...cells.map((r) => r[i]!.length)));
+      for (const r of cells) console.log(r.map((c, i) => i < 3 ? c.padEnd(w[i]!) : c).join("  "));
+    }
+    return 0;
+  }
+  if (verb === "set") {
+    if (rest.length === 0 || rest.length % 2 !== 0) {
+      throw new UsageError("config set needs KEY VALUE pairs");
+    }
+    const changes: Record<string, string> = {};
+    for (let i = 0; i < rest.length; i += 2) changes[rest[i]!] = rest[i + 1]!;
+    return report(await api.put("settings", { json: changes }).json<SetJson>(), json);
+  }
+  if (verb === "edit") {
+    const { data } = await api.get("settings").json<{ data: SettingJson[] }>();
+    const file = await Deno.makeTempFile({ prefix: "llmgw-settings-", suffix: ".yaml" });
+    try {
+      await Deno.writeTextFile(file, settingsYaml(data));
+      const editor = Deno.env.get("VISUAL") || Deno.env.get("EDITOR") || "vi";
+      const run = await new Deno.Command("sh", {
+        args: ["-c", `${editor} "$1"`, "sh", file],
+        stdin: "inherit",
+        stdout: "inherit",
+        stderr: "inherit",
+      }).output();
+      if (!run.success) throw new UsageError(`the editor (${editor}) failed; nothing changed`);
+      let doc: unknown;
+      try {
+        doc = parseYaml(await Deno.readTextFile(file));
+      } catch (e) {
+        throw new UsageError(
+          `not valid YAML, nothing changed: ${(e as Error).message.split("\n")[0]}`,
+        );
+      }
+      const edited = flatten(doc);
+      const changes: Record<string, unknown> = {};
+      for (const s of data) {
+        if (s.key in edited && JSON.stringify(edited[s.key]) !== JSON.stringify(s.value)) {
+          changes[s.key] = edited[s.key];
+        }
+      }
+      for (const k of Object.keys(edited)) {
+        if (!data.some((s) => s.key === k)) {
+          throw new UsageError(`unknown setting ${k}; nothing changed`);
+        }
+      }
+      if (Object.keys(changes).length === 0) {
+        console.log("No changes.");
+        return 0;
+      }
+      return report(await api.put("settings", { json: changes }).json<SetJson>(), json);
+    } finally {
+      await Deno.remove(file).catch(() => {});
+    }
+  }
+  throw new UsageError("config takes get [KEY], set KEY VALUE …, or edit");
+}
+
+function report(r: SetJson, json: boolean): number {
+  if (json) console.log(JSON.stringify(r, null, 2));
+  else {
+    if (r.applied.length) console.log(`Applied now: ${r.applied.join(", ")}`);
+    if (r.restart.length) console.log(`Stored; applies after a restart: ${r.restart.join(", ")}`);
+    if (r.overridden.length) {
+      console.log(
+        `Stored, but this control plane was started with a flag or env for: ${
+          r.overridden.join(", ")
+        }`,
+      );
+    }
+  }
+  return 0;
+}
+
+/** Every setting as YAML, grouped by section, each with its meaning and whether it is live. */
+export function settingsYaml(data: SettingJson[]): string {
+  const sections = new Map<string, string[]>();
+  for (const s of data) {
+    const parts = s.key.split(".");
+    const head = parts.length > 1 ? parts[0]! : "";
+    let lines = sections.get(head);
+    if (!lines) sections.set(head, lines = head ? [`${head}:`] : []);
+    const indent = head ? "  " : "";
+    lines.push(`${indent}# ${s.description} [${s.live ? "live" : "restart"}]`);
+    lines.push(`${indent}${parts.slice(head ? 1 : 0).join(".")}: ${JSON.stringify(s.value)}`);
+  }
+  return "# The cluster's settings. Change values and save; [live] ones apply at once.\n" +
+    [...sections.values()].flat().join("\n") + "\n";
+}
+
+function flatten(doc: unknown, prefix = "", out: Record<string, unknown> = {}) {
+  if (doc === null || doc === undefined) return out;
+  if (typeof doc !== "object" || Array.isArray(doc)) {
+    throw new UsageError(`${prefix || "the top level"} must be a mapping; nothing changed`);
+  }
+  for (const [k, v] of Object.entries(doc)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) flatten(v, key, out);
+    else out[key] = v;
+  }
+  return out;
 }

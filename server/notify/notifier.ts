@@ -176,6 +176,12 @@ export class Notifier {
     });
   }
 
+  /** A live settings change. */
+  configure(o: { quietMs?: number; diskLowBytes?: number }): void {
+    if (o.quietMs !== undefined) this.opts.quietMs = o.quietMs;
+    if (o.diskLowBytes !== undefined) this.opts.diskLowBytes = o.diskLowBytes;
+  }
+
   /** A replica of `model` became ready (called as it happens, so a brief one counts). */
   modelReady(model: string): void {
     this.#everServable.add(model);

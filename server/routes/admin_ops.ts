@@ -9,6 +9,14 @@ import { AppError } from "../errors.ts";
 import { parseDay, summarizeUsage, type UsageGrouping, usageGroupings } from "../usage/summary.ts";
 import { utcDay } from "../usage/daily.ts";
 import { snapshotStream } from "../ops/backup.ts";
+import { readJsonBody } from "../router/read_body.ts";
+
+function requireSettings(deps: AppDeps) {
+  if (!deps.settings) {
+    throw new AppError("invalid_request", { detail: "this server keeps no cluster settings" });
+  }
+  return deps.settings;
+}
 
 export function opsAdminRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -31,6 +39,15 @@ export function opsAdminRoutes(deps: AppDeps): Hono<AppEnv> {
       throw new AppError("invalid_request", { detail: "since: after until" }, "since");
     }
     return c.json(await summarizeUsage(deps.store, { since, until, by }, deps.keyOwners));
+  });
+
+  app.get("/settings", (c) => c.json({ data: requireSettings(deps).list() }));
+  app.put("/settings", async (c) => {
+    const body = await readJsonBody(c.req.raw, 256 * 1024);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw new AppError("invalid_request", { detail: 'body: expected {"key": value, …}' });
+    }
+    return c.json(await requireSettings(deps).set(body as Record<string, unknown>));
   });
 
   // The snapshot streams back to the caller (ctl backup writes it where the operator is).

@@ -3,7 +3,7 @@
  * directory made by `init`, with an in-process sim engine as the `demo` model's one replica and
  * an API key. For tests of what an operator sees: metrics, logs, notifications, backups.
  */
-import { createLogger, type Logger } from "../../core/log.ts";
+import { createLogger, LevelControl, type Logger } from "../../core/log.ts";
 import { systemClock } from "../../core/clock.ts";
 import { loadServerConfig } from "../../server/config.ts";
 import { type ControlPlane, startControlPlane } from "../../server/serve.ts";
@@ -18,6 +18,8 @@ export interface TestControlPlane {
   caPem: string;
   engine: RunningSimEngine;
   lines: string[];
+  /** The root logger's level, which a live `log_level` change moves. */
+  logLevel: LevelControl;
   chat(body: Record<string, unknown>, headers?: Record<string, string>): Promise<Response>;
   admin(path: string, init?: RequestInit): Promise<Response>;
   close(opts?: { keepDir?: boolean }): Promise<void>;
@@ -28,7 +30,8 @@ export async function startTestControlPlane(
 ): Promise<TestControlPlane> {
   const dir = opts.dir ?? await Deno.makeTempDir({ prefix: "llmgw-cp-" });
   const lines: string[] = [];
-  const logger = opts.logger ?? createLogger({ sink: (l) => lines.push(l), level: "debug" });
+  const logLevel = new LevelControl("debug");
+  const logger = opts.logger ?? createLogger({ sink: (l) => lines.push(l), level: logLevel });
   await initDataDir(dir, { clock: systemClock });
   const config = await loadServerConfig({
     flags: {
@@ -42,7 +45,7 @@ export async function startTestControlPlane(
     },
     env: {},
   });
-  const cp = await startControlPlane(config, { logger });
+  const cp = await startControlPlane(config, { logger, logLevel });
   const engine = await startSimEngine({ model: "demo", tokensPerSecond: 5000, apiKey: "eng" });
   await cp.deps.catalog.upsert({ name: "demo", engine: "sim", source: "" });
   cp.deps.replicas.upsert({
@@ -63,6 +66,7 @@ export async function startTestControlPlane(
     caPem,
     engine,
     lines,
+    logLevel,
     chat: (body, headers = {}) =>
       fetch(`${cp.url}/v1/chat/completions`, {
         method: "POST",
