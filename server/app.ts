@@ -22,7 +22,10 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
     await next();
     c.res.headers.set("x-request-id", requestId);
   });
-  app.use("*", accessLog(deps.logger.child({ component: "access" }), deps.metrics));
+  app.use(
+    "*",
+    accessLog(deps.logger.child({ component: "access" }), deps.metrics, deps.tracer),
+  );
   app.route("/", healthRoutes(deps));
   app.route("/v1", v1Routes(deps));
   app.route("/v1", messagesRoutes(deps));

@@ -1,5 +1,6 @@
 /** The Hono environment shared by every route: what middleware puts on the context. */
 import type { ApiKeyInfo } from "./keys/keys.ts";
+import type { GenAiParams } from "./observe/genai.ts";
 
 export interface AppEnv {
   Variables: {
@@ -8,5 +9,7 @@ export interface AppEnv {
     apiKey: ApiKeyInfo;
     /** The catalog model a /v1 request is for, once known (access log, metrics). */
     model: string;
+    /** Sampling fields read for the trace only (never a reason to refuse). */
+    genAi: GenAiParams;
   };
 }

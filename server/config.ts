@@ -14,6 +14,25 @@ import {
 } from "../core/settings.ts";
 import { defaultDataDir } from "../core/paths.ts";
 
+/** OpenTelemetry traces (server/observe/tracing.ts). */
+export const otelSettings = {
+  otelEndpoint: text(
+    "otel.endpoint",
+    "",
+    "OTLP/HTTP collector for traces, e.g. http://127.0.0.1:4318 (JSON to /v1/traces; empty: no traces)",
+  ),
+  otelServiceName: text("otel.service_name", "llmgw", "service.name on every span"),
+  otelSamplePercent: int(
+    "otel.sample_percent",
+    100,
+    "Share of requests traced when the client sent no traceparent (one that did is followed)",
+    { min: 0, max: 100 },
+  ),
+  otelBatchMs: int("otel.batch_ms", 2_000, "How often spans are exported in a batch, in ms", {
+    min: 10,
+  }),
+};
+
 /** Notifications (server/notify/): where they go and how often. */
 export const notifySettings = {
   notifyWebhooks: text(
@@ -252,6 +271,7 @@ export const serverSettings = {
     "How long a join code is valid when --expires is not given, in ms",
     { min: 1_000 },
   ),
+  ...otelSettings,
   ...notifySettings,
 };
 

@@ -10,6 +10,7 @@ import type { Routing } from "./router/routing.ts";
 import type { UsageSink } from "./usage/recorder.ts";
 import type { NodeServices } from "./nodes/admin_routes.ts";
 import type { GatewayMetrics } from "./observe/gateway_metrics.ts";
+import type { Tracer } from "./observe/tracing.ts";
 import type { KeyOwners } from "./usage/summary.ts";
 import type { ClusterSettings } from "./settings/cluster_settings.ts";
 
@@ -33,6 +34,8 @@ export interface AppDeps {
   settings?: ClusterSettings;
   /** Served over HTTPS: session cookies get the Secure flag. */
   secureCookies?: boolean;
+  /** OpenTelemetry traces; absent when `otel.endpoint` is empty. */
+  tracer?: Tracer;
   /** Prometheus metrics; absent in tests that do not look at them. */
   metrics?: GatewayMetrics;
   /** The portal's landing page, or undefined when the portal is off. */

@@ -19,6 +19,7 @@ import { defaultPrefixOptions } from "./router/request_keys.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
 import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
 import { GatewayMetrics } from "./observe/gateway_metrics.ts";
+import { Tracer } from "./observe/tracing.ts";
 import { UsageRetention } from "./usage/retention.ts";
 import { type DataLock, lockDataDir } from "./ops/data_lock.ts";
 import { ClusterSettings } from "./settings/cluster_settings.ts";
@@ -118,6 +119,15 @@ export async function startControlPlane(
     routing.admission.wake(model);
     notifications.notifier.modelReady(model);
   };
+  const tracer = config.otelEndpoint
+    ? new Tracer({
+      endpoint: config.otelEndpoint,
+      serviceName: config.otelServiceName,
+      samplePercent: config.otelSamplePercent,
+      batchMs: config.otelBatchMs,
+      logger: opts.logger,
+    })
+    : undefined;
   let nodesForMetrics: AppDeps["nodes"];
   const metrics = new GatewayMetrics({
     replicas,
@@ -142,10 +152,12 @@ export async function startControlPlane(
     usage: {
       record: (row) => {
         metrics.observeUsage(row);
+        tracer?.usage(row);
         usage.record(row);
       },
     },
     metrics,
+    ...(tracer ? { tracer } : {}),
     settings,
     ...(config.portal ? { portalHtml: await portalPage() } : {}),
   };
@@ -179,6 +191,7 @@ export async function startControlPlane(
       });
     } catch (e) {
       loadPoller.stop();
+      await tracer?.close();
       retention.stop();
       await notifications.close(0);
       await usage.close();
@@ -203,6 +216,7 @@ export async function startControlPlane(
     listener = await startClientListener(config, app.fetch, opts.logger, tls);
   } catch (e) {
     loadPoller.stop();
+    await tracer?.close();
     retention.stop();
     await metricsListener?.close();
     await cluster?.close();
@@ -227,6 +241,7 @@ export async function startControlPlane(
     async close() {
       // Requests in flight finish (or are cut after the grace) before anything they use stops.
       await listener.drain(config.shutdownGraceMs);
+      await tracer?.close();
       loadPoller.stop();
       retention.stop();
       await metricsListener?.close();

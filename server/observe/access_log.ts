@@ -10,13 +10,16 @@ import type { Logger } from "../../core/log.ts";
 import type { AppEnv } from "../app_env.ts";
 import { AppError } from "../errors.ts";
 import type { GatewayMetrics } from "./gateway_metrics.ts";
+import type { Tracer } from "./tracing.ts";
 
 export function accessLog(
   logger: Logger | undefined,
   metrics: GatewayMetrics | undefined,
+  tracer?: Tracer,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
+    const startedAt = Date.now();
     await next();
     const route = matchedRoute(c);
     const err = c.error instanceof AppError ? c.error : undefined;
@@ -40,6 +43,20 @@ export function accessLog(
         bytes_in: Number(c.req.header("content-length") ?? 0) || 0,
         ...(bytesOut === null ? {} : { bytes_out: bytesOut }),
       });
+      if (tracer && model) {
+        const traceparent = c.req.header("traceparent");
+        const genAi = c.get("genAi");
+        tracer.requestEnded({
+          requestId: c.get("requestId"),
+          method: c.req.method,
+          route,
+          status,
+          startMs: startedAt,
+          endMs: startedAt + (performance.now() - started),
+          ...(genAi ? { genAi } : {}),
+          ...(traceparent ? { traceparent } : {}),
+        });
+      }
     };
     const body = c.res.body;
     if (!body) return finish(0);
