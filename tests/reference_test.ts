@@ -3,7 +3,13 @@
  * added, removed or changed without `deno task docs:reference` fails here.
  */
 import { assert, assertEquals } from "./assert.ts";
-import { referencePath, renderReference, sections } from "../scripts/reference.ts";
+import {
+  metricsPath,
+  referencePath,
+  renderMetrics,
+  renderReference,
+  sections,
+} from "../scripts/reference.ts";
 
 Deno.test("docs/reference.md is up to date with every setting", async () => {
   const expected = renderReference();
@@ -23,6 +29,14 @@ Deno.test("docs/reference.md is up to date with every setting", async () => {
       assert(expected.includes(`\`${d.key}\``), `${d.key} is in the reference`);
     }
   }
+});
+
+Deno.test("docs/metrics.md lists every metric the control plane serves", async () => {
+  const actual = await Deno.readTextFile(metricsPath).catch(() => "");
+  assert(
+    actual === renderMetrics(),
+    "docs/metrics.md is out of date: run `deno task docs:reference` and commit the result",
+  );
 });
 
 Deno.test("the reference check notices an undocumented key", () => {

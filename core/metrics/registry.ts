@@ -9,6 +9,7 @@ interface Metric {
   readonly name: string;
   readonly help: string;
   readonly type: "counter" | "gauge" | "histogram";
+  readonly labelNames: readonly string[];
   render(out: string[]): void;
 }
 
@@ -168,8 +169,13 @@ export class Registry {
   }
 
   /** Every metric's name, type and help: the metrics list in the docs is made from this. */
-  describe(): { name: string; type: string; help: string }[] {
-    return [...this.#metrics.values()].map((m) => ({ name: m.name, type: m.type, help: m.help }));
+  describe(): { name: string; type: string; help: string; labels: readonly string[] }[] {
+    return [...this.#metrics.values()].map((m) => ({
+      name: m.name,
+      type: m.type,
+      help: m.help,
+      labels: m.labelNames,
+    }));
   }
 
   async render(): Promise<string> {
