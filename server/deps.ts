@@ -13,6 +13,7 @@ import type { GatewayMetrics } from "./observe/gateway_metrics.ts";
 import type { Tracer } from "./observe/tracing.ts";
 import type { KeyOwners } from "./usage/summary.ts";
 import type { ClusterSettings } from "./settings/cluster_settings.ts";
+import type { WebhookSender } from "./notify/webhook_sender.ts";
 
 export interface AppDeps {
   limits: { maxBodyBytes: number; firstByteTimeoutMs: number };
@@ -32,6 +33,8 @@ export interface AppDeps {
   keyOwners?: KeyOwners;
   /** The cluster's settings (store-backed; live ones apply at once). */
   settings?: ClusterSettings;
+  /** Webhook deliveries; absent when `notify.webhooks` is empty. */
+  notifySender?: WebhookSender;
   /** Served over HTTPS: session cookies get the Secure flag. */
   secureCookies?: boolean;
   /** OpenTelemetry traces; absent when `otel.endpoint` is empty. */

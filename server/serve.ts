@@ -159,6 +159,7 @@ export async function startControlPlane(
     metrics,
     ...(tracer ? { tracer } : {}),
     settings,
+    ...(notifications.sender ? { notifySender: notifications.sender } : {}),
     ...(config.portal ? { portalHtml: await portalPage() } : {}),
   };
   applyLiveSettings(settings, {

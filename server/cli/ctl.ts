@@ -9,7 +9,7 @@ import { resolveSettings, text } from "../../core/settings.ts";
 import { loadServerConfig, locationSettings, parseListen } from "../config.ts";
 import { parseFlags } from "./flags.ts";
 import { ctlNodes, nodesFlags, nodesHelp } from "./ctl_nodes.ts";
-import { ctlBackup, ctlConfig, ctlUsage, opsFlags, opsHelp } from "./ctl_ops.ts";
+import { ctlBackup, ctlConfig, ctlNotifyTest, ctlUsage, opsFlags, opsHelp } from "./ctl_ops.ts";
 
 export const ctlSettings = {
   url: text("ctl.url", "", "Control plane URL (default: from DATA/server.yaml)", {
@@ -59,6 +59,7 @@ export const ctlCommand: Command = {
       if (area === "usage" && verb === undefined) return await ctlUsage(api, values, json);
       if (area === "backup") return await ctlBackup(api, verb);
       if (area === "config") return await ctlConfig(api, positionals.slice(1), json);
+      if (area === "notify" && verb === "test") return await ctlNotifyTest(api, json);
       switch (`${area} ${verb}`) {
         case "keys create": {
           if (typeof values.name !== "string") {

@@ -13,7 +13,8 @@ export const opsHelp =
                                               written to FILE here (mode 0600); 'llmgw restore' puts it back
   config get [KEY]                            The cluster's settings (value, live or restart, source)
   config set KEY VALUE [KEY VALUE …]          Change settings; live ones apply at once
-  config edit                                 Edit every setting as YAML in $EDITOR, then apply the changes`;
+  config edit                                 Edit every setting as YAML in $EDITOR, then apply the changes
+  notify test                                 Send a test notification to each webhook; show each answer`;
 
 export const opsFlags = {
   since: { type: "string" },
@@ -265,4 +266,14 @@ function flatten(doc: unknown, prefix = "", out: Record<string, unknown> = {}) {
     else out[key] = v;
   }
   return out;
+}
+
+export async function ctlNotifyTest(api: KyInstance, json: boolean): Promise<number> {
+  const { data } = await api.post("notify/test").json<
+    { data: { url: string; ok: boolean; detail: string }[] }
+  >();
+  if (json) console.log(JSON.stringify(data, null, 2));
+  else if (data.length === 0) console.log("No webhooks are set (notify.webhooks).");
+  else for (const r of data) console.log(`${r.ok ? "ok    " : "FAILED"}  ${r.url}  ${r.detail}`);
+  return data.every((r) => r.ok) ? 0 : 1;
 }

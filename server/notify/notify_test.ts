@@ -120,6 +120,16 @@ Deno.test("notifications: one per episode for a node killed and brought back, si
     assertEquals(new Set(got.map((g) => g.delivery)).size, got.length, "each delivery once");
     assertEquals(badSignatures, 0);
 
+    // ctl notify test: one test delivery to each webhook, each answer reported.
+    const before = got.length;
+    const test = await t.admin("notify/test", { method: "POST" });
+    const { data } = await test.json();
+    assertEquals(data.length, 1);
+    assertEquals(data[0].ok, true);
+    assertEquals(data[0].detail, "HTTP 200");
+    assertEquals(got.length, before + 1);
+    assertEquals(got.at(-1)!.event, "test");
+
     // A second kill is a new episode.
     await again.close();
     await until(() => count("node_lost") === 2);

@@ -108,7 +108,26 @@ export class WebhookSender {
     }
   }
 
+  /** Sends a test event to every webhook now, once each, and reports each answer. */
+  async test(event: NotificationEvent): Promise<{ url: string; ok: boolean; detail: string }[]> {
+    return await Promise.all(this.opts.urls.map(async (raw) => {
+      const r = await this.#post({ id: crypto.randomUUID(), url: raw, event, attempt: 0 });
+      return { url: safeUrl(raw), ok: r.ok, detail: r.detail };
+    }));
+  }
+
   async #deliver(d: Delivery): Promise<boolean> {
+    const r = await this.#post(d);
+    if (r.ok) return true;
+    this.opts.logger.warn("webhook did not take a notification; will retry", {
+      url: safeUrl(d.url),
+      detail: r.detail,
+      attempt: d.attempt + 1,
+    });
+    return false;
+  }
+
+  async #post(d: Delivery): Promise<{ ok: boolean; detail: string }> {
     const { url, slack } = target(d.url);
     const body = JSON.stringify(
       slack
@@ -131,20 +150,10 @@ export class WebhookSender {
         signal: AbortSignal.timeout(this.opts.timeoutMs),
       });
       await res.body?.cancel();
-      if (res.ok) return true;
-      this.opts.logger.warn("webhook refused a notification; will retry", {
-        url: safeUrl(d.url),
-        status: res.status,
-        attempt: d.attempt + 1,
-      });
+      return { ok: res.ok, detail: `HTTP ${res.status}` };
     } catch (e) {
-      this.opts.logger.warn("webhook unreachable; will retry", {
-        url: safeUrl(d.url),
-        error: (e as Error).message,
-        attempt: d.attempt + 1,
-      });
+      return { ok: false, detail: `unreachable: ${(e as Error).message}` };
     }
-    return false;
   }
 
   #sleep(ms: number): Promise<void> {

@@ -50,6 +50,24 @@ export function opsAdminRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(await requireSettings(deps).set(body as Record<string, unknown>));
   });
 
+  // Sends a test notification to each webhook and says how each answered.
+  app.post("/notify/test", async (c) => {
+    const sender = deps.notifySender;
+    if (!sender) return c.json({ data: [] });
+    const now = deps.clock.now();
+    return c.json({
+      data: await sender.test({
+        event: "test",
+        subject: "llmgw",
+        state: "firing",
+        at: new Date(now).toISOString(),
+        episode: `test-${now}`,
+        summary: "a test notification from llmgw",
+        details: {},
+      }),
+    });
+  });
+
   // The snapshot streams back to the caller (ctl backup writes it where the operator is).
   app.post("/backup", async () => {
     const { body, size } = await snapshotStream(deps.store);
