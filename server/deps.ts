@@ -14,6 +14,7 @@ import type { Tracer } from "./observe/tracing.ts";
 import type { KeyOwners } from "./usage/summary.ts";
 import type { ClusterSettings } from "./settings/cluster_settings.ts";
 import type { WebhookSender } from "./notify/webhook_sender.ts";
+import type { Notifier } from "./notify/notifier.ts";
 
 export interface AppDeps {
   limits: { maxBodyBytes: number; firstByteTimeoutMs: number };
@@ -33,6 +34,8 @@ export interface AppDeps {
   keyOwners?: KeyOwners;
   /** The cluster's settings (store-backed; live ones apply at once). */
   settings?: ClusterSettings;
+  /** Notification episodes: the limits code calls `notifier.budgetReached(level, subject)`. */
+  notifier?: Notifier;
   /** Webhook deliveries; absent when `notify.webhooks` is empty. */
   notifySender?: WebhookSender;
   /** Served over HTTPS: session cookies get the Secure flag. */

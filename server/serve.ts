@@ -159,6 +159,7 @@ export async function startControlPlane(
     metrics,
     ...(tracer ? { tracer } : {}),
     settings,
+    notifier: notifications.notifier,
     ...(notifications.sender ? { notifySender: notifications.sender } : {}),
     ...(config.portal ? { portalHtml: await portalPage() } : {}),
   };
