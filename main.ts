@@ -50,15 +50,21 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "Run a simulated OpenAI-compatible engine (llama.cpp dialect) for tests and demos",
     load: async () => (await import("./agent/sim_engine/command.ts")).simEngineCommand,
   },
+  restore: {
+    summary: "Restore a backup (from 'ctl backup') into a stopped control plane's data directory",
+    load: async () => (await import("./server/cli/restore.ts")).restoreCommand,
+  },
   version: {
-    summary: "Print the version",
+    summary: "Print the version, commit and build date (--json for a machine)",
     load: () =>
       Promise.resolve({
         name: "version",
         summary: "",
-        run: () => {
-          console.log(`llmgw ${VERSION} (deno ${Deno.version.deno})`);
-          return Promise.resolve(0);
+        run: async (argv: string[]) => {
+          const { buildInfo, formatBuildInfo } = await import("./core/build_info.ts");
+          const b = await buildInfo();
+          console.log(argv.includes("--json") ? JSON.stringify(b) : formatBuildInfo(b));
+          return 0;
         },
       }),
   },

@@ -74,6 +74,7 @@ export class Agent {
       logger: deps.logger.child({ part: "supervisor" }),
       adapters: builtinAdapters,
       workDir: `${deps.config.dataDir}/engines`,
+      ...(deps.config.engineRunAs ? { runAs: deps.config.engineRunAs } : {}),
       ...(ports ? { portRange: parsePortRange(ports) } : {}),
       onChange: (h) => this.#channel?.send({ type: "shard_state", shard: this.#report(h) }),
     });

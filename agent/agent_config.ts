@@ -34,6 +34,11 @@ export const agentSettings = {
     "The llama.cpp server binary (a name on PATH or a path)",
   ),
   vllm: text("engines.vllm", "vllm", "The vLLM executable (a name on PATH or a path)"),
+  engineRunAs: text(
+    "engines.run_as",
+    "",
+    "Run engines as USER or USER:GROUP through setpriv (the agent needs CAP_SETUID/CAP_SETGID; empty: the agent's user)",
+  ),
   engineReadyTimeoutMs: int(
     "engines.ready_timeout_ms",
     180_000,

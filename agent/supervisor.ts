@@ -7,6 +7,7 @@
  * its owner must call `stopAll()` on those signals. An agent that died without that (SIGKILL) is
  * cleaned up after by the next one's `reapOrphans()`, called at start, from the registry file.
  */
+import { runAsPlan } from "./run_as.ts";
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import { backoffDelay, wakeableSleep } from "./backoff_delay.ts";
@@ -48,6 +49,8 @@ export interface SupervisorDeps {
   readonly adoptedWatchMs?: number;
   /** Each health probe of an engine found running, before it is judged wedged. Default 3 s. */
   readonly adoptProbeTimeoutMs?: number;
+  /** Run engines as this user (through setpriv; see run_as.ts); absent: as the agent's user. */
+  readonly runAs?: string;
 }
 
 const defaults = {
@@ -73,6 +76,7 @@ export class Supervisor {
   readonly #adoptProbeMs: number | undefined;
   readonly #shards = new Map<string, Shard>();
 
+  readonly #runAs: string | undefined;
   constructor(deps: SupervisorDeps) {
     this.#log = deps.logger.child({ component: "supervisor" });
     this.#clock = deps.clock ?? systemClock;
@@ -86,6 +90,7 @@ export class Supervisor {
     this.#ports = new PortPicker(deps.portRange);
     this.#watchMs = deps.adoptedWatchMs ?? 1_000;
     this.#adoptProbeMs = deps.adoptProbeTimeoutMs;
+    this.#runAs = deps.runAs || undefined;
   }
 
   /**
@@ -334,9 +339,12 @@ export class Supervisor {
     if (shard.stopping) throw this.#startError(shard, "was stopped while starting", "");
     let proc: EngineProcess;
     try {
+      const launch = this.#runAs
+        ? runAsPlan(this.#runAs, plan.cmd, plan.args)
+        : { cmd: plan.cmd, args: plan.args };
       proc = EngineProcess.spawn({
-        cmd: plan.cmd,
-        args: plan.args,
+        cmd: launch.cmd,
+        args: launch.args,
         env: shardEnv(shard),
         cwd: shard.dir,
         secrets: [spec.apiKey],

@@ -18,6 +18,18 @@ export interface Setting<T> {
   readonly schema: z.ZodType<T>;
   /** Hidden from `--help` output and echo, e.g. tokens. */
   readonly secret?: boolean;
+  /**
+   * Applies without a restart when changed in the cluster's settings (`ctl config set`); false
+   * means it is read once at start. Mark one live with `live(…)` only where a change is applied.
+   */
+  readonly live: boolean;
+  /** What the value is, for the reference: `string`, `integer`, `number`, `boolean`, `a | b`. */
+  readonly type: string;
+}
+
+/** Marks a setting as applied without a restart. */
+export function live<T>(s: Setting<T>): Setting<T> {
+  return { ...s, live: true };
 }
 
 // deno-lint-ignore no-explicit-any
@@ -35,7 +47,7 @@ export function text(
   description: string,
   extra: Partial<Pick<Setting<string>, "flag" | "env" | "secret">> = {},
 ): Setting<string> {
-  return make(key, def, description, z.string(), extra);
+  return make(key, def, description, z.string(), "string", extra);
 }
 
 /** A setting whose value is a whole number within bounds. */
@@ -48,12 +60,21 @@ export function int(
   let schema = z.coerce.number().int();
   if (bounds.min !== undefined) schema = schema.min(bounds.min);
   if (bounds.max !== undefined) schema = schema.max(bounds.max);
-  return make(key, def, description, schema as z.ZodType<number>);
+  const range = bounds.min !== undefined || bounds.max !== undefined
+    ? ` (${bounds.min ?? "…"}–${bounds.max ?? "…"})`
+    : "";
+  return make(key, def, description, schema as z.ZodType<number>, `integer${range}`);
 }
 
 /** A setting whose value is a number (not necessarily whole). */
 export function num(key: string, def: number, description: string): Setting<number> {
-  return make(key, def, description, z.coerce.number().positive() as z.ZodType<number>);
+  return make(
+    key,
+    def,
+    description,
+    z.coerce.number().positive() as z.ZodType<number>,
+    "number (> 0)",
+  );
 }
 
 const booleanWords: Record<string, boolean> = {
@@ -80,7 +101,7 @@ export function bool(key: string, def: boolean, description: string): Setting<bo
       return v;
     }),
   ]);
-  return make(key, def, description, schema);
+  return make(key, def, description, schema, "boolean");
 }
 
 /** A setting whose value is one of a closed list. */
@@ -90,7 +111,13 @@ export function oneOf<const T extends readonly [string, ...string[]]>(
   def: T[number],
   description: string,
 ): Setting<T[number]> {
-  return make(key, def, description, z.enum(values) as unknown as z.ZodType<T[number]>);
+  return make(
+    key,
+    def,
+    description,
+    z.enum(values) as unknown as z.ZodType<T[number]>,
+    values.join(" | "),
+  );
 }
 
 function make<T>(
@@ -98,6 +125,7 @@ function make<T>(
   def: T,
   description: string,
   schema: z.ZodType<T>,
+  type: string,
   extra: Partial<Pick<Setting<T>, "flag" | "env" | "secret">> = {},
 ): Setting<T> {
   const dashed = key.replaceAll("_", "-").replaceAll(".", "-");
@@ -108,6 +136,8 @@ function make<T>(
     description,
     default: def,
     schema,
+    live: false,
+    type,
     ...(extra.secret ? { secret: true } : {}),
   };
 }
@@ -145,6 +175,16 @@ export function resolveSettings<D extends SettingDefs>(defs: D, src: ResolveSour
     out[name] = parsed.data;
   }
   return out as Resolved<D>;
+}
+
+/** Names of the settings given by a flag or the environment (they beat the file and the store). */
+export function fromFlagsOrEnv(defs: SettingDefs, src: ResolveSources): Set<string> {
+  const out = new Set<string>();
+  for (const [name, def] of Object.entries(defs)) {
+    const env = src.env?.[def.env];
+    if (src.flags?.[def.flag] !== undefined || (env !== undefined && env !== "")) out.add(name);
+  }
+  return out;
 }
 
 function readYaml(defs: SettingDefs, file: { path: string; text: string }): Map<string, unknown> {
@@ -193,20 +233,18 @@ export function parseArgsOptions(defs: SettingDefs): Record<string, { type: "str
 
 /** A YAML document that lists every setting at its default, with its description as a comment. */
 export function defaultYaml(defs: SettingDefs, values: Record<string, unknown> = {}): string {
-  const lines: string[] = [];
-  let section = "";
+  // Grouped by section in order of first appearance: a section listed twice is invalid YAML.
+  const sections = new Map<string, string[]>();
   for (const [name, d] of Object.entries(defs)) {
     if (d.secret) continue;
     const parts = d.key.split(".");
     const head = parts.length > 1 ? parts[0]! : "";
-    if (head !== section) {
-      section = head;
-      if (head) lines.push(`${head}:`);
-    }
+    let lines = sections.get(head);
+    if (!lines) sections.set(head, lines = head ? [`${head}:`] : []);
     const indent = head ? "  " : "";
     const value = name in values ? values[name] : d.default;
     lines.push(`${indent}# ${d.description}`);
     lines.push(`${indent}${parts.at(-1)}: ${JSON.stringify(value)}`);
   }
-  return lines.join("\n") + "\n";
+  return [...sections.values()].flat().join("\n") + "\n";
 }

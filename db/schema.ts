@@ -314,3 +314,34 @@ export const shards = sqliteTable("shards", {
   readyAt: integer("ready_at"),
   reason: text("reason"),
 }, (t) => [index("shards_model").on(t.model)]);
+
+/**
+ * Usage summed per UTC day, key and model, kept in the same transaction as each batch of usage
+ * rows, so a year's summary reads a few thousand rows instead of millions; raw rows may be
+ * deleted after `usage.retain_days` while these sums stay.
+ */
+export const usageDaily = sqliteTable("usage_daily", {
+  /** UTC day, `YYYY-MM-DD`. */
+  day: text("day").notNull(),
+  /** The key's id; "" for requests without one. */
+  keyId: text("key_id").notNull(),
+  /** The model asked for. */
+  model: text("model").notNull(),
+  requests: integer("requests").notNull(),
+  /** Answers with a status of 400 or more (499 included). */
+  errors: integer("errors").notNull(),
+  promptTokens: integer("prompt_tokens").notNull(),
+  cachedTokens: integer("cached_tokens").notNull(),
+  completionTokens: integer("completion_tokens").notNull(),
+  costMicros: integer("cost_micros").notNull(),
+}, (t) => [primaryKey({ columns: [t.day, t.keyId, t.model] })]);
+
+/**
+ * The cluster's settings after the first start: seeded from server.yaml, then changed through
+ * `ctl config set` or the admin API. One row per key; the value is JSON.
+ */
+export const clusterSettings = sqliteTable("cluster_settings", {
+  key: text("key").primaryKey(),
+  value: text("value", { mode: "json" }).notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});

@@ -8,6 +8,9 @@
 # What is embedded: every statically imported module (so locales/), and the files read at run
 # time through import.meta.url: the store's migrations (db/migrations) and the portal (web/).
 # The weights hashing worker is loaded by URL too, so it is included by name.
+# time through import.meta.url: the store's migrations (db/migrations), the portal (web/), and
+# core/build_info.json (version, commit, build date; written here, removed after, never
+# committed), which `llmgw version` prints.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +24,15 @@ if [ -n "${DENORT_BIN:-}" ]; then
 fi
 
 mkdir -p "$(dirname "$out")"
+version=$(sed -n 's/^export const VERSION = "\(.*\)";$/\1/p' core/version.ts)
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+if [ "$commit" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+  commit="$commit-dirty"
+fi
+date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+trap 'rm -f core/build_info.json' EXIT
+printf '{"version":"%s","commit":"%s","date":"%s"}\n' "$version" "$commit" "$date" >core/build_info.json
+
 "$deno" compile \
   --allow-all \
   --no-check=remote \
@@ -28,6 +40,7 @@ mkdir -p "$(dirname "$out")"
   --include web \
   --include locales \
   --include agent/weights/hash_worker.ts \
+  --include core/build_info.json \
   ${target:+--target "$target"} \
   --output "$out" \
   main.ts

@@ -14,6 +14,7 @@ import { messagesRoutes } from "./routes/messages.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
 import { mirrorAdminRoutes, mirrorFileRoutes } from "./routes/mirror.ts";
 import { v1Routes } from "./routes/v1.ts";
+import { accessLog } from "./observe/access_log.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -23,6 +24,10 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
     await next();
     c.res.headers.set("x-request-id", requestId);
   });
+  app.use(
+    "*",
+    accessLog(deps.logger.child({ component: "access" }), deps.metrics, deps.tracer),
+  );
   app.route("/", healthRoutes(deps));
   app.route("/v1", v1Routes(deps));
   app.route("/v1", messagesRoutes(deps));

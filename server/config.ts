@@ -5,7 +5,9 @@
 import {
   bool,
   ConfigError,
+  fromFlagsOrEnv,
   int,
+  live,
   oneOf,
   type Resolved,
   resolveSettings,
@@ -18,6 +20,67 @@ import type { ModelDef } from "./models/model_schema.ts";
 import { parseModelList } from "./models/model_yaml.ts";
 import { AppError } from "./errors.ts";
 
+/** OpenTelemetry traces (server/observe/tracing.ts). */
+export const otelSettings = {
+  otelEndpoint: text(
+    "otel.endpoint",
+    "",
+    "OTLP/HTTP collector for traces, e.g. http://127.0.0.1:4318 (JSON to /v1/traces; empty: no traces)",
+  ),
+  otelServiceName: text("otel.service_name", "llmgw", "service.name on every span"),
+  otelSamplePercent: int(
+    "otel.sample_percent",
+    100,
+    "Share of requests traced when the client sent no traceparent (one that did is followed)",
+    { min: 0, max: 100 },
+  ),
+  otelBatchMs: int("otel.batch_ms", 2_000, "How often spans are exported in a batch, in ms", {
+    min: 10,
+  }),
+};
+
+/** Notifications (server/notify/): where they go and how often. */
+export const notifySettings = {
+  notifyWebhooks: text(
+    "notify.webhooks",
+    "",
+    "Webhook URLs for notifications, comma-separated (prefix slack: for Slack's format; empty: none)",
+  ),
+  notifySecretFile: text(
+    "notify.secret_file",
+    "",
+    "File holding the secret each notification body is signed with (HMAC-SHA256, header x-llmgw-signature)",
+  ),
+  notifyQuietMs: live(int(
+    "notify.quiet_ms",
+    3_600_000,
+    "A budget or provider-key episode ends after this long without a repeat; then it may notify again, in ms",
+    { min: 1_000 },
+  )),
+  notifyDiskLowBytes: live(int(
+    "notify.disk_low_bytes",
+    10 * 1024 ** 3,
+    "A node disk (weights, engines) with less free space than this is low, in bytes",
+    { min: 0 },
+  )),
+  notifyAttempts: int("notify.attempts", 6, "Tries per webhook delivery before it is given up", {
+    min: 1,
+    max: 20,
+  }),
+  notifyBackoffMs: int(
+    "notify.backoff_ms",
+    1_000,
+    "Wait before the first retry of a delivery; doubles with each try, in ms",
+    { min: 10 },
+  ),
+  notifyQueueSize: int(
+    "notify.queue_size",
+    1_000,
+    "Most deliveries waiting; past it the oldest are dropped and logged",
+    { min: 1 },
+  ),
+};
+
 export const serverSettings = {
   listen: text("listen", "127.0.0.1:8080", "Address the HTTP listener binds (host:port)"),
   publicUrl: text(
@@ -25,42 +88,75 @@ export const serverSettings = {
     "",
     "URL clients use to reach this server, shown in messages (empty: derived from listen)",
   ),
-  logLevel: oneOf(
+  logLevel: live(oneOf(
     "log_level",
     ["debug", "info", "warn", "error"],
     "info",
     "Least severe log level written",
+  )),
+  https: bool(
+    "https",
+    false,
+    "Serve the client API and portal over HTTPS with the cluster's own certificate (DATA/tls/) when tls.cert_file is not set",
   ),
-  maxBodyBytes: int(
+  tlsCertFile: text(
+    "tls.cert_file",
+    "",
+    "Certificate chain (PEM) for the client API and portal; with tls.key_file it turns HTTPS on",
+  ),
+  tlsKeyFile: text("tls.key_file", "", "Private key (PEM) for tls.cert_file"),
+  allowPlainHttp: bool(
+    "allow_plain_http",
+    false,
+    "Allow plain HTTP on a non-loopback listen address (only behind a proxy that does TLS)",
+  ),
+  shutdownGraceMs: int(
+    "shutdown_grace_ms",
+    30_000,
+    "On SIGTERM, how long requests in flight (streams included) may take to finish before they are cut, in ms",
+    { min: 0 },
+  ),
+  logFormat: oneOf(
+    "log_format",
+    ["json", "logfmt"],
+    "json",
+    "How log lines are written: one JSON object per line, or logfmt key=value pairs",
+  ),
+  metricsListen: text(
+    "metrics_listen",
+    "127.0.0.1:9464",
+    "Address of the Prometheus /metrics listener (host:port; empty: none). Keep it off the public network",
+  ),
+  maxBodyBytes: live(int(
     "router.max_body_bytes",
     16 * 1024 * 1024,
     "Largest request body /v1 accepts, in bytes",
     { min: 1024 },
-  ),
-  firstByteTimeoutMs: int(
+  )),
+  firstByteTimeoutMs: live(int(
     "router.first_byte_timeout_ms",
     300_000,
     "How long to wait for an engine's first byte before giving up, in ms",
     { min: 100 },
-  ),
-  queueTimeoutMs: int(
+  )),
+  queueTimeoutMs: live(int(
     "router.queue_timeout_ms",
     30_000,
     "How long a request may wait for a replica with room before a 503 with Retry-After, in ms",
     { min: 1 },
-  ),
-  streamIdleTimeoutMs: int(
+  )),
+  streamIdleTimeoutMs: live(int(
     "router.stream_idle_timeout_ms",
     60_000,
     "A stream whose engine sends nothing for this long is cut with an error event, in ms",
     { min: 100 },
-  ),
-  maxAttempts: int(
+  )),
+  maxAttempts: live(int(
     "router.max_attempts",
     3,
     "Endpoints (replicas, keys, fallback models) one request may be tried on before it fails",
     { min: 1, max: 10 },
-  ),
+  )),
   batchSharePercent: int(
     "router.batch_share_percent",
     20,
@@ -85,12 +181,12 @@ export const serverSettings = {
     "How long an open breaker keeps requests off its endpoint before one probe is let through, in ms",
     { min: 100 },
   ),
-  prefixMinChars: int(
+  prefixMinChars: live(int(
     "router.prefix_min_chars",
     1024,
     "Prompts at least this long (in characters) prefer the replica that last saw their prefix",
     { min: 64 },
-  ),
+  )),
   prefixIndexSize: int(
     "router.prefix_index_size",
     100_000,
@@ -100,6 +196,12 @@ export const serverSettings = {
   usageFlushMs: int("usage.flush_interval_ms", 1_000, "How often usage rows are written, in ms", {
     min: 10,
   }),
+  usageRetainDays: live(int(
+    "usage.retain_days",
+    0,
+    "Days raw usage rows are kept (0: forever); the per-day sums behind usage summaries are kept regardless",
+    { min: 0 },
+  )),
   usageBatch: int("usage.batch_size", 500, "Most usage rows written in one transaction", {
     min: 1,
   }),
@@ -236,12 +338,16 @@ export const serverSettings = {
     "A replica fetching or starting with no progress this long has failed, in ms",
     { min: 1_000 },
   ),
+  ...otelSettings,
+  ...notifySettings,
 };
 
 export type ServerConfig = Resolved<typeof serverSettings> & {
   dataDir: string;
   /** server.yaml's `models:` list: declared there, edited there only. */
   models?: ModelDef[];
+  /** Settings given by a flag or env for this process: they beat the cluster's stored settings. */
+  overridden?: ReadonlySet<string>;
 };
 
 /** Settings that decide where the rest come from; they exist only as flags and env. */
@@ -272,7 +378,12 @@ export async function loadServerConfig(opts: LoadOptions): Promise<ServerConfig>
     ...opts,
     ...(split ? { yaml: split.yaml } : {}),
   });
-  return { ...settings, dataDir, ...(split?.models ? { models: split.models } : {}) };
+  return {
+    ...settings,
+    dataDir,
+    overridden: fromFlagsOrEnv(serverSettings, opts),
+    ...(split?.models ? { models: split.models } : {}),
+  };
 }
 
 /** Takes the `models:` list out of server.yaml (the settings reader knows only settings). */

@@ -13,6 +13,12 @@ import type { NodeServices } from "./nodes/admin_routes.ts";
 import type { MirrorService } from "./weights/mirror.ts";
 import type { ModelGate } from "./models/model_gate.ts";
 import type { ModelServices } from "./models/model_services.ts";
+import type { GatewayMetrics } from "./observe/gateway_metrics.ts";
+import type { Tracer } from "./observe/tracing.ts";
+import type { KeyOwners } from "./usage/summary.ts";
+import type { ClusterSettings } from "./settings/cluster_settings.ts";
+import type { WebhookSender } from "./notify/webhook_sender.ts";
+import type { Notifier } from "./notify/notifier.ts";
 
 export interface AppDeps {
   limits: { maxBodyBytes: number; firstByteTimeoutMs: number };
@@ -36,6 +42,20 @@ export interface AppDeps {
   models?: ModelGate;
   /** The reconciler and the model admin operations; absent without a cluster listener. */
   modelServices?: ModelServices;
+  /** Where keys belong (project, team), for usage by project/team; absent until tenancy has it. */
+  keyOwners?: KeyOwners;
+  /** The cluster's settings (store-backed; live ones apply at once). */
+  settings?: ClusterSettings;
+  /** Notification episodes: the limits code calls `notifier.budgetReached(level, subject)`. */
+  notifier?: Notifier;
+  /** Webhook deliveries; absent when `notify.webhooks` is empty. */
+  notifySender?: WebhookSender;
+  /** Served over HTTPS: session cookies get the Secure flag. */
+  secureCookies?: boolean;
+  /** OpenTelemetry traces; absent when `otel.endpoint` is empty. */
+  tracer?: Tracer;
+  /** Prometheus metrics; absent in tests that do not look at them. */
+  metrics?: GatewayMetrics;
   /** The portal's landing page, or undefined when the portal is off. */
   portalHtml?: string;
 }

@@ -3,11 +3,11 @@
  * app, and listens. `close()` stops listening, then writes the usage still in memory.
  */
 import { type Clock, systemClock } from "../core/clock.ts";
-import type { Logger } from "../core/log.ts";
+import type { LevelControl, Logger } from "../core/log.ts";
 import { openStore, type Store } from "../db/store.ts";
 import { buildApp } from "./app.ts";
 import { AdminTokens } from "./auth/admin_tokens.ts";
-import { parseListen, type ServerConfig } from "./config.ts";
+import { type ServerConfig, serverSettings } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { KeyService } from "./keys/keys.ts";
 import { ModelCatalog } from "./router/catalog.ts";
@@ -18,6 +18,15 @@ import { createRouting } from "./router/routing.ts";
 import { defaultPrefixOptions } from "./router/request_keys.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
 import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
+import { GatewayMetrics } from "./observe/gateway_metrics.ts";
+import { Tracer } from "./observe/tracing.ts";
+import { UsageRetention } from "./usage/retention.ts";
+import { type DataLock, lockDataDir } from "./ops/data_lock.ts";
+import { ClusterSettings } from "./settings/cluster_settings.ts";
+import { applyLiveSettings } from "./settings/live_appliers.ts";
+import { clientTls, startClientListener } from "./ops/client_listener.ts";
+import { type Notifications, startNotifications } from "./notify/start_notifications.ts";
+import { type MetricsListener, startMetricsListener } from "./observe/metrics_listener.ts";
 import { oidcConfigFrom } from "./auth/oidc.ts";
 import { startPeople } from "./tenancy/services.ts";
 import { startMirror } from "./weights/start_mirror.ts";
@@ -32,35 +41,118 @@ export interface ControlPlane {
   readonly usage: UsageRecorder;
   /** Reads engines' load into the replica table; nodes add their load sources to it. */
   readonly loadPoller: LoadPoller;
+  readonly metrics: GatewayMetrics;
+  /** Episodes and webhooks; the limits code calls `notifier.budgetReached`. */
+  readonly notifications: Notifications;
+  /** Where Prometheus scrapes; absent when `metrics_listen` is empty or could not be bound. */
+  readonly metricsUrl?: string;
+  /**
+   * Stops taking requests and waits for those in flight, streams included, up to `graceMs`
+   * (default `shutdown_grace_ms`), then cuts the rest. `close` drains first if not done.
+   */
+  drain(graceMs?: number): Promise<void>;
+  /** Drains, then stops the nodes' listener, notifications, writes usage, closes the store. */
   close(): Promise<void>;
 }
 
 export async function startControlPlane(
-  config: ServerConfig,
-  opts: { logger: Logger; clock?: Clock; store?: Store },
+  fileConfig: ServerConfig,
+  opts: {
+    logger: Logger;
+    clock?: Clock;
+    store?: Store;
+    /** The root logger's level, changed when `log_level` is changed live. */
+    logLevel?: LevelControl;
+  },
 ): Promise<ControlPlane> {
   const clock = opts.clock ?? systemClock;
-  const store = opts.store ?? (await openStore(`${config.dataDir}/llmgw.db`));
+  // Changed in place by live settings; the caller's object is left alone.
+  const config: ServerConfig = { ...fileConfig };
+  let lock: DataLock | undefined;
+  let store: Store;
+  let settings: ClusterSettings;
+  let notifications: Notifications;
+  const replicas = new ReplicaTable({
+    breakerFailures: config.breakerFailures,
+    breakerCooldownMs: config.breakerCooldownMs,
+    now: () => clock.now(),
+  });
+  try {
+    // One control plane per data directory; restore checks the same lock.
+    lock = opts.store ? undefined : await lockDataDir(config.dataDir);
+    store = opts.store ?? (await openStore(`${config.dataDir}/llmgw.db`));
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
+  try {
+    settings = await ClusterSettings.open({
+      store,
+      clock,
+      logger: opts.logger,
+      defs: serverSettings,
+      config: config as unknown as Record<string, unknown>,
+      ...(config.overridden ? { overridden: config.overridden } : {}),
+    });
+    if (opts.logLevel) opts.logLevel.level = config.logLevel;
+    notifications = await startNotifications(config, { clock, logger: opts.logger, replicas });
+  } catch (e) {
+    if (!opts.store) store.close();
+    lock?.release();
+    throw e;
+  }
+  // What has been started so far, stopped in reverse if a later part cannot start.
+  const started: (() => unknown)[] = [
+    () => lock?.release(),
+    () => opts.store || store.close(),
+    () => notifications.close(0),
+  ];
+  const unwind = async () => {
+    for (const stop of started.reverse()) await stop();
+  };
   const usage = new UsageRecorder({
     store,
     logger: opts.logger,
     flushMs: config.usageFlushMs,
     batchSize: config.usageBatch,
   });
-  const replicas = new ReplicaTable({
-    breakerFailures: config.breakerFailures,
-    breakerCooldownMs: config.breakerCooldownMs,
-    now: () => clock.now(),
+  started.push(() => usage.close());
+  const routing = createRouting(
+    {
+      queueTimeoutMs: config.queueTimeoutMs,
+      streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+      maxAttempts: config.maxAttempts,
+      batchSharePercent: config.batchSharePercent,
+      prefix: { ...defaultPrefixOptions, minChars: config.prefixMinChars },
+      prefixIndexSize: config.prefixIndexSize,
+    },
+    opts.logger,
+    (endpoint) => notifications.notifier.keyRefused(endpoint),
+  );
+  replicas.onRoom = (model) => {
+    routing.admission.wake(model);
+    notifications.notifier.modelReady(model);
+  };
+  const tracer = config.otelEndpoint
+    ? new Tracer({
+      endpoint: config.otelEndpoint,
+      serviceName: config.otelServiceName,
+      samplePercent: config.otelSamplePercent,
+      batchMs: config.otelBatchMs,
+      logger: opts.logger,
+    })
+    : undefined;
+  let nodesForMetrics: AppDeps["nodes"];
+  const metrics = new GatewayMetrics({
+    replicas,
+    routing,
+    nodes: () => nodesForMetrics?.hub,
+    usageWriter: () => ({
+      pending: usage.pending,
+      oldestPendingMs: usage.oldestPendingMs,
+      dropped: usage.dropped,
+    }),
   });
-  const routing = createRouting({
-    queueTimeoutMs: config.queueTimeoutMs,
-    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
-    maxAttempts: config.maxAttempts,
-    batchSharePercent: config.batchSharePercent,
-    prefix: { ...defaultPrefixOptions, minChars: config.prefixMinChars },
-    prefixIndexSize: config.prefixIndexSize,
-  }, opts.logger);
-  replicas.onRoom = (model) => routing.admission.wake(model);
   const keys = new KeyService({
     store,
     clock,
@@ -68,7 +160,6 @@ export async function startControlPlane(
     logger: opts.logger,
     unknownPerMinute: config.unknownKeysPerMinute,
   });
-  const { hostname, port } = parseListen(config.listen);
   const catalog = await ModelCatalog.load({ store, clock });
   const people = await startPeople({
     store,
@@ -87,7 +178,9 @@ export async function startControlPlane(
     oidc: await oidcConfigFrom(config, config.publicUrl || `http://${config.listen}`),
     publicUrl: config.publicUrl,
   });
+  started.push(() => people.close());
   const mirror = await startMirror(config, { store, clock, logger: opts.logger });
+  started.push(() => mirror.close());
   const deps: AppDeps = {
     limits: { maxBodyBytes: config.maxBodyBytes, firstByteTimeoutMs: config.firstByteTimeoutMs },
     store,
@@ -99,13 +192,40 @@ export async function startControlPlane(
     catalog,
     replicas,
     routing,
-    usage,
     mirror,
+    usage: {
+      record: (row) => {
+        metrics.observeUsage(row);
+        tracer?.usage(row);
+        usage.record(row);
+      },
+    },
+    metrics,
+    ...(tracer ? { tracer } : {}),
+    settings,
+    notifier: notifications.notifier,
+    ...(notifications.sender ? { notifySender: notifications.sender } : {}),
     ...(config.portal ? { portalHtml: await portalPage() } : {}),
   };
+  applyLiveSettings(settings, {
+    config,
+    deps,
+    routing,
+    notifier: notifications.notifier,
+    ...(opts.logLevel ? { logLevel: opts.logLevel } : {}),
+  });
   await followExternalModels(deps.catalog, replicas, opts.logger);
+  const retention = new UsageRetention({
+    store,
+    clock,
+    logger: opts.logger,
+    retainDays: () => config.usageRetainDays,
+  });
+  await retention.start();
+  started.push(() => retention.stop(), () => tracer?.close());
   const loadPoller = new LoadPoller(replicas, { intervalMs: config.loadPollMs, clock });
   loadPoller.start();
+  started.push(() => loadPoller.stop());
   let cluster: ClusterListener | undefined;
   let models: ModelsRuntime | undefined;
   if (config.clusterListen) {
@@ -116,15 +236,15 @@ export async function startControlPlane(
         logger: opts.logger,
         replicas,
         catalog: deps.catalog,
+        events: notifications.nodeEvents,
       });
     } catch (e) {
-      loadPoller.stop();
-      await usage.close();
-      await people.close();
-      if (!opts.store) store.close();
+      await unwind();
       throw e;
     }
+    started.push(() => cluster?.close());
     deps.nodes = cluster.services;
+    nodesForMetrics = cluster.services;
     models = await startModels(config, {
       store,
       clock,
@@ -134,33 +254,34 @@ export async function startControlPlane(
       hub: cluster.services.hub,
       nodes: cluster.nodeStore,
     });
+    started.push(() => models?.close());
     deps.modelServices = models.services;
     deps.models = models.gate;
     const gate = models.gate;
     replicas.onRoom = (model) => {
       routing.admission.wake(model);
+      notifications.notifier.modelReady(model);
       gate.wake(model);
     };
   }
+  metrics.setCatalog(deps.catalog);
+  const metricsListener: MetricsListener | undefined = await startMetricsListener(
+    config.metricsListen,
+    metrics,
+    opts.logger,
+  );
   const app = buildApp(deps);
-  const listening = Promise.withResolvers<Deno.NetAddr>();
-  const server = Deno.serve({
-    hostname,
-    port,
-    onListen: (addr) => listening.resolve(addr as Deno.NetAddr),
-    // Errors reach onError in the app; this catches what escapes Hono entirely.
-    onError: (e) => {
-      opts.logger.error("request failed outside the app", { error: e });
-      return new Response("internal error", { status: 500 });
-    },
-  }, app.fetch);
-  const addr = await listening.promise;
-  const shownHost = addr.hostname === "0.0.0.0"
-    ? "127.0.0.1"
-    : addr.hostname.includes(":")
-    ? `[${addr.hostname}]`
-    : addr.hostname;
-  const url = config.publicUrl || `http://${shownHost}:${addr.port}`;
+  let listener: Awaited<ReturnType<typeof startClientListener>>;
+  try {
+    const tls = await clientTls(config);
+    deps.secureCookies = tls !== undefined;
+    listener = await startClientListener(config, app.fetch, opts.logger, tls);
+  } catch (e) {
+    await metricsListener?.close();
+    await unwind();
+    throw e;
+  }
+  const url = listener.url;
   opts.logger.info("control plane listening", { url });
   await mirror.resume();
   return {
@@ -169,15 +290,25 @@ export async function startControlPlane(
     deps,
     usage,
     loadPoller,
+    metrics,
+    notifications,
+    ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
+    drain: (graceMs = config.shutdownGraceMs) => listener.drain(graceMs),
     async close() {
+      // Requests in flight finish (or are cut after the grace) before anything they use stops.
+      await listener.drain(config.shutdownGraceMs);
       models?.close();
+      await tracer?.close();
       loadPoller.stop();
+      retention.stop();
+      await metricsListener?.close();
       await cluster?.close();
       await mirror.close();
-      await server.shutdown();
+      await notifications.close();
       await usage.close();
       await people.close();
       if (!opts.store) store.close();
+      lock?.release();
     },
   };
 }

@@ -16,6 +16,8 @@ function mapping<T>(
     env: `LLMGW_${key.replaceAll(".", "_").toUpperCase()}`,
     description,
     default: {},
+    live: false,
+    type: "mapping",
     schema: z.union([
       record,
       z.string().transform((s, ctx) => {

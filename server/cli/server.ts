@@ -1,5 +1,5 @@
 import type { Command } from "../../core/command.ts";
-import { createLogger } from "../../core/log.ts";
+import { createLogger, LevelControl } from "../../core/log.ts";
 import { settingsHelp } from "../../core/settings.ts";
 import { shutdownSignal } from "../../core/signals.ts";
 import { loadServerConfig, locationSettings, serverSettings } from "../config.ts";
@@ -20,8 +20,9 @@ export const serverCommand: Command = {
       return 0;
     }
     const config = await loadServerConfig({ flags: values, env: Deno.env.toObject() });
-    const logger = createLogger({ level: config.logLevel });
-    const cp = await startControlPlane(config, { logger });
+    const logLevel = new LevelControl(config.logLevel);
+    const logger = createLogger({ level: logLevel, format: config.logFormat });
+    const cp = await startControlPlane(config, { logger, logLevel });
     console.log(`llmgw control plane on ${cp.url}`);
     if (cp.clusterUrls) console.log(`llmgw cluster listener on ${cp.clusterUrls.join(", ")}`);
     const sig = await shutdownSignal();

@@ -4,7 +4,7 @@
  */
 import { systemClock } from "../../core/clock.ts";
 import type { Command } from "../../core/command.ts";
-import { createLogger } from "../../core/log.ts";
+import { createLogger, LevelControl } from "../../core/log.ts";
 import { settingsHelp } from "../../core/settings.ts";
 import { shutdownSignal } from "../../core/signals.ts";
 import { loadServerConfig, locationSettings, serverSettings } from "../config.ts";
@@ -41,14 +41,15 @@ export const upCommand: Command = {
       );
     }
     const config = await loadServerConfig({ flags: values, env });
-    const logger = createLogger({ level: config.logLevel });
+    const logLevel = new LevelControl(config.logLevel);
+    const logger = createLogger({ level: logLevel, format: config.logFormat });
     const model = await chooseModel(
       config,
       typeof values.model === "string" ? values.model : undefined,
     );
     if (model.fallbackReason) logger.warn(model.fallbackReason);
 
-    const cp = await startControlPlane(config, { logger });
+    const cp = await startControlPlane(config, { logger, logLevel });
     const node = await startLocalNode(cp, config, model, logger);
     const stopping = shutdownSignal();
     const key = await ensureLocalKey(config.dataDir, cp.deps.keys);
@@ -71,7 +72,9 @@ export const upCommand: Command = {
     );
     const sig = await stopping;
     logger.info("shutting down", { signal: sig });
-    // Engines first, so open answers end; then the listener; then usage still in memory.
+    // Requests in flight finish first (within shutdown_grace_ms), then the engines stop, then
+    // the rest: usage still in memory is written last.
+    await cp.drain();
     await node.stop();
     await cp.close();
     return 0;

@@ -14,7 +14,7 @@ import { defaultSans, ensureClusterTls, loadClusterTls } from "../tls/cluster_tl
 import type { NodeServices } from "./admin_routes.ts";
 import { clusterApp } from "./cluster_app.ts";
 import { JoinCodes } from "./join_codes.ts";
-import { NodeHub } from "./node_hub.ts";
+import { type NodeEvents, NodeHub } from "./node_hub.ts";
 import { NodeStore } from "./node_store.ts";
 
 export interface ClusterListener {
@@ -33,6 +33,7 @@ export async function startClusterListener(
     logger: Logger;
     replicas: ReplicaTable;
     catalog: ModelCatalog;
+    events?: NodeEvents;
   },
 ): Promise<ClusterListener> {
   await ensureClusterTls(config.dataDir, tlsNames(config.tlsNames));
@@ -46,6 +47,7 @@ export async function startClusterListener(
     replicas: deps.replicas,
     catalog: deps.catalog,
     clusterSecret,
+    ...(deps.events ? { events: deps.events } : {}),
     settings: {
       heartbeatMs: config.nodeHeartbeatMs,
       lostAfterMs: config.nodeLostAfterMs,

@@ -26,6 +26,14 @@ import { AppError } from "../errors.ts";
 import type { DesiredShard, NodeRow, NodeStore } from "./node_store.ts";
 import { replicaKey } from "./replica_key.ts";
 
+/** What the hub tells the rest of the control plane (notifications). */
+export interface NodeEvents {
+  connected(node: string): void;
+  lost(node: string, reason: string): void;
+  heartbeat(node: string, hb: Heartbeat): void;
+  shard(node: string, shard: ShardReport): void;
+}
+
 export interface NodeHubSettings {
   heartbeatMs: number;
   lostAfterMs: number;
@@ -35,6 +43,7 @@ export interface NodeHubSettings {
 
 interface Live {
   nodeId: string;
+  name: string;
   socket: WebSocket;
   liveness: Liveness;
   connectedAt: number;
@@ -101,6 +110,7 @@ export class NodeHub {
       catalog: ModelCatalog;
       clusterSecret: string;
       settings: NodeHubSettings;
+      events?: NodeEvents;
     },
   ) {
     this.#log = deps.logger.child({ component: "nodes" });
@@ -114,6 +124,7 @@ export class NodeHub {
     const now = this.deps.clock.now();
     const live: Live = {
       nodeId: node.id,
+      name: node.name,
       socket,
       connectedAt: now,
       lastHeard: now,
@@ -137,6 +148,7 @@ export class NodeHub {
     socket.onclose = () => this.#lost(live, "channel closed");
     socket.onerror = () => {};
     this.#log.info("node connected", { nodeId: node.id, name: node.name });
+    this.deps.events?.connected(node.name);
   }
 
   async #onMessage(live: Live, data: unknown): Promise<void> {
@@ -185,6 +197,7 @@ export class NodeHub {
       }
       case "heartbeat": {
         live.heartbeat = msg;
+        this.deps.events?.heartbeat(live.name, msg);
         const seen = new Set<string>();
         for (const s of msg.shards) {
           seen.add(s.shardId);
@@ -217,6 +230,7 @@ export class NodeHub {
   }
 
   #onShard(live: Live, s: ShardReport): void {
+    this.deps.events?.shard(live.name, s);
     if (s.state === "stopped") return this.#forgetShard(live, s.shardId);
     live.shards.set(s.shardId, s);
     if (s.state === "ready") live.errors.delete(s.shardId);
@@ -318,6 +332,8 @@ export class NodeHub {
     for (const id of live.shards.keys()) this.deps.replicas.remove(replicaId(live.nodeId, id));
     this.#log.warn("node lost", { nodeId: live.nodeId, reason });
     this.onReport();
+    // Removed on purpose, reconnected, or our own shutdown: not a node lost.
+    if (!notLoss.has(reason)) this.deps.events?.lost(live.name, reason);
     this.deps.nodes.update(live.nodeId, { lastHeardAt: live.lastHeard }).catch(() => {});
   }
 
@@ -458,6 +474,8 @@ export class NodeHub {
     for (const live of [...this.#live.values()]) this.#drop(live, 1001, "control plane stopping");
   }
 }
+
+const notLoss = new Set(["node removed", "replaced by a new connection", "control plane stopping"]);
 
 function replicaId(nodeId: string, shardId: string): string {
   return `${nodeId}/${shardId}`;

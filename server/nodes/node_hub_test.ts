@@ -16,7 +16,13 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
   const logger = createLogger({ sink: (l) => lines.push(l), level: "debug" });
   await initDataDir(dir, { clock: systemClock });
   const config = await loadServerConfig({
-    flags: { data: dir, listen: "127.0.0.1:0", "cluster-listen": "127.0.0.1:0", portal: "false" },
+    flags: {
+      data: dir,
+      listen: "127.0.0.1:0",
+      "cluster-listen": "127.0.0.1:0",
+      "metrics-listen": "127.0.0.1:0",
+      portal: "false",
+    },
     env: {},
   });
   const cp = await startControlPlane(config, { logger });

@@ -109,6 +109,11 @@ export class Admission {
     this.#dropIfEmpty(key, q);
   }
 
+  /** A live settings change: new waiters get the new deadline. */
+  setTimeoutMs(ms: number): void {
+    this.opts.timeoutMs = ms;
+  }
+
   waiting(key: string): number {
     const q = this.#queues.get(key);
     return q ? q.interactive.length + q.batch.length : 0;

@@ -17,6 +17,7 @@ import { passOn, relay, type RelayOutcome } from "./relay.ts";
 import type { Replica } from "./replicas.ts";
 import { prefixBlocks, sessionKey } from "./request_keys.ts";
 import { estimateTokens } from "../accounting/admission.ts";
+import { genAiParams } from "../observe/genai.ts";
 
 export type EnginePath = "/chat/completions" | "/completions" | "/embeddings" | "/rerank";
 
@@ -37,6 +38,8 @@ export async function dispatch(
   const entry = deps.catalog.get(model);
   if (!entry) throw new AppError("model_not_found", { model }, "model");
   deps.models?.check(entry, body);
+  c.set("model", model);
+  c.set("genAi", genAiParams(body));
   const profile = resolveProfile(opts.profile ?? c.req.header(profileHeader), entry.routingProfile);
   const { routing, replicas: table } = deps;
   const session = profile === "chat" ? sessionKey(c.req.header("x-session-id"), body) : undefined;

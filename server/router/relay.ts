@@ -145,6 +145,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
     idleTimeoutMs: req.idleTimeoutMs,
     model: replica.model,
     abort: () => upstreamAbort.abort(),
+    clientGone: () => req.clientSignal.aborted,
     finish,
     headers,
   });
@@ -205,6 +206,8 @@ function relayStream(
     idleTimeoutMs: number;
     model: string;
     abort: () => void;
+    /** True once the client disconnected: a read that fails then is the client's doing. */
+    clientGone: () => boolean;
     finish: (o: Omit<RelayOutcome, "latencyMs">) => void;
     headers: Record<string, string>;
   },
@@ -327,6 +330,13 @@ function relayStream(
             ctrl.enqueue(encoder.encode(out.join("")));
             done(504);
             ctrl.close();
+            return;
+          }
+          // The client's disconnect aborts the engine request, which can fail this read before
+          // the response's own cancel arrives: that is still the client leaving, not the engine.
+          if (opts.clientGone()) {
+            done(499);
+            ctrl.error(new Error("the client went away"));
             return;
           }
           done(502);

@@ -19,6 +19,7 @@ import { settingsRoutes } from "./admin/settings.ts";
 import { treeRoutes } from "./admin/tree.ts";
 import { nodeAdminRoutes } from "../nodes/admin_routes.ts";
 import { modelAdminRoutes } from "../models/admin_routes.ts";
+import { opsAdminRoutes } from "./admin_ops.ts";
 
 export function adminRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -40,6 +41,7 @@ export function adminRoutes(deps: AppDeps): Hono<AppEnv> {
   settingsRoutes(registry, deps);
   nodeAdminRoutes(registry, deps.nodes);
   modelAdminRoutes(registry, deps);
+  opsAdminRoutes(registry, deps);
 
   registry.add({
     method: "get",

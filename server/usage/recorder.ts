@@ -5,6 +5,7 @@
 import { ulid } from "ulid";
 import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
+import { addToDaily } from "./daily.ts";
 import { usage } from "../../db/schema.ts";
 
 export type UsageRow = Omit<typeof usage.$inferInsert, "id">;
@@ -18,26 +19,41 @@ const maxPending = 100_000;
 
 export class UsageRecorder implements UsageSink {
   #pending: (typeof usage.$inferInsert)[] = [];
+  /** When each pending row was recorded (performance.now()), for the writer's lag. */
+  #recordedAt: number[] = [];
   #timer: ReturnType<typeof setInterval> | undefined;
   #flushing: Promise<void> | undefined;
   dropped = 0;
 
   constructor(
-    private readonly deps: { store: Store; logger: Logger; flushMs: number; batchSize: number },
+    private readonly deps: {
+      store: Store;
+      logger: Logger;
+      flushMs: number;
+      batchSize: number;
+    },
   ) {
     this.#timer = setInterval(() => void this.flush(), deps.flushMs);
   }
 
   record(row: UsageRow): void {
     this.#pending.push({ id: ulid(row.at), ...row });
+    this.#recordedAt.push(performance.now());
     if (this.#pending.length > maxPending) {
       this.dropped += this.#pending.length - maxPending;
       this.#pending.splice(0, this.#pending.length - maxPending);
+      this.#recordedAt.splice(0, this.#recordedAt.length - maxPending);
     }
   }
 
   get pending(): number {
     return this.#pending.length;
+  }
+
+  /** How long the oldest row not yet written has waited, in ms; null when none waits. */
+  get oldestPendingMs(): number | null {
+    const first = this.#recordedAt[0];
+    return first === undefined ? null : performance.now() - first;
   }
 
   /** Writes everything waiting; concurrent calls share one run. */
@@ -49,10 +65,16 @@ export class UsageRecorder implements UsageSink {
   async #drain(): Promise<void> {
     while (this.#pending.length > 0) {
       const batch = this.#pending.splice(0, this.deps.batchSize);
+      const times = this.#recordedAt.splice(0, batch.length);
       try {
-        await this.deps.store.write((tx) => tx.insert(usage).values(batch));
+        await this.deps.store.write(async (tx) => {
+          await tx.insert(usage).values(batch);
+          // The per-day sums move with the rows, in the same transaction.
+          await addToDaily(tx, batch);
+        });
       } catch (e) {
         this.#pending.unshift(...batch);
+        this.#recordedAt.unshift(...times);
         this.deps.logger.error("usage batch not written; will retry", {
           rows: batch.length,
           error: e,

@@ -12,6 +12,8 @@ export interface Appliance {
   output(): string;
   /** Ctrl-C, then wait for a clean exit; returns the exit code. */
   stop(): Promise<number>;
+  /** Sends a signal (SIGTERM, SIGKILL, …) and waits for the exit; returns the exit code. */
+  kill(signal: Deno.Signal): Promise<number>;
 }
 
 export async function startAppliance(
@@ -26,6 +28,8 @@ export async function startAppliance(
     "--listen",
     "127.0.0.1:0",
     "--cluster-listen",
+    "127.0.0.1:0",
+    "--metrics-listen",
     "127.0.0.1:0",
     "--usage-flush-interval-ms",
     "50",
@@ -59,19 +63,21 @@ export async function startAppliance(
     throw new Error(`llmgw up did not come up:\n${text}`);
   }
   let stopped: Promise<number> | undefined;
+  const kill = (signal: Deno.Signal) => {
+    stopped ??= (async () => {
+      child.kill(signal);
+      const status = await child.status;
+      await pumps;
+      return status.code;
+    })();
+    return stopped;
+  };
   return {
     url,
     key,
     dataDir,
     output: () => text,
-    stop() {
-      stopped ??= (async () => {
-        child.kill("SIGINT");
-        const status = await child.status;
-        await pumps;
-        return status.code;
-      })();
-      return stopped;
-    },
+    stop: () => kill("SIGINT"),
+    kill,
   };
 }

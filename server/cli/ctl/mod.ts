@@ -15,6 +15,7 @@ import { auditArea, modelsArea, pricesArea, usageArea } from "./records.ts";
 import { orgsArea, projectsArea, teamsArea } from "./tree.ts";
 import { ctlNodes, nodesFlags, nodesHelp } from "../ctl_nodes.ts";
 import { ctlModels, modelFlags, modelHelp } from "../ctl_models.ts";
+import { ctlBackup, ctlConfig, ctlNotifyTest, ctlUsage, opsFlags, opsHelp } from "../ctl_ops.ts";
 
 const areas: Area[] = [
   orgsArea,
@@ -34,6 +35,7 @@ const help = `Usage: llmgw ctl <area> <verb> [options] [--json]
 ${areas.map((a) => a.help).join("\n")}
 ${nodesHelp}
 ${modelHelp}
+${opsHelp}
 
 Options: --data DIR, --url URL, --token TOKEN (env LLMGW_ADMIN_TOKEN), --json (machine-readable)`;
 
@@ -79,6 +81,7 @@ export const ctlCommand: Command = {
       ...Object.fromEntries(stringFlags.map((f) => [f, { type: "string" as const }])),
       ...nodesFlags,
       ...modelFlags,
+      ...opsFlags,
     });
     if (values.help || positionals.length === 0) {
       console.log(help);
@@ -89,7 +92,8 @@ export const ctlCommand: Command = {
     const verb = area?.verbs[verbName];
     // Nodes and models (`model`, `replicas`, `restart`) have command trees of their own.
     const own = areaName === "nodes" || areaName === "model" || areaName === "replicas" ||
-      areaName === "restart";
+      areaName === "restart" || areaName === "backup" || areaName === "config" ||
+      areaName === "notify" || (areaName === "usage" && positionals.length === 1);
     if (!own && (!area || !verb)) {
       throw new UsageError(`unknown command 'ctl ${positionals.join(" ")}'\n\n${help}`);
     }
@@ -97,6 +101,11 @@ export const ctlCommand: Command = {
     const json = values.json === true;
     try {
       if (areaName === "nodes") return await ctlNodes(api, json, positionals.slice(1), values);
+      // `ctl usage` alone sums usage for finance; `ctl usage list` shows recent rows.
+      if (areaName === "usage") return await ctlUsage(api, values, json);
+      if (areaName === "backup") return await ctlBackup(api, positionals[1]);
+      if (areaName === "config") return await ctlConfig(api, positionals.slice(1), json);
+      if (areaName === "notify") return await ctlNotifyTest(api, json);
       if (own) return await ctlModels(api, json, positionals, values);
       return await verb!({ api, json, values, args });
     } catch (e) {

@@ -101,6 +101,9 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "post /models/{name}/start": {},
       "post /models/{name}/smoke": {},
       "post /models/{name}/restart": {},
+      "put /settings": { log_level: "debug" },
+      "post /notify/test": {},
+      "post /backup": {},
     };
     const creds: [string, Cred][] = [
       ["tenant admin", b.admin.cred],

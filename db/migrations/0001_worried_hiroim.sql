@@ -23,6 +23,12 @@ CREATE TABLE `budget_counters` (
 	PRIMARY KEY(`scope_kind`, `scope_id`, `period`)
 );
 --> statement-breakpoint
+CREATE TABLE `cluster_settings` (
+	`key` text PRIMARY KEY NOT NULL,
+	`value` text NOT NULL,
+	`updated_at` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `join_codes` (
 	`id` text PRIMARY KEY NOT NULL,
 	`secret_hash` text NOT NULL,
@@ -145,6 +151,19 @@ CREATE TABLE `teams` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `teams_org_name` ON `teams` (`org_id`,`name`);--> statement-breakpoint
+CREATE TABLE `usage_daily` (
+	`day` text NOT NULL,
+	`key_id` text NOT NULL,
+	`model` text NOT NULL,
+	`requests` integer NOT NULL,
+	`errors` integer NOT NULL,
+	`prompt_tokens` integer NOT NULL,
+	`cached_tokens` integer NOT NULL,
+	`completion_tokens` integer NOT NULL,
+	`cost_micros` integer NOT NULL,
+	PRIMARY KEY(`day`, `key_id`, `model`)
+);
+--> statement-breakpoint
 ALTER TABLE `api_keys` ADD `project_id` text REFERENCES projects(id);--> statement-breakpoint
 ALTER TABLE `api_keys` ADD `last_used_at` integer;--> statement-breakpoint
 ALTER TABLE `models` ADD `routing_profile` text;--> statement-breakpoint

@@ -1,0 +1,87 @@
+/**
+ * One access-log line per request, and the HTTP counters, written when the answer has been sent
+ * whole (for a stream: when it ends), so duration and bytes are the real ones. The line holds the
+ * request id (also sent as `x-request-id`), method, route pattern, status, duration, model and
+ * byte counts; never a path's parameters, a query string, a prompt, an answer or a header value.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
+import type { Logger } from "../../core/log.ts";
+import type { AppEnv } from "../app_env.ts";
+import { AppError } from "../errors.ts";
+import type { GatewayMetrics } from "./gateway_metrics.ts";
+import type { Tracer } from "./tracing.ts";
+
+export function accessLog(
+  logger: Logger | undefined,
+  metrics: GatewayMetrics | undefined,
+  tracer?: Tracer,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const startedAt = Date.now();
+    await next();
+    const route = matchedRoute(c);
+    const err = c.error instanceof AppError ? c.error : undefined;
+    const status = c.res.status;
+    const finish = (bytesOut: number | null) => {
+      const model = c.get("model");
+      metrics?.observeHttp(
+        c.req.method,
+        route,
+        status,
+        err ? { code: err.code, ...(model ? { model } : {}) } : undefined,
+      );
+      logger?.info("request", {
+        request_id: c.get("requestId"),
+        method: c.req.method,
+        route,
+        status,
+        duration_ms: Math.round(performance.now() - started),
+        ...(model ? { model } : {}),
+        ...(err ? { code: err.code } : {}),
+        bytes_in: Number(c.req.header("content-length") ?? 0) || 0,
+        ...(bytesOut === null ? {} : { bytes_out: bytesOut }),
+      });
+      if (tracer && model) {
+        const traceparent = c.req.header("traceparent");
+        const genAi = c.get("genAi");
+        tracer.requestEnded({
+          requestId: c.get("requestId"),
+          method: c.req.method,
+          route,
+          status,
+          startMs: startedAt,
+          endMs: startedAt + (performance.now() - started),
+          ...(genAi ? { genAi } : {}),
+          ...(traceparent ? { traceparent } : {}),
+        });
+      }
+    };
+    const body = c.res.body;
+    if (!body) return finish(0);
+    let bytes = 0;
+    let done = false;
+    const once = () => {
+      if (!done) finish(bytes);
+      done = true;
+    };
+    const counted = body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, ctl) {
+          bytes += chunk.byteLength;
+          ctl.enqueue(chunk);
+        },
+        flush: once,
+        cancel: once,
+      }),
+    );
+    c.res = new Response(counted, c.res);
+  };
+}
+
+/** The pattern the answering handler was registered under; `unmatched` for a 404 of no route. */
+function matchedRoute(c: Context<AppEnv>): string {
+  const p = routePath(c);
+  return !p || p.endsWith("*") ? "unmatched" : p;
+}

@@ -1,0 +1,63 @@
+/**
+ * The access log: one line per request with its id (the same as x-request-id), method, route
+ * pattern, status, duration, model and bytes; in JSON or logfmt; never the prompt, the answer or
+ * the key.
+ */
+import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
+import { createLogger, logfmt } from "../../core/log.ts";
+import { startHarness } from "../../tests/helpers/harness.ts";
+import { buildApp } from "../app.ts";
+
+Deno.test("access log: one JSON line per request, ids match, nothing secret", async () => {
+  const h = await startHarness();
+  const lines: string[] = [];
+  const app = buildApp({ ...h.deps, logger: createLogger({ sink: (l) => lines.push(l) }) });
+  try {
+    const res = await app.request("/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${h.key}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "demo",
+        stream: true,
+        messages: [{ role: "user", content: "the words of a private prompt" }],
+      }),
+    });
+    const answer = await res.text();
+    const id = res.headers.get("x-request-id")!;
+    const access = lines.map((l) => JSON.parse(l)).filter((o) => o.msg === "request");
+    assertEquals(access.length, 1);
+    const line = access[0];
+    assertEquals(line.request_id, id);
+    assertEquals(line.method, "POST");
+    assertEquals(line.route, "/v1/chat/completions");
+    assertEquals(line.status, 200);
+    assertEquals(line.model, "demo");
+    assertEquals(line.bytes_out, new TextEncoder().encode(answer).length);
+    assert(line.duration_ms >= 0);
+    const all = lines.join("\n");
+    assert(!all.includes("private prompt"));
+    assert(!all.includes(h.key));
+
+    const missing = await app.request("/nowhere/at/all", {
+      headers: { authorization: `Bearer ${h.key}` },
+    });
+    await missing.body?.cancel();
+    const last = JSON.parse(lines.at(-1)!);
+    assertEquals(last.status, 404);
+    assertEquals(last.route, "unmatched");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("logfmt: key=value pairs, quoted when needed", () => {
+  assertEquals(
+    logfmt({ level: "info", msg: "node lost", n: 3, ok: true, o: { a: 1 }, e: "" }),
+    'level=info msg="node lost" n=3 ok=true o="{\\"a\\":1}" e=""',
+  );
+  const lines: string[] = [];
+  createLogger({ format: "logfmt", sink: (l) => lines.push(l) }).info("hi", {
+    api_key: "sk-llmgw-abc",
+  });
+  assertMatch(lines[0]!, /^t=\S+ level=info msg=hi api_key=\[redacted\]$/);
+});

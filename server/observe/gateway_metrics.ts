@@ -1,0 +1,296 @@
+/**
+ * The gateway's metrics: what is counted on the request path (from each usage row and each
+ * HTTP answer), and what is read from live state at each scrape (replicas, breakers, queues,
+ * nodes and their cards, the usage writer). Label values come only from bounded sets: catalog
+ * model names, route patterns, HTTP statuses, error codes, replica and breaker states, node names
+ * and card indexes. Never a key id, a prompt or a client-chosen string.
+ */
+import { Registry } from "../../core/metrics/registry.ts";
+import { VERSION } from "../../core/version.ts";
+import type { UsageRow } from "../usage/recorder.ts";
+import type { ReplicaTable } from "../router/replicas.ts";
+import type { Routing } from "../router/routing.ts";
+import type { ModelCatalog } from "../router/catalog.ts";
+import type { NodeHub } from "../nodes/node_hub.ts";
+
+/** Seconds: from 5 ms to 5 minutes, the span between an embedding and a long generation. */
+const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const ttftBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
+const queueBuckets = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** What a refusal by a limit is for: a rate limit or a spending budget. */
+export type RefusalKind = "rate_limit" | "budget";
+/** Where the limit is set. A closed list, so the label stays bounded. */
+export type RefusalLevel = "key" | "user" | "project" | "team" | "org" | "model" | "global";
+
+/** What the scrape reads from; each part is optional (a test may have no nodes). */
+export interface MetricSources {
+  replicas?: ReplicaTable;
+  routing?: Routing;
+  catalog?: ModelCatalog;
+  nodes?: () => NodeHub | undefined;
+  usageWriter?: () => { pending: number; oldestPendingMs: number | null; dropped: number };
+}
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly requests = this.registry.counter(
+    "llmgw_requests_total",
+    "Inference requests answered, by model asked for, route and HTTP status",
+    ["model", "route", "status"],
+  );
+  readonly duration = this.registry.histogram(
+    "llmgw_request_duration_seconds",
+    "Inference request duration from arrival to the last byte, queue included",
+    ["model", "route"],
+    latencyBuckets,
+  );
+  readonly ttft = this.registry.histogram(
+    "llmgw_time_to_first_token_seconds",
+    "Time from a streamed request's arrival to its first byte, queue included",
+    ["model"],
+    ttftBuckets,
+  );
+  readonly tokens = this.registry.counter(
+    "llmgw_tokens_total",
+    "Tokens by direction: prompt (all prompt tokens), cached (the part of prompt read from the engine's cache), completion",
+    ["model", "direction"],
+  );
+  readonly queueWait = this.registry.histogram(
+    "llmgw_queue_wait_seconds",
+    "Time requests waited for a replica with room",
+    ["model"],
+    queueBuckets,
+  );
+  readonly admissionRefusals = this.registry.counter(
+    "llmgw_admission_refusals_total",
+    "Requests refused for want of room: queue_timeout (waited too long) or model_unavailable (no replica at all)",
+    ["model", "reason"],
+  );
+  readonly limitRefusals = this.registry.counter(
+    "llmgw_limit_refusals_total",
+    "Requests refused by a rate limit or a budget, by kind and the level it is set at",
+    ["kind", "level"],
+  );
+  readonly httpRequests = this.registry.counter(
+    "llmgw_http_requests_total",
+    "Every HTTP answer of the client and admin listener, by method, route pattern and status",
+    ["method", "route", "status"],
+  );
+  readonly httpErrors = this.registry.counter(
+    "llmgw_http_errors_total",
+    "Error answers by their error code (the closed list in server/errors.ts)",
+    ["code"],
+  );
+  readonly inFlight = this.registry.gauge(
+    "llmgw_requests_in_flight",
+    "Requests sent to replicas and not yet ended",
+    ["model"],
+  );
+  readonly queueLength = this.registry.gauge(
+    "llmgw_queue_length",
+    "Requests waiting in the model's queue for a replica with room",
+    ["model"],
+  );
+  readonly replicasByState = this.registry.gauge(
+    "llmgw_replicas",
+    "Replicas in the router's table by model and state",
+    ["model", "state"],
+  );
+  readonly breakers = this.registry.gauge(
+    "llmgw_breakers",
+    "Endpoints by model and circuit-breaker state (closed, open, half-open)",
+    ["model", "state"],
+  );
+  readonly nodesByState = this.registry.gauge(
+    "llmgw_nodes",
+    "Joined nodes by state (ready, cordoned, draining, lost, waiting)",
+    ["state"],
+  );
+  readonly agentConnections = this.registry.gauge(
+    "llmgw_agent_connections",
+    "Agents with an open control channel",
+  );
+  readonly gpuMemUsed = this.registry.gauge(
+    "llmgw_gpu_memory_used_bytes",
+    "Card memory in use, from the node's last heartbeat",
+    ["node", "gpu"],
+  );
+  readonly gpuMemTotal = this.registry.gauge(
+    "llmgw_gpu_memory_total_bytes",
+    "Card memory in all",
+    ["node", "gpu"],
+  );
+  readonly gpuUtil = this.registry.gauge(
+    "llmgw_gpu_utilization_percent",
+    "Share of the last sample in which any kernel ran (absent when the driver does not say)",
+    ["node", "gpu"],
+  );
+  readonly gpuPower = this.registry.gauge(
+    "llmgw_gpu_power_watts",
+    "Card power draw",
+    ["node", "gpu"],
+  );
+  readonly gpuPowerLimit = this.registry.gauge(
+    "llmgw_gpu_power_limit_watts",
+    "Card power limit now enforced; draw against it shows how much of the chip works",
+    ["node", "gpu"],
+  );
+  readonly gpuTemp = this.registry.gauge(
+    "llmgw_gpu_temperature_celsius",
+    "Card temperature",
+    ["node", "gpu"],
+  );
+  readonly diskFree = this.registry.gauge(
+    "llmgw_node_disk_free_bytes",
+    "Free disk where a node keeps weights or engines",
+    ["node", "purpose"],
+  );
+  readonly usagePending = this.registry.gauge(
+    "llmgw_usage_pending_rows",
+    "Usage rows in memory not yet written to the store",
+  );
+  readonly usageOldest = this.registry.gauge(
+    "llmgw_usage_oldest_pending_seconds",
+    "Age of the oldest usage row not yet written (0 when none waits)",
+  );
+  readonly usageDropped = this.registry.gauge(
+    "llmgw_usage_dropped_rows",
+    "Usage rows dropped because the store could not take them for too long (since start)",
+  );
+  readonly buildInfo = this.registry.gauge(
+    "llmgw_build_info",
+    "Always 1; the version is a label",
+    ["version"],
+  );
+
+  #sources: MetricSources;
+
+  constructor(sources: MetricSources = {}) {
+    this.#sources = sources;
+    this.buildInfo.set({ version: VERSION }, 1);
+    this.registry.collect(() => this.#collectRouter(this.#sources));
+    this.registry.collect(() => this.#collectNodes(this.#sources));
+    this.registry.collect(() => {
+      const w = sources.usageWriter?.();
+      if (!w) return;
+      this.usagePending.set({}, w.pending);
+      this.usageOldest.set({}, (w.oldestPendingMs ?? 0) / 1000);
+      this.usageDropped.set({}, w.dropped);
+    });
+  }
+
+  /** The catalog is loaded after the metrics are made; its models get series at zero. */
+  setCatalog(catalog: ModelCatalog): void {
+    this.#sources = { ...this.#sources, catalog };
+  }
+
+  /** One inference request ended: counted from its usage row. */
+  observeUsage(row: UsageRow): void {
+    const model = row.model;
+    const route = row.endpoint;
+    this.requests.inc({ model, route, status: String(row.status) });
+    this.duration.observe({ model, route }, row.latencyMs / 1000);
+    if (row.stream && row.ttftMs !== null && row.ttftMs !== undefined) {
+      this.ttft.observe({ model }, row.ttftMs / 1000);
+    }
+    if (row.promptTokens) this.tokens.inc({ model, direction: "prompt" }, row.promptTokens);
+    if (row.cachedTokens) this.tokens.inc({ model, direction: "cached" }, row.cachedTokens);
+    if (row.completionTokens) {
+      this.tokens.inc({ model, direction: "completion" }, row.completionTokens);
+    }
+    if (row.queueMs) this.queueWait.observe({ model }, row.queueMs / 1000);
+  }
+
+  /** A request refused by a rate limit or a budget (called by the limits code). */
+  refusal(kind: RefusalKind, level: RefusalLevel): void {
+    this.limitRefusals.inc({ kind, level });
+  }
+
+  /** An HTTP answer left; `code` is the error code when it was an error. */
+  observeHttp(
+    method: string,
+    route: string,
+    status: number,
+    error?: { code: string; model?: string },
+  ): void {
+    this.httpRequests.inc({ method, route, status: String(status) });
+    if (!error) return;
+    this.httpErrors.inc({ code: error.code });
+    // Both errors are raised only for a model found in the catalog, so the label stays bounded.
+    if (error.code === "queue_timeout" || error.code === "model_unavailable") {
+      this.admissionRefusals.inc({ model: error.model ?? "", reason: error.code });
+    }
+  }
+
+  render(): Promise<string> {
+    return this.registry.render();
+  }
+
+  #collectRouter(s: MetricSources): void {
+    if (!s.replicas) return;
+    for (const g of [this.inFlight, this.queueLength, this.replicasByState, this.breakers]) {
+      g.reset();
+    }
+    const models = new Set(s.catalog?.list().map((m) => m.name) ?? []);
+    for (const r of s.replicas.list()) models.add(r.model);
+    for (const model of models) {
+      this.queueLength.set({ model }, s.routing?.admission.waiting(model) ?? 0);
+      let inFlight = 0;
+      for (const r of s.replicas.forModel(model)) {
+        inFlight += r.inFlight;
+        this.replicasByState.inc({ model, state: r.state });
+        this.breakers.inc({ model, state: r.breaker.state() });
+      }
+      this.inFlight.set({ model }, inFlight);
+    }
+  }
+
+  async #collectNodes(s: MetricSources): Promise<void> {
+    const hub = s.nodes?.();
+    if (!hub) return;
+    const views = await hub.list();
+    for (
+      const g of [
+        this.nodesByState,
+        this.gpuMemUsed,
+        this.gpuMemTotal,
+        this.gpuUtil,
+        this.gpuPower,
+        this.gpuPowerLimit,
+        this.gpuTemp,
+        this.diskFree,
+      ]
+    ) g.reset();
+    this.agentConnections.set({}, views.filter((v) => v.connected).length);
+    for (const v of views) {
+      this.nodesByState.inc({ state: v.state });
+      if (!v.connected) continue;
+      const node = v.name;
+      const gpus = (v.gpu as { gpus?: GpuFigures[] } | undefined)?.gpus ?? [];
+      for (const g of gpus) {
+        const l = { node, gpu: String(g.index) };
+        // A figure the driver did not give stays absent, never 0.
+        if (g.memoryUsedBytes !== undefined) this.gpuMemUsed.set(l, g.memoryUsedBytes);
+        if (g.memoryTotalBytes !== undefined) this.gpuMemTotal.set(l, g.memoryTotalBytes);
+        if (g.utilizationPercent !== undefined) this.gpuUtil.set(l, g.utilizationPercent);
+        if (g.powerDrawW !== undefined) this.gpuPower.set(l, g.powerDrawW);
+        if (g.powerLimitW !== undefined) this.gpuPowerLimit.set(l, g.powerLimitW);
+        if (g.temperatureC !== undefined) this.gpuTemp.set(l, g.temperatureC);
+      }
+      const disks = (v.host as { disks?: { purpose: string; freeBytes: number }[] } | undefined)
+        ?.disks ?? [];
+      for (const d of disks) this.diskFree.set({ node, purpose: d.purpose }, d.freeBytes);
+    }
+  }
+}
+
+interface GpuFigures {
+  index: number;
+  memoryUsedBytes?: number;
+  memoryTotalBytes?: number;
+  utilizationPercent?: number;
+  powerDrawW?: number;
+  powerLimitW?: number;
+  temperatureC?: number;
+}

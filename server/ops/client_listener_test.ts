@@ -1,0 +1,69 @@
+/**
+ * The client listener: HTTPS with the cluster's own certificate or with given files, Secure
+ * cookies reported to the app, and plain HTTP refused on a non-loopback address unless allowed.
+ */
+import { assert, assertEquals, assertMatch, assertRejects } from "../../tests/assert.ts";
+import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
+import { clientTls, isLoopback } from "./client_listener.ts";
+import { loadServerConfig } from "../config.ts";
+import { ConfigError } from "../../core/settings.ts";
+import { tlsPaths } from "../tls/cluster_tls.ts";
+
+Deno.test("https: true serves the API with the cluster CA's certificate; cookies are Secure", async () => {
+  const t = await startTestControlPlane({ flags: { https: "true", listen: "localhost:0" } });
+  const client = Deno.createHttpClient({ caCerts: [t.caPem] });
+  try {
+    assertMatch(t.cp.url, /^https:\/\/(localhost|127\.0\.0\.1):\d+$/);
+    assertEquals(t.cp.deps.secureCookies, true);
+    const res = await fetch(`${t.cp.url}/health`, { client });
+    assertEquals(res.status, 200);
+    await res.body?.cancel();
+    // Without trusting the cluster CA the client refuses the connection.
+    await assertRejects(() => fetch(`${t.cp.url}/health`));
+  } finally {
+    client.close();
+    await t.close();
+  }
+});
+
+Deno.test("tls.cert_file and tls.key_file are used when given; one alone is refused", async () => {
+  const t = await startTestControlPlane();
+  const paths = tlsPaths(t.dir);
+  await t.close({ keepDir: true });
+  const given = await startTestControlPlane({
+    dir: t.dir,
+    flags: { "tls-cert-file": paths.cert, "tls-key-file": paths.key, listen: "127.0.0.1:0" },
+  });
+  const client = Deno.createHttpClient({ caCerts: [given.caPem] });
+  try {
+    assert(given.cp.url.startsWith("https://"));
+    const res = await fetch(`${given.cp.url}/health`, { client });
+    assertEquals(res.status, 200);
+    await res.body?.cancel();
+    const half = await loadServerConfig({
+      flags: { data: t.dir, "tls-cert-file": paths.cert },
+      env: {},
+    });
+    await assertRejects(() => clientTls(half), ConfigError, "go together");
+  } finally {
+    client.close();
+    await given.close();
+  }
+});
+
+Deno.test("plain HTTP only on loopback unless allow_plain_http", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "llmgw-plain-" });
+  try {
+    const open = await loadServerConfig({ flags: { data: dir, listen: "0.0.0.0:0" }, env: {} });
+    await assertRejects(() => clientTls(open), ConfigError, "in the clear");
+    const allowed = await loadServerConfig({
+      flags: { data: dir, listen: "0.0.0.0:0", "allow-plain-http": "true" },
+      env: {},
+    });
+    assertEquals(await clientTls(allowed), undefined);
+    assert(isLoopback("127.0.0.1") && isLoopback("::1") && isLoopback("localhost"));
+    assert(!isLoopback("10.0.0.1") && !isLoopback("0.0.0.0"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

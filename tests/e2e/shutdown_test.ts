@@ -1,0 +1,89 @@
+/**
+ * Stopping a real `llmgw up`: SIGTERM lets a stream in flight finish and writes its usage row
+ * before exit, while new connections are refused; SIGKILL loses at most the last
+ * `usage.flush_interval_ms` (1 s by default) of usage rows: a request that completed 1.5 s
+ * before the kill is in the store.
+ */
+import { assert, assertEquals } from "../assert.ts";
+import { startAppliance } from "../helpers/appliance.ts";
+import { openStore } from "../../db/store.ts";
+import { usage } from "../../db/schema.ts";
+
+async function rows(dataDir: string) {
+  const store = await openStore(`${dataDir}/llmgw.db`);
+  try {
+    return await store.db.select().from(usage);
+  } finally {
+    store.close();
+  }
+}
+
+Deno.test({
+  name: "SIGKILL 1.5 s after a request completes loses no usage row (flush interval 1 s)",
+  sanitizeResources: false,
+  async fn() {
+    const app = await startAppliance({
+      args: ["--usage-flush-interval-ms", "1000", "--engines-sim-tokens-per-second", "5000"],
+    });
+    try {
+      const res = await fetch(`${app.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "demo", messages: [{ role: "user", content: "hi" }] }),
+      });
+      assertEquals(res.status, 200);
+      const id = res.headers.get("x-request-id");
+      await res.text();
+      await new Promise((r) => setTimeout(r, 1_500));
+      await app.kill("SIGKILL");
+      const written = await rows(app.dataDir);
+      assert(written.some((r) => r.requestId === id), "the completed request's row was written");
+    } finally {
+      await app.kill("SIGKILL");
+      await Deno.remove(app.dataDir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "SIGTERM: a stream in flight finishes, its usage row is written, new requests are refused",
+  sanitizeResources: false,
+  async fn() {
+    const app = await startAppliance({
+      args: ["--usage-flush-interval-ms", "60000", "--engines-sim-tokens-per-second", "20"],
+    });
+    try {
+      const res = await fetch(`${app.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "demo",
+          stream: true,
+          max_tokens: 30,
+          messages: [{ role: "user", content: "tell me something long" }],
+        }),
+      });
+      assertEquals(res.status, 200);
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = (await reader.read()).value ?? "";
+      const exited = app.kill("SIGTERM");
+      await new Promise((r) => setTimeout(r, 200));
+      const refused = await fetch(`${app.url}/health`).then(() => false, () => true);
+      assert(refused, "no new connections once stopping");
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+      }
+      assert(text.includes("data: [DONE]"), "the stream ran to its end");
+      assertEquals(await exited, 0);
+      const written = await rows(app.dataDir);
+      assertEquals(written.length, 1);
+      assertEquals(written[0]!.status, 200);
+      assertEquals(written[0]!.completionTokens, 30);
+    } finally {
+      await app.kill("SIGKILL");
+      await Deno.remove(app.dataDir, { recursive: true });
+    }
+  },
+});

@@ -1,0 +1,69 @@
+/**
+ * A node on the control channel without an agent: joins with a real code over the real TLS
+ * listener and speaks the channel protocol from the test, so a test can send exact heartbeats
+ * (cards, disks, shards) and drop the channel when it likes.
+ */
+import type { ControlPlane } from "../../server/serve.ts";
+
+export interface ChannelNode {
+  nodeId: string;
+  inbox: Record<string, unknown>[];
+  send(msg: Record<string, unknown>): void;
+  /** Closes the channel (the control plane sees the node lost). */
+  close(): Promise<void>;
+}
+
+export async function joinChannelNode(
+  cp: ControlPlane,
+  caPem: string,
+  name: string,
+  opts: { credential?: string } = {},
+): Promise<ChannelNode & { credential: string }> {
+  let credential = opts.credential;
+  if (!credential) {
+    const { code } = await cp.deps.nodes!.joinCodes.create({ labels: {}, ttlMs: 60_000 });
+    const secret = JSON.parse(atob(code.slice(8).replaceAll("-", "+").replaceAll("_", "/")))
+      .secret;
+    credential = (await cp.deps.nodes!.joinCodes.redeem(secret, name)).credential;
+  }
+  const client = Deno.createHttpClient({ caCerts: [caPem] });
+  const base = cp.clusterUrls![0]!;
+  const ws = new WebSocket(`${base.replace("https", "wss")}/cluster/v1/channel`, {
+    client,
+    headers: { authorization: `Bearer ${credential}` },
+  });
+  const inbox: Record<string, unknown>[] = [];
+  ws.onmessage = (e) => inbox.push(JSON.parse(e.data));
+  await new Promise((r, j) => {
+    ws.onopen = r;
+    ws.onerror = j;
+  });
+  const closed = new Promise((r) => ws.addEventListener("close", r));
+  ws.send(JSON.stringify({ type: "hello", protocol: 1, version: "test", name }));
+  for (let i = 0; i < 200 && !inbox.some((m) => m.type === "welcome"); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const welcome = inbox.find((m) => m.type === "welcome");
+  if (!welcome) throw new Error("no welcome from the control plane");
+  return {
+    nodeId: String(welcome.nodeId),
+    credential,
+    inbox,
+    send: (msg) => ws.send(JSON.stringify(msg)),
+    async close() {
+      if (ws.readyState === WebSocket.OPEN) ws.close();
+      await closed;
+      client.close();
+    },
+  };
+}
+
+/** Polls `f` every 20 ms until it holds, up to `ms`. */
+export async function until(f: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await f()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`condition not met within ${ms} ms: ${f.toString().slice(0, 200)}`);
+}
