@@ -275,3 +275,13 @@ export const mirrorVersions = sqliteTable("mirror_versions", {
   createdAt: integer("created_at").notNull(),
   completedAt: integer("completed_at"),
 }, (t) => [uniqueIndex("mirror_versions_version").on(t.versionDir, t.digest)]);
+
+/** A person's portal preferences: language and time zone (absent: from the browser). */
+export const portalPrefs = sqliteTable("portal_prefs", {
+  userId: text("user_id").primaryKey().references(() => users.id),
+  /** "en" or "tr"; null follows the cookie, then Accept-Language. */
+  locale: text("locale"),
+  /** An IANA time zone such as "Europe/Istanbul"; null is UTC. */
+  timeZone: text("time_zone"),
+  updatedAt: integer("updated_at").notNull(),
+});

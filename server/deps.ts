@@ -30,6 +30,6 @@ export interface AppDeps {
   people: PeopleServices;
   /** The weights mirror (admin API /api/v1/mirror, files at /mirror/); absent when off. */
   mirror?: MirrorService;
-  /** The portal's landing page, or undefined when the portal is off. */
-  portalHtml?: string;
+  /** The browser portal (server/portal/), or undefined when it is off. */
+  portal?: { publicUrl: string };
 }

@@ -100,7 +100,7 @@ export async function startControlPlane(
     routing,
     usage,
     mirror,
-    ...(config.portal ? { portalHtml: await portalPage() } : {}),
+    ...(config.portal ? { portal: { publicUrl: config.publicUrl } } : {}),
   };
   await followExternalModels(deps.catalog, replicas, opts.logger);
   const loadPoller = new LoadPoller(replicas, { intervalMs: config.loadPollMs, clock });
@@ -161,8 +161,4 @@ export async function startControlPlane(
       if (!opts.store) store.close();
     },
   };
-}
-
-async function portalPage(): Promise<string> {
-  return await Deno.readTextFile(new URL("../web/index.html", import.meta.url));
 }
