@@ -7,16 +7,16 @@ export interface Bar {
   shown: string;
 }
 
-const width = 600;
-const height = 140;
-const axis = 18;
+const width = 300;
+const height = 110;
+const axis = 14;
 
 export const BarChart: FC<{ id: string; title: string; summary: string; bars: Bar[] }> = (
   { id, title, summary, bars },
 ) => {
   const max = Math.max(1, ...bars.map((b) => b.value));
   const step = width / Math.max(1, bars.length);
-  const barW = Math.max(2, step - 3);
+  const barW = Math.max(1, step - 2);
   const plot = height - axis;
   return (
     <figure class="chart" aria-labelledby={`${id}-cap`}>
@@ -27,7 +27,6 @@ export const BarChart: FC<{ id: string; title: string; summary: string; bars: Ba
         viewBox={`0 0 ${width} ${height}`}
         role="img"
         aria-label={`${title}: ${summary}`}
-        preserveAspectRatio="none"
         data-chart={id}
       >
         <line x1="0" y1={plot} x2={width} y2={plot} class="axis" />
@@ -36,7 +35,7 @@ export const BarChart: FC<{ id: string; title: string; summary: string; bars: Ba
           return (
             <g>
               <rect
-                x={(i * step + 1.5).toFixed(1)}
+                x={(i * step + 1).toFixed(1)}
                 y={(plot - h).toFixed(1)}
                 width={barW.toFixed(1)}
                 height={h.toFixed(1)}
@@ -45,8 +44,13 @@ export const BarChart: FC<{ id: string; title: string; summary: string; bars: Ba
               >
                 <title>{`${b.label}: ${b.shown}`}</title>
               </rect>
-              {(i % 5 === 0 || i === bars.length - 1) && (
-                <text x={(i * step + step / 2).toFixed(1)} y={height - 4} class="tick">
+              {((i % 7 === 0 && i <= bars.length - 5) || i === bars.length - 1) && (
+                <text
+                  x={(i === bars.length - 1 ? width : i * step).toFixed(1)}
+                  y={height - 3}
+                  class="tick"
+                  text-anchor={i === bars.length - 1 ? "end" : "start"}
+                >
                   {b.label}
                 </text>
               )}

@@ -81,4 +81,13 @@ Deno.test("cluster page: 20 nodes and 80 cards render under 100 ms", async () =>
   assert(html.includes("%"), "Turkish percentages");
   assert(/%\d/.test(html), "written %NN in Turkish");
   assert(html.includes("model-3"), "what runs on each card");
+  // For looking at: the page with the stylesheet inlined (tests/artifacts is not committed).
+  const out = Deno.env.get("LLMGW_ARTIFACTS") ??
+    new URL("../../tests/artifacts/portal/", import.meta.url).pathname;
+  await Deno.mkdir(out, { recursive: true });
+  const css = await Deno.readTextFile(new URL("../../web/portal.css", import.meta.url));
+  await Deno.writeTextFile(
+    `${out}/cluster-synthetic.html`,
+    html.replace('<link rel="stylesheet" href="/static/portal.css">', `<style>${css}</style>`),
+  );
 });

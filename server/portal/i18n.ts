@@ -57,7 +57,7 @@ export class Fmt {
     this.#pct = new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 0 });
     this.#money = new Intl.NumberFormat(locale, {
       minimumFractionDigits: 2,
-      maximumFractionDigits: 4,
+      maximumFractionDigits: 6,
     });
     this.#dec = new Intl.NumberFormat(locale, { maximumFractionDigits: 1 });
     this.#dateTime = new Intl.DateTimeFormat(locale, {

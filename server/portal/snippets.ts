@@ -34,7 +34,7 @@ base_url = "${base}"
 env_key = "LLMGW_KEY"
 wire_api = "chat"
 
-# in your shell: export LLMGW_KEY=${key}
+# export LLMGW_KEY=${key}
 `,
     },
     {

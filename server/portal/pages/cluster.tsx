@@ -42,7 +42,7 @@ const Gpu: FC<{ ctx: PortalCtx; g: GpuInfo; shards: Map<string, string> }> = (
         {`${g.index}: ${g.name}`}
       </th>
       <td>
-        <div class="bar" aria-hidden="true">
+        <div class="membar" aria-hidden="true">
           <span style={`width:${(share * 100).toFixed(1)}%`}></span>
         </div>
         <span class="small">
