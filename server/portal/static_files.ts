@@ -7,6 +7,7 @@ const files: Record<string, string> = {
   "chat.js": "text/javascript; charset=utf-8",
   "live.js": "text/javascript; charset=utf-8",
   "copy.js": "text/javascript; charset=utf-8",
+  "markdown.js": "text/javascript; charset=utf-8",
 };
 
 export function loadStatic(): Map<string, { type: string; body: string }> {

@@ -62,6 +62,7 @@ export const ChatPage: FC<{ ctx: PortalCtx; viewer: Viewer; rows: ModelRow[]; pi
             </div>
           </form>
           <script type="application/json" id="chat-config">{raw(scriptJson(config))}</script>
+          <script src="/static/markdown.js" defer></script>
           <script src="/static/chat.js" defer></script>
         </div>
       )}
