@@ -1,6 +1,6 @@
 /**
  * The portal's English messages (the reference for portal_tr.ts). Every key is used by a page or
- * script under server/portal/ or web/; locales/portal_test.ts fails on a missing or unused key.
+ * script under server/portal/ or web/; server/portal/messages_test.ts fails on a missing or unused key.
  */
 export const portalEn = {
   app_name: "llmgw",

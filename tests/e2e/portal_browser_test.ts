@@ -221,6 +221,23 @@ Deno.test({
       await admin.goto(`${app.url}/admin/${p}`);
       await checked(admin, `admin-${p}`, "en");
     }
+    // Live refresh: the models table is re-read every 4 s, but not while a form has typing.
+    await admin.goto(`${app.url}/admin/models`);
+    const mark = `(() => { document.querySelector("#live table").dataset.mark = "old"; })()`;
+    const marked = `!!document.querySelector("#live table[data-mark=old]")`;
+    await admin.evaluate(`(() => {
+      const f = document.createElement("form");
+      f.innerHTML = '<label for="probe">probe</label><input id="probe">';
+      document.querySelector("main").append(f);
+    })()`);
+    await admin.evaluate(mark);
+    await admin.fill("#probe", "typing");
+    await new Promise((r) => setTimeout(r, 4_600));
+    assert(await admin.evaluate(marked), "no refresh while a form has unsent typing");
+    assert(await admin.isVisible("#live-paused"), "the page says the refresh is paused");
+    await admin.evaluate(`document.querySelector("#probe").closest("form").remove()`);
+    await admin.evaluate(`document.activeElement.blur()`);
+    await admin.waitForFunction(`!${marked}`, undefined, { timeout: 6_000 });
     await admin.goto(`${app.url}/profile`);
     await checked(admin, "profile", "en");
     await admin.click("header form.signout button");

@@ -3,9 +3,9 @@
  * used by a page or script (an unused message is a message nobody checks); Turkish is not a copy
  * of English.
  */
-import { assert, assertEquals } from "../tests/assert.ts";
-import { portalEn } from "./portal_en.ts";
-import { portalTr } from "./portal_tr.ts";
+import { assert, assertEquals } from "../../tests/assert.ts";
+import { portalEn } from "../../locales/portal_en.ts";
+import { portalTr } from "../../locales/portal_tr.ts";
 
 const params = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
@@ -36,8 +36,8 @@ Deno.test("portal messages: every key in both languages, same parameters, not co
 });
 
 Deno.test("portal messages: every key is used by a page or a script", async () => {
-  const text = (await sources(new URL("../server/portal/", import.meta.url))) +
-    (await sources(new URL("../web/", import.meta.url)));
+  const text = (await sources(new URL("./", import.meta.url))) +
+    (await sources(new URL("../../web/", import.meta.url)));
   const unused = Object.keys(portalEn).filter((k) => !new RegExp(`["'\`.]${k}["'\`]`).test(text));
   assertEquals(unused, [], `unused portal messages: ${unused.join(", ")}`);
 });
