@@ -250,3 +250,32 @@ Deno.test("portal: an administrator adds a team and a member; the password is sh
     await h.close();
   }
 });
+
+Deno.test("portal: a local account changes its password; other sessions end", async () => {
+  const { h, browserSignIn, get, post, formCsrf } = await setup();
+  try {
+    const first = await browserSignIn("mel@acme.example");
+    const second = await browserSignIn("mel@acme.example");
+    const csrf = await formCsrf("/profile", second);
+    const wrong = await post("/profile/password", second, {
+      _csrf: csrf,
+      current: "not it",
+      password: "a brand new password",
+    });
+    assertEquals(wrong.status, 400);
+    assert((await wrong.text()).includes("The current password is not right."));
+    const done = await post("/profile/password", second, {
+      _csrf: csrf,
+      current: password,
+      password: "a brand new password",
+    });
+    assertEquals(done.status, 303);
+    const fresh = /llmgw_session=([^;]+)/.exec(done.headers.get("set-cookie") ?? "")![1]!;
+    assertEquals((await get("/profile", first)).status, 303, "the other session ended");
+    const after = await (await get("/profile?changed=1", `llmgw_session=${fresh}`)).text();
+    assert(after.includes("Your password was changed."));
+    await browserSignIn("mel@acme.example", "a brand new password");
+  } finally {
+    await h.close();
+  }
+});
