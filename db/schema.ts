@@ -345,3 +345,13 @@ export const clusterSettings = sqliteTable("cluster_settings", {
   value: text("value", { mode: "json" }).notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/** A person's portal preferences: language and time zone (absent: from the browser). */
+export const portalPrefs = sqliteTable("portal_prefs", {
+  userId: text("user_id").primaryKey().references(() => users.id),
+  /** "en" or "tr"; null follows the cookie, then Accept-Language. */
+  locale: text("locale"),
+  /** An IANA time zone such as "Europe/Istanbul"; null is UTC. */
+  timeZone: text("time_zone"),
+  updatedAt: integer("updated_at").notNull(),
+});

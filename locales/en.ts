@@ -1,3 +1,5 @@
+import { portalEn } from "./portal_en.ts";
+
 /** English: the reference locale. Every error code has a message; `{name}` marks a parameter. */
 export const en = {
   errors: {
@@ -55,4 +57,5 @@ export const en = {
     weights_fetch_failed: "Fetching {file} failed: {detail}",
     weights_not_local: "The weights at {path} are not on this node",
   },
+  portal: portalEn,
 } as const;

@@ -21,3 +21,8 @@ export function errorMessage(
 ): string {
   return format(registry[locale].errors[code], params);
 }
+
+/** The whole message set of a locale (the portal renders from it). */
+export function messagesFor(locale: Locale): Messages {
+  return registry[locale];
+}

@@ -1,4 +1,5 @@
 import type { Messages } from "./mod.ts";
+import { portalTr } from "./portal_tr.ts";
 
 /** Turkish. The type forces every key the English locale has. */
 export const tr: Messages = {
@@ -60,4 +61,5 @@ export const tr: Messages = {
     weights_fetch_failed: "{file} indirilemedi: {detail}",
     weights_not_local: "{path} konumundaki ağırlıklar bu düğümde yok",
   },
+  portal: portalTr,
 };

@@ -15,6 +15,7 @@ import { rerankRoutes } from "./routes/rerank.ts";
 import { mirrorAdminRoutes, mirrorFileRoutes } from "./routes/mirror.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { accessLog } from "./observe/access_log.ts";
+import { portalRoutes } from "./portal/portal.tsx";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -38,10 +39,7 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   }
   app.route("/api/v1", adminRoutes(deps));
   app.route("/auth", authRoutes(deps));
-  if (deps.portalHtml !== undefined) {
-    const html = deps.portalHtml;
-    app.get("/", (c) => c.html(html));
-  }
+  if (deps.portal) app.route("/", portalRoutes(deps, deps.portal));
   app.notFound((c) =>
     errorResponseFor(
       c.req.path,

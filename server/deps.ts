@@ -56,6 +56,6 @@ export interface AppDeps {
   tracer?: Tracer;
   /** Prometheus metrics; absent in tests that do not look at them. */
   metrics?: GatewayMetrics;
-  /** The portal's landing page, or undefined when the portal is off. */
-  portalHtml?: string;
+  /** The browser portal (server/portal/), or undefined when it is off. */
+  portal?: { publicUrl: string };
 }

@@ -205,7 +205,7 @@ export async function startControlPlane(
     settings,
     notifier: notifications.notifier,
     ...(notifications.sender ? { notifySender: notifications.sender } : {}),
-    ...(config.portal ? { portalHtml: await portalPage() } : {}),
+    ...(config.portal ? { portal: { publicUrl: config.publicUrl } } : {}),
   };
   applyLiveSettings(settings, {
     config,
@@ -311,8 +311,4 @@ export async function startControlPlane(
       lock?.release();
     },
   };
-}
-
-async function portalPage(): Promise<string> {
-  return await Deno.readTextFile(new URL("../web/index.html", import.meta.url));
 }

@@ -102,6 +102,14 @@ CREATE TABLE `orgs` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `orgs_name_unique` ON `orgs` (`name`);--> statement-breakpoint
+CREATE TABLE `portal_prefs` (
+	`user_id` text PRIMARY KEY NOT NULL,
+	`locale` text,
+	`time_zone` text,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
 CREATE TABLE `projects` (
 	`id` text PRIMARY KEY NOT NULL,
 	`org_id` text NOT NULL,

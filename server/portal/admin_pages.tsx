@@ -1,0 +1,369 @@
+/**
+ * The portal's administration pages. Each asks page_access.ts (the admin API's own rules) before
+ * reading anything, answers 404 to whoever may not open it, and lists only what the viewer may
+ * read. Changes go through the admin API in-process, which checks again and writes the audit.
+ */
+import type { Context, Hono } from "hono";
+import type { AppEnv } from "../app_env.ts";
+import type { AppDeps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import type { NodeView } from "../nodes/node_hub.ts";
+import { placeOfKey } from "../routes/admin/keys.ts";
+import { canGrant, canRead, canWrite } from "../tenancy/access.ts";
+import { roles } from "../../db/schema.ts";
+import type { AdminCall } from "./admin_call.ts";
+import type { PortalCtx, Viewer } from "./context.ts";
+import { stateOf } from "./model_rows.ts";
+import { type AdminPage, mayOpen } from "./page_access.ts";
+import { type AdminModelRow, AdminModelsPage, AdminModelsTable } from "./pages/admin_models.tsx";
+import { ClusterNodes, ClusterPage } from "./pages/cluster.tsx";
+import { type PeopleData, PeoplePage } from "./pages/people.tsx";
+import { AdminKeysPage, AuditPage, SettingsPage } from "./pages/records.tsx";
+import { LimitsPage, TreePage } from "./pages/tree.tsx";
+import { levelName } from "./pages/usage.tsx";
+import { attempt, fragment, notFound, type Notice, page, readForm, signedIn } from "./render.ts";
+
+const dayMs = 86_400_000;
+
+export function adminPages(
+  app: Hono<AppEnv>,
+  deps: AppDeps,
+  io: { load: (c: Context<AppEnv>) => Promise<PortalCtx>; call: AdminCall },
+): void {
+  const { load, call } = io;
+  const t = () => deps.people.tenancy;
+  /** The viewer, if they may open this page; otherwise the page is not there. */
+  const gate = async (c: Context<AppEnv>, what: AdminPage) => {
+    const ctx = await load(c);
+    const v = signedIn(ctx);
+    if (!mayOpen(v.actor, what)) throw notFound(c.req.path);
+    return { ctx, v };
+  };
+
+  // ---- cluster ----
+  const nodes = async (): Promise<NodeView[] | null> =>
+    deps.nodes ? await deps.nodes.hub.list() : null;
+  const clusterPage = async (c: Context<AppEnv>, ctx: PortalCtx, v: Viewer, notice?: Notice) =>
+    await page(
+      c,
+      <ClusterPage ctx={ctx} viewer={v} nodes={await nodes()} {...(notice ? { notice } : {})} />,
+    );
+  app.get("/admin/cluster", async (c) => {
+    const { ctx, v } = await gate(c, "cluster");
+    if (c.req.query("part") === "live") {
+      return await fragment(c, <ClusterNodes ctx={ctx} viewer={v} nodes={(await nodes()) ?? []} />);
+    }
+    return await clusterPage(c, ctx, v);
+  });
+  app.post("/admin/cluster/:id/:verb{cordon|uncordon|drain}", async (c) => {
+    const { ctx, v } = await gate(c, "cluster");
+    const form = await readForm(c);
+    const r = await attempt(ctx, () =>
+      call(
+        c,
+        form._csrf,
+        "POST",
+        `/nodes/${encodeURIComponent(c.req.param("id"))}/${c.req.param("verb")}`,
+      ));
+    return await clusterPage(
+      c,
+      ctx,
+      v,
+      r.ok ? { kind: "ok", text: ctx.words.t("saved") } : r.notice,
+    );
+  });
+
+  // ---- models and replicas ----
+  const modelRowsAdmin = (): AdminModelRow[] =>
+    deps.catalog.list().map((entry) => ({
+      entry,
+      state: stateOf(deps, entry),
+      replicas: deps.replicas.forModel(entry.name).map((r) => deps.replicas.view(r)),
+      queued: deps.routing.admission.waiting(entry.name),
+    }));
+  app.get("/admin/models", async (c) => {
+    const { ctx } = await gate(c, "models");
+    if (c.req.query("part") === "live") {
+      return await fragment(c, <AdminModelsTable ctx={ctx} rows={modelRowsAdmin()} />);
+    }
+    return await page(c, <AdminModelsPage ctx={ctx} rows={modelRowsAdmin()} />);
+  });
+
+  // ---- people ----
+  const peopleData = (v: Viewer): PeopleData => {
+    const a = v.actor;
+    const orgs = [...t().orgs.values()].filter((o) =>
+      canRead(a, "tree", { orgId: o.id, teamId: null })
+    );
+    const teams = [...t().teams.values()].filter((x) =>
+      canWrite(a, "people", { orgId: x.orgId, teamId: x.id, personId: null })
+    );
+    return {
+      people: [...t().people.values()].filter((p) =>
+        canRead(a, "people", { orgId: p.orgId, teamId: p.teamId, personId: p.id })
+      ).sort((x, y) => x.username.localeCompare(y.username)),
+      orgs: orgs.filter((o) =>
+        a.role === "administrator" ||
+        canWrite(a, "people", { orgId: o.id, teamId: null, personId: null }) ||
+        teams.some((x) => x.orgId === o.id)
+      ),
+      teams,
+      grantable: roles.filter((r) => canGrant(a, r)),
+      canWrite: !a.readOnly && (a.role === "administrator" || a.role === "tenant_admin"),
+    };
+  };
+  const peoplePage = async (
+    c: Context<AppEnv>,
+    ctx: PortalCtx,
+    v: Viewer,
+    extra: Partial<PeopleData> = {},
+  ) =>
+    await page(
+      c,
+      <PeoplePage
+        ctx={ctx}
+        viewer={v}
+        data={{ ...peopleData(v), ...extra }}
+        allTeams={[...t().teams.values()]}
+      />,
+      extra.notice?.kind === "error" ? 400 : 200,
+    );
+  app.get("/admin/people", async (c) => {
+    const { ctx, v } = await gate(c, "people");
+    return await peoplePage(c, ctx, v);
+  });
+  app.post("/admin/people", async (c) => {
+    const { ctx, v } = await gate(c, "people");
+    const form = await readForm(c);
+    const [kind, id] = (form.place ?? "").split(":");
+    const team = kind === "team" ? t().teams.get(id ?? "") : undefined;
+    const orgId = kind === "org" ? id : team?.orgId;
+    const r = await attempt(ctx, () =>
+      call(c, form._csrf, "POST", "/people", {
+        username: form.username ?? "",
+        ...(form.email ? { email: form.email } : {}),
+        role: form.role ?? "member",
+        org_id: orgId ?? null,
+        team_id: team?.id ?? null,
+        ...(form.password ? { password: form.password } : {}),
+      }));
+    if (!r.ok) return await peoplePage(c, ctx, v, { notice: r.notice });
+    const made = r.value as { username: string; password?: string };
+    return await peoplePage(c, ctx, v, {
+      created: { name: made.username, ...(made.password ? { password: made.password } : {}) },
+    });
+  });
+  app.post("/admin/people/:id/state", async (c) => {
+    const { ctx, v } = await gate(c, "people");
+    const form = await readForm(c);
+    const r = await attempt(
+      ctx,
+      () =>
+        call(c, form._csrf, "PATCH", `/people/${encodeURIComponent(c.req.param("id"))}`, {
+          state: form.state === "suspended" ? "suspended" : "active",
+        }),
+    );
+    return await peoplePage(c, ctx, v, {
+      notice: r.ok ? { kind: "ok", text: ctx.words.t("saved") } : r.notice,
+    });
+  });
+
+  // ---- organisations, teams, projects, limits ----
+  const treePage = async (c: Context<AppEnv>, ctx: PortalCtx, v: Viewer, notice?: Notice) => {
+    const a = v.actor;
+    const orgs = [...t().orgs.values()].filter((o) =>
+      canRead(a, "tree", { orgId: o.id, teamId: null })
+    );
+    const teams = [...t().teams.values()].filter((x) =>
+      canRead(a, "tree", { orgId: x.orgId, teamId: x.id })
+    );
+    return await page(
+      c,
+      <TreePage
+        ctx={ctx}
+        viewer={v}
+        data={{
+          orgs,
+          teams,
+          projects: [...t().projects.values()].filter((p) =>
+            canRead(a, "tree", { orgId: p.orgId, teamId: p.teamId })
+          ),
+          mayCreateOrg: a.role === "administrator",
+          teamOrgs: orgs.filter((o) => canWrite(a, "tree", { orgId: o.id, teamId: null })),
+          projectTeams: teams.filter((x) => canWrite(a, "tree", { orgId: x.orgId, teamId: x.id })),
+          ...(notice ? { notice } : {}),
+        }}
+      />,
+      notice?.kind === "error" ? 400 : 200,
+    );
+  };
+  app.get("/admin/tree", async (c) => {
+    const { ctx, v } = await gate(c, "tree");
+    return await treePage(c, ctx, v);
+  });
+  for (
+    const [path, api, parent] of [
+      ["/admin/orgs", "/orgs", null],
+      ["/admin/teams", "/teams", "org_id"],
+      ["/admin/projects", "/projects", "team_id"],
+    ] as const
+  ) {
+    app.post(path, async (c) => {
+      const { ctx, v } = await gate(c, "tree");
+      const form = await readForm(c);
+      const r = await attempt(ctx, () =>
+        call(c, form._csrf, "POST", api, {
+          name: form.name ?? "",
+          ...(parent ? { [parent]: form[parent] ?? "" } : {}),
+        }));
+      return await treePage(
+        c,
+        ctx,
+        v,
+        r.ok
+          ? { kind: "ok", text: ctx.words.t("created", { name: String(r.value.name) }) }
+          : r.notice,
+      );
+    });
+  }
+
+  const limitsPage = async (c: Context<AppEnv>, notice?: Notice) => {
+    const { ctx, v } = await gate(c, "tree");
+    const kind = c.req.param("kind")!;
+    const id = c.req.param("id")!;
+    // The admin API decides who may read this level (404 otherwise).
+    const shown = await call(c, undefined, "GET", `/limits/${kind}/${id}`);
+    const scope = shown.scope as { kind: "org" | "team" | "project"; id: string };
+    const place = kind === "org"
+      ? { orgId: id, teamId: null }
+      : kind === "team"
+      ? { orgId: t().team(id).orgId, teamId: id }
+      : t().placeOfProject(id);
+    return await page(
+      c,
+      <LimitsPage
+        ctx={ctx}
+        viewer={v}
+        kind={kind}
+        id={id}
+        level={levelName(deps, ctx.words, scope)}
+        limits={shown.limits as never}
+        canWrite={canWrite(v.actor, "limits", place) &&
+          !(v.actor.teamId && kind !== "project") &&
+          !(v.actor.role === "tenant_admin" && kind === "org")}
+        {...(notice ? { notice } : {})}
+      />,
+      notice?.kind === "error" ? 400 : 200,
+    );
+  };
+  app.get("/admin/limits/:kind{org|team|project}/:id", (c) => limitsPage(c));
+  app.post("/admin/limits/:kind{org|team|project}/:id", async (c) => {
+    const { ctx } = await gate(c, "tree");
+    const form = await readForm(c);
+    const num = (k: string, scale = 1) => {
+      const raw = (form[k] ?? "").trim();
+      if (!raw) return null;
+      const n = Number(raw);
+      if (!Number.isFinite(n) || n < 0) {
+        throw new AppError("invalid_request", { detail: `${k} must be a number of 0 or more` }, k);
+      }
+      return Math.round(n * scale);
+    };
+    const r = await attempt(ctx, async () => {
+      const models = (form.models ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+      return await call(
+        c,
+        form._csrf,
+        "PATCH",
+        `/limits/${c.req.param("kind")}/${c.req.param("id")}`,
+        {
+          rpm: num("rpm"),
+          tpm: num("tpm"),
+          budget_day_micros: num("budget_day", 1_000_000),
+          budget_month_micros: num("budget_month", 1_000_000),
+          max_key_ttl_ms: num("key_days", dayMs),
+          models: models.length ? models : null,
+        },
+      );
+    });
+    return await limitsPage(c, r.ok ? { kind: "ok", text: ctx.words.t("saved") } : r.notice);
+  });
+
+  // ---- every key ----
+  app.get("/admin/keys", async (c) => {
+    const { ctx, v } = await gate(c, "keys");
+    const keys = (await deps.keys.list()).filter((k) =>
+      canRead(v.actor, "keys", placeOfKey(deps, k))
+    ).sort((a, b) => b.createdAt - a.createdAt).map((k) => ({
+      ...k,
+      owner: k.userId
+        ? t().people.get(k.userId)?.username ?? k.userId
+        : t().projects.get(k.projectId ?? "")?.name ?? "",
+      writable: canWrite(v.actor, "keys", placeOfKey(deps, k)),
+    }));
+    return await page(c, <AdminKeysPage ctx={ctx} viewer={v} keys={keys} />);
+  });
+
+  // ---- audit ----
+  app.get("/admin/audit", async (c) => {
+    const { ctx } = await gate(c, "audit");
+    const actor = (c.req.query("actor") ?? "").trim();
+    const target = (c.req.query("target") ?? "").trim();
+    const q = new URLSearchParams({ limit: "200" });
+    if (actor) q.set("actor", actor);
+    if (target) q.set("target", target);
+    const res = await call(c, undefined, "GET", `/audit?${q}`);
+    return await page(
+      c,
+      <AuditPage ctx={ctx} rows={res.data as never} filter={{ actor, target }} />,
+    );
+  });
+
+  // ---- settings ----
+  const settingsPage = async (c: Context<AppEnv>, ctx: PortalCtx, v: Viewer, notice?: Notice) => {
+    await deps.people.oidc.discover();
+    const prices = deps.people.prices;
+    const listed = new Map(prices.list().map((x) => [x.model, x.price]));
+    return await page(
+      c,
+      <SettingsPage
+        ctx={ctx}
+        viewer={v}
+        oidc={deps.people.oidc.status()}
+        signupOpen={deps.people.signupOpen}
+        defaultPrice={prices.defaultPrice}
+        prices={deps.catalog.list().map((m) => ({
+          model: m.name,
+          price: listed.get(m.name) ?? prices.priceOf(m.name),
+        }))}
+        canWrite={canWrite(v.actor, "staff", { orgId: null, teamId: null })}
+        {...(notice ? { notice } : {})}
+      />,
+      notice?.kind === "error" ? 400 : 200,
+    );
+  };
+  app.get("/admin/settings", async (c) => {
+    const { ctx, v } = await gate(c, "settings");
+    return await settingsPage(c, ctx, v);
+  });
+  app.post("/admin/prices/:model", async (c) => {
+    const { ctx, v } = await gate(c, "settings");
+    const form = await readForm(c);
+    const micros = (k: string) => Math.round(Number(form[k] ?? "0") * 1_000_000);
+    const r = await attempt(
+      ctx,
+      () =>
+        call(c, form._csrf, "PUT", `/prices/${encodeURIComponent(c.req.param("model"))}`, {
+          prompt_per_1k: micros("prompt"),
+          completion_per_1k: micros("completion"),
+          cached_per_1k: micros("cached"),
+        }),
+    );
+    return await settingsPage(
+      c,
+      ctx,
+      v,
+      r.ok ? { kind: "ok", text: ctx.words.t("saved") } : r.notice,
+    );
+  });
+}

@@ -1,0 +1,201 @@
+/** Administration lists: every key the viewer may read, the audit log with filters, settings. */
+import type { FC } from "hono/jsx";
+import type { Price } from "../../accounting/price.ts";
+import type { OidcStatus } from "../../auth/oidc.ts";
+import type { ApiKeyInfo } from "../../keys/keys.ts";
+import type { PortalCtx, Viewer } from "../context.ts";
+import { Layout, Notice } from "../layout.tsx";
+import { KeyStatus } from "./keys.tsx";
+
+export const AdminKeysPage: FC<{
+  ctx: PortalCtx;
+  viewer: Viewer;
+  keys: (ApiKeyInfo & { owner: string; writable: boolean })[];
+  notice?: { kind: "ok" | "error"; text: string };
+}> = ({ ctx, viewer, keys, notice }) => {
+  const { t } = ctx.words;
+  const f = ctx.fmt;
+  return (
+    <Layout ctx={ctx} title={t("admin_keys_title")} path="/admin/keys">
+      {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t("col_name")}</th>
+              <th scope="col">{t("col_owner")}</th>
+              <th scope="col">{t("col_prefix")}</th>
+              <th scope="col">{t("col_expires")}</th>
+              <th scope="col">{t("col_last_used")}</th>
+              <th scope="col">{t("col_actions")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr>
+                <th scope="row">{k.name}</th>
+                <td>{k.owner}</td>
+                <td class="mono">{k.prefix}…</td>
+                <td>
+                  <KeyStatus ctx={ctx} k={k} />
+                </td>
+                <td>{k.lastUsedAt ? f.ago(k.lastUsedAt, ctx.now) : t("never")}</td>
+                <td>
+                  {k.writable && !k.revokedAt && (
+                    <form method="post" action={`/keys/${k.id}/revoke`}>
+                      <input type="hidden" name="_csrf" value={viewer.csrf} />
+                      <input type="hidden" name="back" value="/admin/keys" />
+                      <button
+                        type="submit"
+                        class="danger"
+                        aria-label={t("revoke_named", { name: k.name })}
+                      >
+                        {t("revoke")}
+                      </button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Layout>
+  );
+};
+
+export interface AuditRow {
+  id: string;
+  at: number;
+  actorName: string;
+  action: string;
+  targetKind: string;
+  targetId: string;
+}
+
+export const AuditPage: FC<{
+  ctx: PortalCtx;
+  rows: AuditRow[];
+  filter: { actor: string; target: string };
+}> = ({ ctx, rows, filter }) => {
+  const { t } = ctx.words;
+  return (
+    <Layout ctx={ctx} title={t("audit_title")} path="/admin/audit">
+      <form method="get" action="/admin/audit" class="card grid">
+        <div>
+          <label for="f-actor">{t("filter_actor")}</label>
+          <input id="f-actor" name="actor" value={filter.actor} />
+        </div>
+        <div>
+          <label for="f-target">{t("filter_target")}</label>
+          <input id="f-target" name="target" value={filter.target} />
+        </div>
+        <div class="end">
+          <button type="submit">{t("filter")}</button>
+        </div>
+      </form>
+      {rows.length === 0 ? <p>{t("audit_none")}</p> : (
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t("col_when")}</th>
+                <th scope="col">{t("col_who")}</th>
+                <th scope="col">{t("col_action")}</th>
+                <th scope="col">{t("col_target")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr>
+                  <td>{ctx.fmt.dateTime(r.at)}</td>
+                  <td>{r.actorName}</td>
+                  <td class="mono">{r.action}</td>
+                  <td class="mono">{`${r.targetKind} ${r.targetId}`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Layout>
+  );
+};
+
+export const SettingsPage: FC<{
+  ctx: PortalCtx;
+  viewer: Viewer;
+  oidc: OidcStatus;
+  signupOpen: boolean;
+  defaultPrice: Price;
+  prices: { model: string; price: Price }[];
+  canWrite: boolean;
+  notice?: { kind: "ok" | "error"; text: string };
+}> = ({ ctx, viewer, oidc, signupOpen, defaultPrice, prices, canWrite, notice }) => {
+  const { t } = ctx.words;
+  const f = ctx.fmt;
+  const onOff = (b: boolean) => t(b ? "on" : "off");
+  const units = (m: number) => String(m / 1_000_000);
+  return (
+    <Layout ctx={ctx} title={t("settings_title")} path="/admin/settings">
+      {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
+      <section aria-labelledby="s-signin">
+        <h2 id="s-signin">{t("settings_sign_in")}</h2>
+        <dl class="pairs">
+          <dt>{t("settings_local")}</dt>
+          <dd>{onOff(true)}</dd>
+          <dt>{t("settings_oidc")}</dt>
+          <dd>
+            {oidc.configured ? `${onOff(oidc.ok)} (${oidc.label})` : onOff(false)}
+            {oidc.reason && oidc.configured ? ` — ${oidc.reason}` : ""}
+          </dd>
+          <dt>{t("settings_signup")}</dt>
+          <dd>{onOff(signupOpen)}</dd>
+        </dl>
+      </section>
+      <section aria-labelledby="s-prices">
+        <h2 id="s-prices">{t("settings_prices")}</h2>
+        <p class="muted">{t("settings_live")}</p>
+        <p>
+          {`${t("settings_default_price")}: ${f.money(defaultPrice.promptPer1k)} / ${
+            f.money(defaultPrice.completionPer1k)
+          }`}
+        </p>
+        {prices.map(({ model, price }) => (
+          <form
+            method="post"
+            action={`/admin/prices/${encodeURIComponent(model)}`}
+            class="card grid"
+            aria-label={t("price_for", { model })}
+          >
+            <h3 class="full">{model}</h3>
+            <input type="hidden" name="_csrf" value={viewer.csrf} />
+            {([
+              ["prompt", "col_price_prompt", price.promptPer1k],
+              ["completion", "col_price_completion", price.completionPer1k],
+              ["cached", "col_price_cached", price.cachedPer1k],
+            ] as const).map(([name, label, value]) => (
+              <div>
+                <label for={`p-${model}-${name}`}>{t(label)}</label>
+                <input
+                  id={`p-${model}-${name}`}
+                  name={name}
+                  type="number"
+                  min="0"
+                  step="0.000001"
+                  value={units(value)}
+                  disabled={!canWrite}
+                />
+              </div>
+            ))}
+            {canWrite && (
+              <div class="end">
+                <button type="submit">{t("price_set")}</button>
+              </div>
+            )}
+          </form>
+        ))}
+      </section>
+    </Layout>
+  );
+};

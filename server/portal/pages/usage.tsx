@@ -1,0 +1,168 @@
+/** The usage page: 30 days as SVG charts, by model and by key, budgets above the person, CSV. */
+import type { FC } from "hono/jsx";
+import type { Scope } from "../../tenancy/tenancy.ts";
+import type { AppDeps } from "../../deps.ts";
+import { BarChart } from "../bar_chart.tsx";
+import type { PortalCtx } from "../context.ts";
+import type { Words } from "../i18n.ts";
+import { Layout } from "../layout.tsx";
+import type { BudgetLine, UsageReport } from "../usage_report.ts";
+
+export function levelName(deps: AppDeps, words: Words, s: Scope): string {
+  const t = deps.people.tenancy;
+  switch (s.kind) {
+    case "org":
+      return words.t("level_org", { name: t.orgs.get(s.id)?.name ?? s.id });
+    case "team":
+      return words.t("level_team", { name: t.teams.get(s.id)?.name ?? s.id });
+    case "project":
+      return words.t("level_project", { name: t.projects.get(s.id)?.name ?? s.id });
+    default:
+      return words.t("level_person", { name: t.people.get(s.id)?.username ?? s.id });
+  }
+}
+
+export const UsagePage: FC<{
+  ctx: PortalCtx;
+  deps: AppDeps;
+  report: UsageReport;
+  budgets: BudgetLine[];
+  scope: "mine" | "all";
+  canWiden: boolean;
+}> = ({ ctx, deps, report, budgets, scope, canWiden }) => {
+  const { t } = ctx.words;
+  const f = ctx.fmt;
+  const sum = (pick: (d: UsageReport["daily"][number]) => number) =>
+    report.daily.reduce((a, d) => a + pick(d), 0);
+  const max = (pick: (d: UsageReport["daily"][number]) => number) =>
+    Math.max(0, ...report.daily.map(pick));
+  const chart = (
+    id: string,
+    title: string,
+    pick: (d: UsageReport["daily"][number]) => number,
+    show: (n: number) => string,
+  ) => (
+    <BarChart
+      id={id}
+      title={title}
+      summary={t("usage_chart_summary", { total: show(sum(pick)), max: show(max(pick)) })}
+      bars={report.daily.map((d) => ({
+        label: f.shortDay(d.day),
+        value: pick(d),
+        shown: show(pick(d)),
+      }))}
+    />
+  );
+  const empty = report.byModel.length === 0;
+  return (
+    <Layout ctx={ctx} title={t("usage_title")} path="/usage">
+      <p class="muted">{t("usage_intro")}</p>
+      {canWiden && (
+        <form method="get" action="/usage" class="row">
+          <label for="usage-scope">{t("usage_scope")}</label>
+          <select id="usage-scope" name="scope">
+            <option value="mine" selected={scope === "mine"}>{t("usage_scope_mine")}</option>
+            <option value="all" selected={scope === "all"}>{t("usage_scope_all")}</option>
+          </select>
+          <button type="submit" class="secondary">{t("usage_show")}</button>
+        </form>
+      )}
+      <p>
+        <a href={`/usage.csv?scope=${scope}`} download>{t("usage_csv")}</a>
+      </p>
+      {empty && <p>{t("usage_none")}</p>}
+      <div class="charts">
+        {chart("requests", t("usage_requests"), (d) => d.requests, (n) => f.int(n))}
+        {chart("tokens", t("usage_tokens"), (d) => d.tokens, (n) => f.int(n))}
+        {chart("spend", t("usage_spend"), (d) => d.micros, (n) => f.money(n))}
+      </div>
+      {!empty && (
+        <div class="two">
+          <section aria-labelledby="by-model-h">
+            <h2 id="by-model-h">{t("usage_by_model")}</h2>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t("col_model")}</th>
+                  <th scope="col" class="num">{t("col_requests")}</th>
+                  <th scope="col" class="num">{t("col_tokens")}</th>
+                  <th scope="col" class="num">{t("col_spend")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.byModel.map((m) => (
+                  <tr>
+                    <th scope="row">{m.model}</th>
+                    <td class="num">{f.int(m.requests)}</td>
+                    <td class="num">{f.int(m.tokens)}</td>
+                    <td class="num">{f.money(m.micros)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          <section aria-labelledby="by-key-h">
+            <h2 id="by-key-h">{t("usage_by_key")}</h2>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t("col_name")}</th>
+                  <th scope="col" class="num">{t("col_requests")}</th>
+                  <th scope="col" class="num">{t("col_tokens")}</th>
+                  <th scope="col" class="num">{t("col_spend")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.byKey.map((k) => (
+                  <tr>
+                    <th scope="row">{k.name ?? t("deleted_key")}</th>
+                    <td class="num">{f.int(k.requests)}</td>
+                    <td class="num">{f.int(k.tokens)}</td>
+                    <td class="num">{f.money(k.micros)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+        </div>
+      )}
+      <section aria-labelledby="budgets-h">
+        <h2 id="budgets-h">{t("budgets_title")}</h2>
+        {budgets.length === 0 ? <p>{t("budgets_none")}</p> : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t("col_level")}</th>
+                <th scope="col">{t("col_period")}</th>
+                <th scope="col" class="num">{t("col_budget")}</th>
+                <th scope="col" class="num">{t("col_spent")}</th>
+                <th scope="col" class="num">{t("col_left")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {budgets.map((b) => {
+                const show = (n: number) =>
+                  b.unit === "micros"
+                    ? `${f.money(n)} ${t("unit_spend")}`
+                    : `${f.int(n)} ${t("unit_tokens")}`;
+                const share = b.budget ? Math.min(1, b.spent / b.budget) : 1;
+                return (
+                  <tr>
+                    <th scope="row">{levelName(deps, ctx.words, b.scope)}</th>
+                    <td>{t(b.period === "day" ? "period_day" : "period_month")}</td>
+                    <td class="num">{show(b.budget)}</td>
+                    <td class="num">
+                      {show(b.spent)} ({f.percent(share)})
+                      <meter min={0} max={1} value={share} aria-hidden="true"></meter>
+                    </td>
+                    <td class="num">{show(Math.max(0, b.budget - b.spent))}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </Layout>
+  );
+};

@@ -1,0 +1,408 @@
+/**
+ * The portal: server-rendered pages for people (sign-in, models, chat, keys, usage, profile) and,
+ * in admin_pages.tsx, for operators and administrators. Every handler builds the viewer from the
+ * session, checks role and tenant with server/tenancy/access.ts, and renders in the viewer's
+ * language. Changes go through the admin API in-process (admin_call.ts) with the form's CSRF token.
+ */
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { AppEnv } from "../app_env.ts";
+import { clientAddr } from "../auth/actor.ts";
+import { hashPassword, verifyPassword } from "../auth/passwords.ts";
+import { constantTimeEqual, randomToken } from "../auth/secrets.ts";
+import { sessionCookie } from "../auth/sessions.ts";
+import type { AppDeps } from "../deps.ts";
+import { AppError, statusOf } from "../errors.ts";
+import { placeOfKey } from "../routes/admin/keys.ts";
+import { canRead } from "../tenancy/access.ts";
+import { adminCaller } from "./admin_call.ts";
+import { adminPages } from "./admin_pages.tsx";
+import { errorText, portalChat } from "./chat_route.ts";
+import { checkCsrf, type PortalCtx, portalCtx, type Viewer } from "./context.ts";
+import { isLocale, langCookie, validTimeZone } from "./i18n.ts";
+import { modelRows } from "./model_rows.ts";
+import { ChatPage } from "./pages/chat.tsx";
+import { KeysPage } from "./pages/keys.tsx";
+import { ModelsPage } from "./pages/models.tsx";
+import { ProfilePage } from "./pages/profile.tsx";
+import { ErrorPage, SignInPage } from "./pages/signin.tsx";
+import { UsagePage } from "./pages/usage.tsx";
+import { PrefsStore } from "./prefs.ts";
+import { attempt, type Notice, page, readForm, signedIn } from "./render.ts";
+import { loadStatic } from "./static_files.ts";
+import { budgetLines, usageReport } from "./usage_report.ts";
+
+const loginCsrfCookie = "llmgw_csrf";
+const dayMs = 86_400_000;
+
+export interface PortalOptions {
+  /** The public address when configured; else each request's own origin. */
+  publicUrl: string;
+}
+
+export function portalRoutes(deps: AppDeps, opts: PortalOptions): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const prefs = new PrefsStore({ store: deps.store, clock: deps.clock });
+  const call = adminCaller(deps);
+  const statics = loadStatic();
+  const load = (c: Context<AppEnv>) => portalCtx(deps, prefs, c, opts.publicUrl);
+  const secure = (c: Context<AppEnv>) =>
+    deps.people.secureCookies || new URL(c.req.url).protocol === "https:";
+  const cookie = (c: Context<AppEnv>, name: string, value: string, maxAgeS: number) =>
+    setCookie(c, name, value, {
+      httpOnly: true,
+      sameSite: "Lax",
+      secure: secure(c),
+      path: "/",
+      maxAge: maxAgeS,
+    });
+
+  app.get("/static/:file", (c) => {
+    const f = statics.get(c.req.param("file"));
+    if (!f) throw new AppError("not_found", { path: c.req.path });
+    c.header("content-type", f.type);
+    c.header("cache-control", "no-cache");
+    return c.body(f.body);
+  });
+
+  // ---- signing in and out ----
+  const signInPage = (c: Context<AppEnv>, ctx: PortalCtx, error?: string, status = 200) => {
+    let token = getCookie(c, loginCsrfCookie);
+    if (!token) {
+      token = randomToken("", 24);
+      cookie(c, loginCsrfCookie, token, 3600);
+    }
+    const oidc = deps.people.oidc.status();
+    const next = c.req.query("next");
+    return page(
+      c,
+      <SignInPage
+        ctx={ctx}
+        loginCsrf={token}
+        oidcName={oidc.configured ? oidc.label : null}
+        {...(error ? { error } : {})}
+        {...(next && next.startsWith("/") && !next.startsWith("//") ? { next } : {})}
+      />,
+      status as 200,
+    );
+  };
+
+  app.get("/", async (c) => {
+    const ctx = await load(c);
+    if (ctx.viewer) return c.redirect("/models", 303);
+    return await signInPage(c, ctx);
+  });
+
+  app.post("/login", async (c) => {
+    const ctx = await load(c);
+    const form = await c.req.parseBody();
+    const field = (k: string) => (typeof form[k] === "string" ? form[k] as string : "");
+    const want = getCookie(c, loginCsrfCookie);
+    try {
+      if (!want || !constantTimeEqual(want, field("_csrf"))) throw new AppError("csrf_failed");
+      const { token } = await deps.people.signIn.signIn(
+        field("login"),
+        field("password"),
+        clientAddr(c),
+      );
+      cookie(c, sessionCookie, token, Math.floor(deps.people.sessionTtlMs / 1000));
+      const next = field("next");
+      return c.redirect(next.startsWith("/") && !next.startsWith("//") ? next : "/models", 303);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      return await signInPage(c, ctx, errorText(ctx.words, e), statusOf(e.code).status);
+    }
+  });
+
+  app.post("/logout", async (c) => {
+    const token = getCookie(c, sessionCookie);
+    if (token) {
+      await readForm(c);
+      await deps.people.sessions.revoke(token);
+    }
+    deleteCookie(c, sessionCookie, { path: "/", secure: secure(c) });
+    return c.redirect("/", 303);
+  });
+
+  // ---- models and chat ----
+  app.get("/models", async (c) => {
+    const ctx = await load(c);
+    const v = signedIn(ctx);
+    return await page(c, <ModelsPage ctx={ctx} rows={modelRows(deps, v.person)} />);
+  });
+
+  app.get("/chat", async (c) => {
+    const ctx = await load(c);
+    const v = signedIn(ctx);
+    const pick = c.req.query("model");
+    return await page(
+      c,
+      <ChatPage
+        ctx={ctx}
+        viewer={v}
+        rows={modelRows(deps, v.person)}
+        {...(pick ? { pick } : {})}
+      />,
+    );
+  });
+
+  app.post("/portal/chat", async (c) => {
+    const ctx = await load(c);
+    if (!ctx.viewer) {
+      const e = new AppError("unauthorized");
+      return c.json({ error: { code: e.code, message: errorText(ctx.words, e) } }, 401);
+    }
+    try {
+      // JSON only, so the token travels in the header (a cross-site form cannot set it).
+      checkCsrf(c, c.req.header("x-csrf-token"));
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      return c.json({ error: { code: e.code, message: errorText(ctx.words, e) } }, 403);
+    }
+    return await portalChat(deps, c, ctx.viewer.person, ctx.words);
+  });
+
+  app.get("/portal/model-state", async (c) => {
+    const ctx = await load(c);
+    const v = signedIn(ctx);
+    const row = modelRows(deps, v.person).find((r) => r.name === c.req.query("model"));
+    if (!row) throw new AppError("model_not_found", { model: c.req.query("model") ?? "" });
+    // The replicas' phase (fetching, checking) when the node reports one.
+    const phase = deps.replicas.forModel(row.name)
+      .map((r) => (r as unknown as { phase?: string }).phase).find(Boolean) ?? null;
+    return c.json({ state: row.state, phase });
+  });
+
+  // ---- keys ----
+  const myKeys = async (v: Viewer) =>
+    (await deps.keys.list()).filter((k) => k.userId === v.person.id)
+      .sort((a, b) => b.createdAt - a.createdAt);
+  const keysPage = async (
+    c: Context<AppEnv>,
+    ctx: PortalCtx,
+    v: Viewer,
+    extra: { created?: { name: string; key: string }; notice?: Notice } = {},
+  ) => {
+    const t = deps.people.tenancy;
+    const staff = v.person.orgId === null;
+    const projects = [...t.projects.values()].filter((p) =>
+      staff || (p.orgId === v.person.orgId && (!v.person.teamId || p.teamId === v.person.teamId))
+    );
+    const cap = deps.people.limits.effective(
+      t.chainAbove({ kind: "person", id: v.person.id }),
+    ).maxKeyTtlMs;
+    return await page(
+      c,
+      <KeysPage
+        ctx={ctx}
+        viewer={v}
+        data={{
+          keys: await myKeys(v),
+          projects,
+          projectOptional: v.actor.role === "administrator",
+          maxDays: cap ? Math.max(1, Math.floor(cap.value / dayMs)) : null,
+          model: modelRows(deps, v.person)[0]?.name ?? null,
+          ...extra,
+        }}
+      />,
+      extra.notice?.kind === "error" ? 400 : 200,
+    );
+  };
+
+  app.get("/keys", async (c) => {
+    const ctx = await load(c);
+    return await keysPage(c, ctx, signedIn(ctx));
+  });
+
+  app.post("/keys", async (c) => {
+    const ctx = await load(c);
+    const v = signedIn(ctx);
+    const form = await readForm(c);
+    const days = Number(form.expires_days);
+    const r = await attempt(ctx, () =>
+      call(c, form._csrf, "POST", "/keys", {
+        name: form.name ?? "",
+        ...(form.project_id ? { project_id: form.project_id } : {}),
+        ...(form.expires_days && Number.isFinite(days) && days > 0
+          ? { expires_at: ctx.now + Math.round(days * dayMs) }
+          : {}),
+      }));
+    if (!r.ok) return await keysPage(c, ctx, v, { notice: r.notice });
+    const created = r.value as { name: string; key: string };
+    return await keysPage(c, ctx, v, { created: { name: created.name, key: created.key } });
+  });
+
+  app.post("/keys/:id/revoke", async (c) => {
+    const ctx = await load(c);
+    const v = signedIn(ctx);
+    const form = await readForm(c);
+    const r = await attempt(ctx, () => call(c, form._csrf, "DELETE", `/keys/${c.req.param("id")}`));
+    const notice: Notice = r.ok
+      ? { kind: "ok", text: ctx.words.t("key_revoked", { name: String(r.value.name ?? "") }) }
+      : r.notice;
+    if (form.back === "/admin/keys") {
+      return c.redirect("/admin/keys", 303);
+    }
+    return await keysPage(c, ctx, v, { notice });
+  });
+
+  // ---- usage ----
+  const usageKeys = async (v: Viewer, scope: "mine" | "all") => {
+    const all = await deps.keys.list();
+    if (scope === "mine" || v.actor.role === "member") {
+      return all.filter((k) => k.userId === v.person.id);
+    }
+    return all.filter((k) => canRead(v.actor, "usage", placeOfKey(deps, k)));
+  };
+  const scopeOf = (c: Context<AppEnv>) => (c.req.query("scope") === "all" ? "all" : "mine");
+
+  app.get("/usage", async (c) => {
+    const ctx = await load(c);
+    const v = signedIn(ctx);
+    const canWiden = v.actor.role !== "member";
+    const scope = canWiden ? scopeOf(c) : "mine";
+    const report = await usageReport(deps, await usageKeys(v, scope), ctx.fmt.timeZone, ctx.now);
+    return await page(
+      c,
+      <UsagePage
+        ctx={ctx}
+        deps={deps}
+        report={report}
+        budgets={budgetLines(deps, v.person)}
+        scope={scope}
+        canWiden={canWiden}
+      />,
+    );
+  });
+
+  app.get("/usage.csv", async (c) => {
+    const ctx = await load(c);
+    const v = signedIn(ctx);
+    const scope = v.actor.role === "member" ? "mine" : scopeOf(c);
+    const keys = await usageKeys(v, scope);
+    const report = await usageReport(deps, keys, ctx.fmt.timeZone, ctx.now);
+    const names = new Map(keys.map((k) => [k.id, k.name]));
+    const lines = [
+      "day,model,key_id,key_name,requests,prompt_tokens,completion_tokens,cost_micros",
+      ...report.cells.map((x) =>
+        [
+          new Date(x.day).toISOString().slice(0, 10),
+          x.model,
+          x.keyId,
+          names.get(x.keyId) ?? "",
+          x.requests,
+          x.prompt,
+          x.completion,
+          x.micros,
+        ].map(csvField).join(",")
+      ),
+    ];
+    c.header("content-type", "text/csv; charset=utf-8");
+    c.header("content-disposition", 'attachment; filename="llmgw-usage.csv"');
+    c.header("cache-control", "no-store");
+    return c.body(lines.join("\n") + "\n");
+  });
+
+  // ---- profile ----
+  const profilePage = async (c: Context<AppEnv>, ctx: PortalCtx, v: Viewer, notice?: Notice) =>
+    await page(
+      c,
+      <ProfilePage
+        ctx={ctx}
+        viewer={v}
+        oidcLabel={deps.people.oidc.status().label}
+        {...(notice ? { notice } : {})}
+      />,
+      notice?.kind === "error" ? 400 : 200,
+    );
+
+  app.get("/profile", async (c) => {
+    const ctx = await load(c);
+    const changed = c.req.query("changed") === "1";
+    return await profilePage(
+      c,
+      ctx,
+      signedIn(ctx),
+      changed ? { kind: "ok", text: ctx.words.t("password_changed") } : undefined,
+    );
+  });
+
+  app.post("/profile", async (c) => {
+    const ctx0 = await load(c);
+    const v = signedIn(ctx0);
+    const form = await readForm(c);
+    const locale = isLocale(form.locale) ? form.locale : null;
+    const zone = (form.time_zone ?? "").trim() || "UTC";
+    if (!validTimeZone(zone)) {
+      return await profilePage(c, ctx0, v, {
+        kind: "error",
+        text: ctx0.words.t("time_zone_invalid"),
+      });
+    }
+    await prefs.set(v.person.id, { locale, timeZone: zone });
+    // The cookie carries the choice to the sign-in page after signing out.
+    if (locale) cookie(c, langCookie, locale, 365 * 86_400);
+    else deleteCookie(c, langCookie, { path: "/" });
+    const ctx = await load(c);
+    return await profilePage(c, ctx, ctx.viewer ?? v, {
+      kind: "ok",
+      text: ctx.words.t("saved"),
+    });
+  });
+
+  app.post("/profile/password", async (c) => {
+    const ctx = await load(c);
+    const v = signedIn(ctx);
+    const form = await readForm(c);
+    const t = deps.people.tenancy;
+    const row = await t.credentials({ id: v.person.id });
+    if (!row || v.person.signIn !== "local") throw new AppError("forbidden");
+    if (!(await verifyPassword(form.current ?? "", row.passwordHash))) {
+      return await profilePage(c, ctx, v, { kind: "error", text: ctx.words.t("password_wrong") });
+    }
+    const next = form.password ?? "";
+    if (next.length < 12 || next.length > 200) {
+      return await profilePage(c, ctx, v, { kind: "error", text: ctx.words.t("password_short") });
+    }
+    await t.updatePerson(v.person.id, { passwordHash: await hashPassword(next) });
+    // Every other session ends with the old password; this one is replaced by a new one.
+    await deps.people.sessions.revokeAllOf(v.person.id);
+    const { token } = await deps.people.sessions.open(v.person.id);
+    cookie(c, sessionCookie, token, Math.floor(deps.people.sessionTtlMs / 1000));
+    await deps.people.audit.record(
+      v.actor,
+      "person.password_change",
+      { kind: "person", id: v.person.id, orgId: v.person.orgId },
+      { password: "old" },
+      { password: "new" },
+    );
+    return c.redirect("/profile?changed=1", 303);
+  });
+
+  adminPages(app, deps, { load, call });
+
+  // A refusal on a page is a page, in the viewer's language; signed-out visitors go to sign-in.
+  app.onError(async (err, c) => {
+    if (!(err instanceof AppError)) throw err;
+    const ctx = await load(c);
+    if (err.code === "unauthorized" && c.req.method === "GET") {
+      return c.redirect(`/?next=${encodeURIComponent(c.req.path)}`, 303);
+    }
+    const { status } = statusOf(err.code);
+    const title = ctx.words.t(status === 404 ? "not_found_title" : "error_title");
+    return await page(
+      c,
+      <ErrorPage ctx={ctx} title={title} message={errorText(ctx.words, err)} />,
+      status as 400,
+    );
+  });
+  return app;
+}
+
+/** A CSV field, quoted when needed; a leading = + - @ is defused so spreadsheets do not run it. */
+export function csvField(v: string | number): string {
+  let s = String(v);
+  if (typeof v === "string" && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}

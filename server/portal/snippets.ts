@@ -1,0 +1,70 @@
+/** Ready-to-paste editor and SDK settings, filled with this gateway's address and a model. */
+import type { PortalKey } from "./i18n.ts";
+
+export interface Snippet {
+  title: PortalKey;
+  text: string;
+}
+
+export function editorSnippets(origin: string, model: string, key: string): Snippet[] {
+  const base = `${origin}/v1`;
+  return [
+    {
+      title: "connect_continue",
+      text: `name: llmgw
+version: 1.0.0
+schema: v1
+models:
+  - name: ${model} (llmgw)
+    provider: openai
+    model: ${model}
+    apiBase: ${base}
+    apiKey: ${key}
+    roles: [chat, edit, apply]
+`,
+    },
+    {
+      title: "connect_codex",
+      text: `model = "${model}"
+model_provider = "llmgw"
+
+[model_providers.llmgw]
+name = "llmgw"
+base_url = "${base}"
+env_key = "LLMGW_KEY"
+wire_api = "chat"
+
+# export LLMGW_KEY=${key}
+`,
+    },
+    {
+      title: "connect_python",
+      text: `from openai import OpenAI
+
+client = OpenAI(base_url="${base}", api_key="${key}")
+stream = client.chat.completions.create(
+    model="${model}",
+    messages=[{"role": "user", "content": "Hello"}],
+    stream=True,
+)
+for chunk in stream:
+    print(chunk.choices[0].delta.content or "", end="", flush=True)
+print()
+`,
+    },
+    {
+      title: "connect_typescript",
+      text: `import OpenAI from "openai";
+
+const client = new OpenAI({ baseURL: "${base}", apiKey: "${key}" });
+const stream = await client.chat.completions.create({
+  model: "${model}",
+  messages: [{ role: "user", content: "Hello" }],
+  stream: true,
+});
+for await (const chunk of stream) process.stdout.write(chunk.choices[0]?.delta?.content ?? "");
+console.log();
+`,
+    },
+  ];
+}
