@@ -97,6 +97,7 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
     ...base,
     method: "post",
     path: "/models/serve",
+    audit: { action: "model.serve" },
     summary: "Plan, add and start a source",
     body: planInput,
     status: 201,
@@ -110,6 +111,7 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
     ...base,
     method: "post",
     path: "/models",
+    audit: { action: "model.add" },
     summary: "Add models (an entry, a list, {models}, or {yaml})",
     body: z.unknown(),
     status: 201,
@@ -139,6 +141,10 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
     ...base,
     method: "post",
     path: "/models/:name{.+}/context",
+    audit: {
+      action: "model.context",
+      snapshot: (c) => deps.catalog.get(c.req.param("name") ?? "") ?? null,
+    },
     summary: "Change context, slots or the longest answer",
     body: contextInput,
   }, async (c, { actor, body: p }) => {
@@ -155,6 +161,10 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
     ...base,
     method: "post",
     path: "/models/:name{.+}/gpus",
+    audit: {
+      action: "model.gpus",
+      snapshot: (c) => deps.catalog.get(c.req.param("name") ?? "") ?? null,
+    },
     summary: "Cards per replica",
     body: gpusInput,
   }, async (c, { actor, body: p }) => {
@@ -165,6 +175,10 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
     ...base,
     method: "post",
     path: "/models/:name{.+}/resources",
+    audit: {
+      action: "model.resources",
+      snapshot: (c) => deps.catalog.get(c.req.param("name") ?? "") ?? null,
+    },
     summary: "Memory and cores per replica",
     body: resourcesInput,
   }, async (c, { actor, body: p }) => {
@@ -188,6 +202,12 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
       ...base,
       method: "post",
       path: `/models/:name{.+}/${verb}`,
+      ...(verb === "smoke" ? {} : {
+        audit: {
+          action: `model.${verb}`,
+          snapshot: (c) => deps.catalog.get(c.req.param("name") ?? "") ?? null,
+        },
+      }),
       summary: `${verb} a model`,
     }, async (c, { actor }) => {
       requireWrite(actor, "staff", cluster, c.req.path);
@@ -198,6 +218,10 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
     ...base,
     method: "delete",
     path: "/models/:name{.+}",
+    audit: {
+      action: "model.remove",
+      snapshot: (c) => deps.catalog.get(c.req.param("name") ?? "") ?? null,
+    },
     summary: "Remove a model (query purge=true: and its files)",
   }, async (c, { actor }) => {
     requireWrite(actor, "staff", cluster, c.req.path);

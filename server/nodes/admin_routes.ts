@@ -45,6 +45,7 @@ export function nodeAdminRoutes(registry: AdminRegistry, nodes: NodeServices | u
     path: "/nodes/join-codes",
     summary: "Make a one-time join code",
     body: joinCodeInput,
+    audit: { action: "node.join_code" },
     status: 201,
   }, async (c, { body, actor }) => {
     requireWrite(actor, "staff", cluster, c.req.path);
@@ -75,7 +76,13 @@ export function nodeAdminRoutes(registry: AdminRegistry, nodes: NodeServices | u
   } as const;
   for (const [verb, set] of Object.entries(flags)) {
     registry.add(
-      { ...read, method: "post", path: `/nodes/:id/${verb}`, summary: `${verb} a node` },
+      {
+        ...read,
+        method: "post",
+        path: `/nodes/:id/${verb}`,
+        summary: `${verb} a node`,
+        audit: { action: `node.${verb}` },
+      },
       async (c, { actor }) => {
         requireWrite(actor, "staff", cluster, c.req.path);
         return c.json(await svc().hub.setFlags(c.req.param("id")!, set));
@@ -86,6 +93,7 @@ export function nodeAdminRoutes(registry: AdminRegistry, nodes: NodeServices | u
     ...read,
     method: "delete",
     path: "/nodes/:id",
+    audit: { action: "node.remove" },
     summary: "Remove a node and revoke its credential",
   }, async (c, { actor }) => {
     requireWrite(actor, "staff", cluster, c.req.path);
@@ -97,6 +105,7 @@ export function nodeAdminRoutes(registry: AdminRegistry, nodes: NodeServices | u
     path: "/nodes/:id/shards",
     summary: "Start a shard on a node",
     body: startShardInput,
+    audit: { action: "shard.start" },
     status: 202,
   }, async (c, { body, actor }) => {
     requireWrite(actor, "staff", cluster, c.req.path);
@@ -113,6 +122,7 @@ export function nodeAdminRoutes(registry: AdminRegistry, nodes: NodeServices | u
     ...read,
     method: "delete",
     path: "/nodes/:id/shards/:shardId",
+    audit: { action: "shard.stop" },
     summary: "Stop a shard",
     status: 202,
   }, async (c, { actor }) => {

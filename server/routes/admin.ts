@@ -23,7 +23,7 @@ import { opsAdminRoutes } from "./admin_ops.ts";
 
 export function adminRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const registry = new AdminRegistry(app);
+  const registry = new AdminRegistry(app, (...a) => deps.people.audit.record(...a));
   let document: Record<string, unknown> | undefined;
   // The document describes the API; it holds nothing of any tenant, so it needs no credential.
   app.get("/openapi.json", (c) => c.json(document ??= openApiDocument(registry.specs)));

@@ -62,6 +62,7 @@ export function opsAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
     ...base,
     method: "put",
     path: "/settings",
+    audit: { action: "settings.set", snapshot: () => deps.settings?.list() ?? null },
     summary: "Change settings ({key: value, …})",
     body: z.unknown(),
   }, async (c, { actor, body }) => {
@@ -101,6 +102,7 @@ export function opsAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
     ...base,
     method: "post",
     path: "/backup",
+    audit: { action: "store.backup" },
     summary: "A consistent copy of the store, streamed back",
   }, async (c, { actor }) => {
     requireWrite(actor, "staff", cluster, c.req.path);

@@ -23,7 +23,25 @@ export interface RouteSpec {
   /** Who may call it, in words, for the document. */
   access: string;
   status?: number;
+  /**
+   * For changes made by routes that do not write their own audit rows (the cluster's nodes,
+   * models and settings): the action recorded after a successful answer, and optionally what
+   * the target looked like, read before and after the change.
+   */
+  audit?: {
+    action: string;
+    snapshot?: (c: Context<AppEnv>) => unknown;
+  };
 }
+
+/** Writes one audit row; the people services' AuditLog.record. */
+export type AuditWriter = (
+  actor: Actor,
+  action: string,
+  target: { kind: string; id: string; orgId: string | null },
+  before: unknown,
+  after: unknown,
+) => Promise<void>;
 
 export function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
@@ -40,7 +58,7 @@ export function parse<T>(schema: z.ZodType<T>, value: unknown): T {
 export class AdminRegistry {
   readonly specs: RouteSpec[] = [];
 
-  constructor(readonly app: Hono<AppEnv>) {}
+  constructor(readonly app: Hono<AppEnv>, private readonly audit?: AuditWriter) {}
 
   add<B = undefined, Q = Record<string, string>>(
     spec: RouteSpec & { body?: z.ZodType<B>; query?: z.ZodObject },
@@ -55,7 +73,22 @@ export class AdminRegistry {
         ? parse(spec.body, await readJsonBody(c.req.raw, 256 * 1024))
         : undefined;
       const query = spec.query ? parse(spec.query, c.req.query()) : c.req.query();
-      return await handler(c, { body: body as B, query: query as Q, actor: c.get("actor") });
+      const actor = c.get("actor");
+      const audit = spec.audit && this.audit ? { ...spec.audit, write: this.audit } : undefined;
+      const before = audit?.snapshot ? await audit.snapshot(c) : null;
+      const res = await handler(c, { body: body as B, query: query as Q, actor });
+      if (audit && res.status < 400) {
+        const target = Object.values(c.req.param()).join("/") || spec.path;
+        const after = audit.snapshot ? await audit.snapshot(c) : body ?? null;
+        await audit.write(
+          actor,
+          audit.action,
+          { kind: spec.tag, id: target, orgId: null },
+          before,
+          after,
+        );
+      }
+      return res;
     });
   }
 }
