@@ -307,7 +307,19 @@ export class ModelServices {
     await this.deps.catalog.remove(e.name);
     this.deps.reconciler.kick();
     this.deps.logger.info("model removed", { model: e.name, purge });
-    // Weights on nodes are the weights service's; --purge is recorded, files are not touched here.
+    const origin = e.origin;
+    if (purge && origin && origin.kind !== "local") {
+      // The files go once its replicas stopped, except those another model's source names.
+      const keep = this.deps.catalog.list().flatMap((o) => o.origin ? [o.origin] : []);
+      this.deps.reconciler.purgeWeights(e.name, origin, keep).then(
+        (r) => this.deps.logger.info("model weights purged", { model: e.name, nodes: r.nodes }),
+        (err) =>
+          this.deps.logger.warn("purging the model's weights failed", {
+            model: e.name,
+            error: err as Error,
+          }),
+      );
+    }
     return { model: e.name, removed: true, purge };
   }
 
