@@ -29,6 +29,9 @@ import type { LaunchSpec, ShardHandle } from "./launch_spec.ts";
 import type { EngineProfile } from "./engines/engine_adapter.ts";
 import { Supervisor } from "./supervisor.ts";
 import { parsePortRange } from "./port_picker.ts";
+import { systemClock } from "../core/clock.ts";
+import { type NodeWeights, nodeWeights } from "./weights/mod.ts";
+import { WeightsCommands } from "./weights_commands.ts";
 
 /** The placement's profile and cards from a start command, as the supervisor takes them. */
 export function launchProfile(spec: ShardSpec): Pick<LaunchSpec, "profile" | "gpus"> {
@@ -53,6 +56,8 @@ export class Agent {
   readonly #d: AgentDeps;
   readonly #log: Logger;
   readonly #supervisor: Supervisor;
+  readonly #weights: NodeWeights;
+  readonly #weightsCommands: WeightsCommands;
   readonly #errors = new Map<string, string>();
   #channel: ControlChannel | undefined;
   #gpu: GpuMonitor | undefined;
@@ -77,6 +82,19 @@ export class Agent {
       ...(deps.config.engineRunAs ? { runAs: deps.config.engineRunAs } : {}),
       ...(ports ? { portRange: parsePortRange(ports) } : {}),
       onChange: (h) => this.#channel?.send({ type: "shard_state", shard: this.#report(h) }),
+    });
+    const c = deps.config;
+    this.#weights = nodeWeights({
+      fetch,
+      clock: systemClock,
+      logger: deps.logger.child({ part: "weights" }),
+      weightsDir: c.weightsDir || `${c.dataDir}/weights`,
+      ...(c.hfEndpoint.trim() ? { hub: { endpoint: c.hfEndpoint.trim() } } : {}),
+    });
+    this.#weightsCommands = new WeightsCommands({
+      weights: this.#weights,
+      send: (m) => this.#channel?.send(m),
+      touch: (shardId) => this.#supervisor.touch(shardId),
     });
   }
 
@@ -130,6 +148,8 @@ export class Agent {
     clearTimeout(this.#timer);
     clearInterval(this.#detectTimer);
     await this.#supervisor.stopAll();
+    // Fetches stop; their .part files stay for the next start to resume.
+    await this.#weights.close();
     await this.#channel?.close();
     await this.#gpu?.stop();
   }
@@ -189,11 +209,11 @@ export class Agent {
         );
         return;
       case "fetch_weights":
+        this.#weightsCommands.fetch(m);
+        return;
       case "remove_weights":
-        return this.#result(m.id, {
-          ok: false,
-          error: `${m.type} is not supported by this agent yet`,
-        });
+        this.#weightsCommands.remove(m);
+        return;
       case "pong":
       case "ping":
         return;

@@ -18,6 +18,11 @@ export const agentSettings = {
     "Labels this node reports, k=v comma-separated; they add to those of its join code",
   ),
   weightsDir: text("weights_dir", "", "Where model weights are kept (empty: DATA/weights)"),
+  hfEndpoint: text(
+    "weights.hf_endpoint",
+    "https://huggingface.co",
+    "The Hugging Face hub weights are fetched from when no mirror has them (empty: mirrors only)",
+  ),
   engineHost: text(
     "engines.host",
     "127.0.0.1",

@@ -111,8 +111,27 @@ export const commandResultSchema = z.object({
   error: z.string().optional(),
   /** The engine's captured output when a start failed. */
   output: z.string().optional(),
+  /** For `fetch_weights`: the local path an engine is given. */
+  path: z.string().optional(),
 });
 export type CommandResult = z.infer<typeof commandResultSchema>;
+
+/**
+ * Progress of a `fetch_weights` command, at most every few seconds and at each phase's start and
+ * end. `bytesTotal` is null when the size is not known: then only bytes are shown, never a percent.
+ */
+export const weightsProgressSchema = z.object({
+  type: z.literal("weights_progress"),
+  /** The id of the `fetch_weights` command. */
+  id: z.string(),
+  /** What is fetched, named without credentials. */
+  source: z.string(),
+  shardId: z.string().optional(),
+  phase: z.enum(["fetching", "checking"]),
+  bytesDone: z.number().nonnegative(),
+  bytesTotal: z.number().nonnegative().nullable(),
+});
+export type WeightsProgress = z.infer<typeof weightsProgressSchema>;
 
 const pingSchema = z.object({ type: z.literal("ping"), id: z.string() });
 const pongSchema = z.object({ type: z.literal("pong"), id: z.string() });
@@ -122,6 +141,7 @@ export const agentMessageSchema = z.discriminatedUnion("type", [
   heartbeatSchema,
   shardStateSchema,
   commandResultSchema,
+  weightsProgressSchema,
   pingSchema,
   pongSchema,
 ]);
@@ -157,11 +177,20 @@ export const fetchWeightsSchema = z.object({
   type: z.literal("fetch_weights"),
   id: z.string(),
   source: z.string(),
+  /** The pinned source (agent/weights/pinned_source.ts), checked by the agent. */
+  pinned: z.unknown().optional(),
+  /** The shard waiting on these weights: its readiness clock counts from the last progress. */
+  shardId: z.string().optional(),
+  /** Mirror base URLs tried before the origin. */
+  mirrors: z.array(z.string()).optional(),
 });
 export const removeWeightsSchema = z.object({
   type: z.literal("remove_weights"),
   id: z.string(),
   paths: z.array(z.string()),
+  /** The pinned source whose files go, keeping those any source in `keep` names. */
+  pinned: z.unknown().optional(),
+  keep: z.array(z.unknown()).optional(),
 });
 
 export const serverMessageSchema = z.discriminatedUnion("type", [

@@ -22,6 +22,13 @@ import { type CatalogModel, factsFromGguf } from "./replica_need.ts";
 import type { ShardTable } from "./shard_table.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import { isEmbedding } from "./replica_need.ts";
+import type { PinnedSource } from "../../agent/weights/pinned_source.ts";
+
+/**
+ * Resolves an hf: or URL source to the commit and sha256s current now (server/weights/pinSource),
+ * so every node later fetches exactly those bytes.
+ */
+export type PinRemote = (source: string, opts: { allowPickle?: boolean }) => Promise<PinnedSource>;
 
 export interface ReplicaRow {
   id: string;
@@ -44,8 +51,22 @@ export class ModelServices {
       shards: ShardTable;
       logger: Logger;
       replicas: ReplicaTable;
+      /** Absent: hf: and URL sources are refused (no way to pin them). */
+      pin?: PinRemote;
     },
   ) {}
+
+  /** The pinned source of a remote (hf: or URL) model source; undefined for a path. */
+  async #pinRemote(source: string, allowPickle?: boolean): Promise<PinnedSource | undefined> {
+    const kind = parseSourceOrThrow(source).kind;
+    if (kind === "path") return undefined;
+    if (!this.deps.pin) {
+      throw new AppError("invalid_request", {
+        detail: "this control plane cannot resolve hf: or URL sources (no hub configured)",
+      }, "source");
+    }
+    return await this.deps.pin(source, allowPickle ? { allowPickle } : {});
+  }
 
   get reconciler(): Reconciler {
     return this.deps.reconciler;
@@ -106,16 +127,24 @@ export class ModelServices {
     }
   }
 
-  async #save(m: CatalogModel, origin: ModelOrigin = "api"): Promise<ModelEntry> {
-    const row = await this.deps.catalog.upsert(
-      rowFromDef(m.def, m.facts, origin, m.stopped ?? false),
-    );
+  async #save(
+    m: CatalogModel,
+    origin: ModelOrigin = "api",
+    pinned?: PinnedSource,
+  ): Promise<ModelEntry> {
+    const row = await this.deps.catalog.upsert({
+      ...rowFromDef(m.def, m.facts, origin, m.stopped ?? false),
+      ...(pinned ? { origin: pinned } : {}),
+    });
     this.deps.reconciler.kick();
     return row;
   }
 
   /** Adds models (or replaces ones added earlier through the API). */
-  async add(defs: readonly ModelDef[], opts: { replace?: boolean } = {}): Promise<ModelEntry[]> {
+  async add(
+    defs: readonly ModelDef[],
+    opts: { replace?: boolean; pinned?: Map<string, PinnedSource> } = {},
+  ): Promise<ModelEntry[]> {
     for (const def of defs) {
       this.#editable(def.name);
       for (const n of [def.name, ...def.aliases]) {
@@ -133,23 +162,38 @@ export class ModelServices {
         }
       }
     }
+    // Pinned before anything is saved: a source that does not resolve adds nothing.
+    const pins = new Map<string, PinnedSource | undefined>();
+    for (const def of defs) {
+      if (def.external || !def.source) continue;
+      pins.set(
+        def.name,
+        opts.pinned?.get(def.source) ??
+          await this.#pinRemote(def.source, def.allowPickle),
+      );
+    }
     const out: ModelEntry[] = [];
     for (const def of defs) {
-      out.push(await this.#save({ def, facts: await this.factsFor(def) }));
+      out.push(
+        await this.#save({ def, facts: await this.factsFor(def) }, "api", pins.get(def.name)),
+      );
       this.deps.logger.info("model added", { model: def.name });
     }
     return out;
   }
 
-  async plan(source: string, opts: PlanOptions) {
+  async plan(source: string, opts: PlanOptions, pinnedOut?: Map<string, PinnedSource>) {
     const def = { parsedSource: parseSourceOrThrow(source) } as ModelDef;
     const src = def.parsedSource!;
     if (src.kind === "hf" || src.kind === "url") {
-      throw new AppError("invalid_request", {
-        detail: `planning a ${
-          src.kind === "hf" ? "Hugging Face" : "URL"
-        } source is not supported yet; give an absolute path to a GGUF file the control plane can read`,
-      }, "source");
+      // The files are not here to read a header from: the estimate is made from their sizes.
+      const pinned = (await this.#pinRemote(source))!;
+      pinnedOut?.set(source, pinned);
+      const files = pinned.kind === "local" ? [] : pinned.files.map((f) => ({
+        name: f.path.split("/").pop()!,
+        ...(f.size !== null ? { bytes: f.size } : {}),
+      }));
+      return this.#planFiles(source, files, {}, opts);
     }
     let facts: ModelFacts = {};
     let bytes: number | undefined;
@@ -165,8 +209,16 @@ export class ModelServices {
         throw new AppError("invalid_request", { detail: (e as Error).message }, "source");
       }
     }
-    const { snap, shards } = await this.deps.reconciler.view();
-    void shards;
+    return this.#planFiles(source, [{ name: src.path.split("/").pop()!, bytes }], facts, opts);
+  }
+
+  async #planFiles(
+    source: string,
+    files: { name: string; bytes?: number }[],
+    facts: ModelFacts,
+    opts: PlanOptions,
+  ) {
+    const { snap } = await this.deps.reconciler.view();
     const names = new Set<string>();
     const configNames = new Set<string>();
     for (const e of this.deps.catalog.list()) {
@@ -175,7 +227,7 @@ export class ModelServices {
       if (e.declaredIn === "config") configNames.add(e.name);
     }
     return planModel(
-      { source, files: [{ name: src.path.split("/").pop()!, bytes }], facts },
+      { source, files, facts },
       snap.snapshot,
       { names, configNames },
       opts,
@@ -184,9 +236,10 @@ export class ModelServices {
 
   /** The serve form: plan, then add the entry the plan proposes. */
   async serve(source: string, opts: PlanOptions) {
-    const plan = await this.plan(source, opts);
+    const pinned = new Map<string, PinnedSource>();
+    const plan = await this.plan(source, opts, pinned);
     if (!plan.ok || !plan.entry) return { plan, added: false };
-    await this.add([parseModel(plan.entry)]);
+    await this.add([parseModel(plan.entry)], { pinned });
     return { plan, added: true };
   }
 
@@ -254,7 +307,19 @@ export class ModelServices {
     await this.deps.catalog.remove(e.name);
     this.deps.reconciler.kick();
     this.deps.logger.info("model removed", { model: e.name, purge });
-    // Weights on nodes are the weights service's; --purge is recorded, files are not touched here.
+    const origin = e.origin;
+    if (purge && origin && origin.kind !== "local") {
+      // The files go once its replicas stopped, except those another model's source names.
+      const keep = this.deps.catalog.list().flatMap((o) => o.origin ? [o.origin] : []);
+      this.deps.reconciler.purgeWeights(e.name, origin, keep).then(
+        (r) => this.deps.logger.info("model weights purged", { model: e.name, nodes: r.nodes }),
+        (err) =>
+          this.deps.logger.warn("purging the model's weights failed", {
+            model: e.name,
+            error: err as Error,
+          }),
+      );
+    }
     return { model: e.name, removed: true, purge };
   }
 

@@ -23,6 +23,7 @@ import type { CatalogModel } from "./replica_need.ts";
 import { type Demand, type Note, reconcile, type ReconcileSettings } from "./reconcile.ts";
 import { applyCommands, type Command, type Shard, type StartCommand } from "./shard.ts";
 import type { ShardTable, StoredShard } from "./shard_table.ts";
+import type { PinnedSource } from "../../agent/weights/pinned_source.ts";
 
 export interface ReconcilerSettings extends ReconcileSettings {
   intervalMs: number;
@@ -333,6 +334,12 @@ export class Reconciler {
       launch.contextLength = c.contextLength * c.slots;
     }
     if (c.engine === "vllm" && c.gpus.length > 1) launch.tensorParallel = c.gpus.length;
+    const origin = model?.origin;
+    if (origin && origin.kind !== "local") {
+      // A download can take an hour: it runs beside the loop, which sees its progress.
+      this.#fetchThenStart(c, nodeId, origin, launch, profile?.args ?? c.args, settings);
+      return;
+    }
     const path = c.source.startsWith("/") ? c.source : undefined;
     await this.deps.hub.startShard(nodeId, {
       shardId: c.shardId,
@@ -342,5 +349,92 @@ export class Reconciler {
       args: [...(settings.engineArgs?.[c.engine] ?? []), ...(profile?.args ?? c.args)],
       launch,
     });
+  }
+
+  /**
+   * The node fetches the pinned weights (the shard is `fetching`, with bytes and, when the total
+   * is known, a percent), then starts the engine on the local path it answered with.
+   */
+  async #fetchThenStart(
+    c: StartCommand,
+    nodeId: string,
+    origin: PinnedSource,
+    launch: ShardLaunch,
+    args: string[],
+    settings: ReconcilerSettings,
+  ): Promise<void> {
+    // The latest bytes ride on every save: saves overlap, and a later one must not undo them.
+    let fetched: StoredShard["fetched"];
+    const update = async (patch: Partial<StoredShard>) => {
+      const s = this.deps.shards.get(c.shardId);
+      if (!s || s.state === "stopped" || s.state === "failed" || s.state === "draining") return;
+      await this.deps.shards.save([{ ...s, ...(fetched ? { fetched } : {}), ...patch }]);
+    };
+    try {
+      const now = this.deps.clock.now();
+      await update({ state: "fetching", stateSince: now, progressAt: now });
+      const { path } = await this.deps.hub.weightsCommand(nodeId, {
+        type: "fetch_weights",
+        source: c.source,
+        pinned: origin,
+        shardId: c.shardId,
+      }, (p) => {
+        // Bytes are the download's; the check after it (a re-read from 0) only shows it moves.
+        if (p.phase === "fetching") {
+          fetched = {
+            bytes: p.bytesDone,
+            ...(p.bytesTotal !== null ? { total: p.bytesTotal } : {}),
+          };
+        }
+        update({ progressAt: this.deps.clock.now() }).catch(() => {});
+      });
+      const s = this.deps.shards.get(c.shardId);
+      if (!s || s.state !== "fetching") return; // stopped or failed while it fetched
+      await update({ state: "starting", stateSince: this.deps.clock.now() });
+      await this.deps.hub.startShard(nodeId, {
+        shardId: c.shardId,
+        model: c.model,
+        engine: c.engine,
+        ...(path ? { modelPath: path } : {}),
+        args: [...(settings.engineArgs?.[c.engine] ?? []), ...args],
+        launch,
+      });
+    } catch (e) {
+      const reason = `fetching the weights failed: ${(e as Error).message}`;
+      this.#log.warn("replica failed", { shardId: c.shardId, model: c.model, reason });
+      await update({ state: "failed", stateSince: this.deps.clock.now(), reason }).catch(() => {});
+    }
+    this.kick();
+  }
+
+  /**
+   * Once no replica of `model` is left, every connected node removes `origin`'s files, keeping
+   * those any source in `keep` (the other models' origins) names. Waits at most `waitMs`.
+   */
+  async purgeWeights(
+    model: string,
+    origin: PinnedSource,
+    keep: PinnedSource[],
+    waitMs = 120_000,
+  ): Promise<{ nodes: number; failed: string[] }> {
+    const until = Date.now() + waitMs;
+    const live = () =>
+      this.deps.shards.forModel(model).filter((s) => s.state !== "stopped" && s.state !== "failed");
+    while (live().length > 0 && Date.now() < until) {
+      this.kick();
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const failed: string[] = [];
+    const nodes = this.deps.hub.connected();
+    for (const n of nodes) {
+      await this.deps.hub.weightsCommand(n.nodeId, {
+        type: "remove_weights",
+        paths: [],
+        pinned: origin,
+        keep,
+      }).catch((e) => failed.push(`${n.nodeId}: ${(e as Error).message}`));
+    }
+    if (failed.length) this.#log.warn("some nodes did not remove the weights", { model, failed });
+    return { nodes: nodes.length, failed };
   }
 }

@@ -16,6 +16,28 @@ import { createModelGate, type ModelGate } from "./model_gate.ts";
 import { ModelServices } from "./model_services.ts";
 import { Reconciler, type ReconcilerSettings } from "./reconciler.ts";
 import { ShardTable } from "./shard_table.ts";
+import { HfClient } from "../weights/hf_client.ts";
+import { parseSource as parseWeightsSource } from "../weights/parse_source.ts";
+import { pinSource } from "../weights/pin_source.ts";
+import { readHubToken } from "../weights/start_mirror.ts";
+import type { PinRemote } from "./model_services.ts";
+
+/** Pins hf: and URL sources against the configured hub (the token read once, never logged). */
+export async function remotePinner(
+  config: Pick<ServerConfig, "hfEndpoint" | "hfTokenFile">,
+  doFetch: typeof fetch = fetch,
+): Promise<PinRemote> {
+  const endpoint = config.hfEndpoint.replace(/\/+$/, "");
+  const token = await readHubToken(config.hfTokenFile);
+  const hub = endpoint
+    ? new HfClient({ endpoint, fetch: doFetch, ...(token ? { token } : {}) })
+    : null;
+  return (source, opts) =>
+    pinSource(parseWeightsSource(source, endpoint ? { hubEndpoint: endpoint } : {}), {
+      hub,
+      ...opts,
+    });
+}
 
 export interface ModelsRuntime {
   services: ModelServices;
@@ -69,6 +91,7 @@ export async function startModels(
     shards,
     logger: deps.logger.child({ component: "models" }),
     replicas: deps.replicas,
+    pin: await remotePinner(config),
   });
   await services.loadConfig(config.models ?? []);
   const gate = createModelGate({

@@ -18,6 +18,7 @@ import {
   type ShardLaunch,
   type ShardReport,
   type ShardSpec,
+  type WeightsProgress,
 } from "../../core/protocol/messages.ts";
 import { VERSION } from "../../core/version.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
@@ -32,6 +33,14 @@ export interface NodeEvents {
   lost(node: string, reason: string): void;
   heartbeat(node: string, hb: Heartbeat): void;
   shard(node: string, shard: ShardReport): void;
+}
+
+/** A `fetch_weights` command waiting for its node's answer. */
+interface WeightsWait {
+  nodeId: string;
+  onProgress?: (p: WeightsProgress) => void;
+  resolve: (r: { path?: string }) => void;
+  reject: (e: Error) => void;
 }
 
 export interface NodeHubSettings {
@@ -94,6 +103,7 @@ export interface NodeView {
 
 export class NodeHub {
   readonly #live = new Map<string, Live>();
+  readonly #weightsWaits = new Map<string, WeightsWait>();
   readonly #log: Logger;
   readonly #timer: ReturnType<typeof setInterval>;
   /** The last time each node's report was written to the store; the store need not see every beat. */
@@ -214,7 +224,17 @@ export class NodeHub {
       case "shard_state":
         this.#onShard(live, msg.shard);
         return this.onReport();
-      case "command_result":
+      case "weights_progress":
+        this.#weightsWaits.get(msg.id)?.onProgress?.(msg);
+        return;
+      case "command_result": {
+        const wait = this.#weightsWaits.get(msg.id);
+        if (wait) {
+          this.#weightsWaits.delete(msg.id);
+          if (msg.ok) wait.resolve(msg.path ? { path: msg.path } : {});
+          else wait.reject(new Error(msg.error ?? "the node could not do it"));
+          return;
+        }
         if (!msg.ok && msg.error) {
           const shardId = msg.shard?.shardId;
           if (shardId) live.errors.set(shardId, msg.error);
@@ -222,6 +242,7 @@ export class NodeHub {
         }
         if (msg.shard) this.#onShard(live, msg.shard);
         return this.onReport();
+      }
       case "ping":
         return this.#send(live, { type: "pong", id: msg.id });
       case "pong":
@@ -328,6 +349,11 @@ export class NodeHub {
   #lost(live: Live, reason: string): void {
     live.liveness.stop();
     if (this.#live.get(live.nodeId) !== live) return;
+    for (const [id, w] of this.#weightsWaits) {
+      if (w.nodeId !== live.nodeId) continue;
+      this.#weightsWaits.delete(id);
+      w.reject(new Error(`the node went away while fetching weights (${reason})`));
+    }
     this.#live.delete(live.nodeId);
     for (const id of live.shards.keys()) this.deps.replicas.remove(replicaId(live.nodeId, id));
     this.#log.warn("node lost", { nodeId: live.nodeId, reason });
@@ -414,6 +440,27 @@ export class NodeHub {
     const live = this.#live.get(node.id);
     if (live?.ready) this.#sendStart(live, d);
     return live?.shards.get(d.shardId) ?? pendingView(d);
+  }
+
+  /**
+   * Sends a weights command (`fetch_weights` or `remove_weights`) to a connected node and waits
+   * for its answer; progress goes to `onProgress`. Rejects when the node is not connected, answers
+   * with a failure, or goes away first.
+   */
+  weightsCommand(
+    nodeId: string,
+    msg:
+      | Omit<Extract<ServerMessage, { type: "fetch_weights" }>, "id">
+      | Omit<Extract<ServerMessage, { type: "remove_weights" }>, "id">,
+    onProgress?: (p: WeightsProgress) => void,
+  ): Promise<{ path?: string }> {
+    const live = this.#live.get(nodeId);
+    if (!live?.ready) return Promise.reject(new Error("the node is not connected"));
+    const id = ulid();
+    const { promise, resolve, reject } = Promise.withResolvers<{ path?: string }>();
+    this.#weightsWaits.set(id, { nodeId, resolve, reject, ...(onProgress ? { onProgress } : {}) });
+    this.#send(live, { ...msg, id } as ServerMessage);
+    return promise;
   }
 
   async stopShard(idOrName: string, shardId: string): Promise<void> {
