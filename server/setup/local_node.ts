@@ -104,6 +104,9 @@ export async function startLocalNode(
       "control-urls": urls.join(","),
       name: localNodeName,
       "engines-llama-server": config.llamaServer,
+      // Ports the kernel picks, as before: a fixed range walked from its start would hand two
+      // appliances on one box the same port between the check and the bind.
+      "engines-ports": "",
       "engines-ready-timeout-ms": String(config.engineReadyTimeoutMs),
     },
     env: {},
