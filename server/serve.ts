@@ -17,6 +17,7 @@ import { ReplicaTable } from "./router/replicas.ts";
 import { createRouting } from "./router/routing.ts";
 import { defaultPrefixOptions } from "./router/request_keys.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
+import { StoreKeyOwners } from "./usage/key_owners.ts";
 import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
 import { GatewayMetrics } from "./observe/gateway_metrics.ts";
 import { Tracer } from "./observe/tracing.ts";
@@ -201,6 +202,7 @@ export async function startControlPlane(
       },
     },
     metrics,
+    keyOwners: new StoreKeyOwners(store),
     ...(tracer ? { tracer } : {}),
     settings,
     notifier: notifications.notifier,

@@ -1,6 +1,7 @@
 /**
  * `llmgw up`: the whole appliance on one box in one process. Initialises the data directory if
- * needed, runs the control plane and a local node, serves a model, and prints what to use.
+ * needed, runs the control plane and its own node (an in-process agent joined over the loopback
+ * cluster listener), declares the model it serves, and prints what to use.
  */
 import { systemClock } from "../../core/clock.ts";
 import type { Command } from "../../core/command.ts";
@@ -50,7 +51,13 @@ export const upCommand: Command = {
     if (model.fallbackReason) logger.warn(model.fallbackReason);
 
     const cp = await startControlPlane(config, { logger, logLevel });
-    const node = await startLocalNode(cp, config, model, logger);
+    let node;
+    try {
+      node = await startLocalNode(cp, config, model, logger);
+    } catch (e) {
+      await cp.close();
+      throw e;
+    }
     const stopping = shutdownSignal();
     const key = await ensureLocalKey(config.dataDir, cp.deps.keys);
     try {

@@ -1,15 +1,21 @@
 /**
- * The single-box appliance's own node: the control plane and a supervisor in one process. It
- * declares the model `up` serves, starts its engine, and keeps the replica table in step with
- * the engine's state. (Remote nodes join through the agent instead; this is the local case.)
+ * The single-box appliance's own node: the control plane and an agent in one process. The agent
+ * joins over the loopback cluster listener like any remote node, and the model `up` serves is
+ * declared in the catalog, so the reconciler places it there (and can place more).
  */
 import type { Logger } from "../../core/log.ts";
 import { which } from "../../core/which.ts";
-import { randomToken } from "../auth/secrets.ts";
+import { eq } from "drizzle-orm";
 import type { ControlPlane } from "../serve.ts";
 import type { ServerConfig } from "../config.ts";
-import { Supervisor } from "../../agent/supervisor.ts";
+import { Agent } from "../../agent/agent.ts";
 import { builtinAdapters } from "../../agent/engines/builtin_adapters.ts";
+import { readEngineLoad } from "../../agent/read_engine_load.ts";
+import { loadAgentConfig } from "../../agent/agent_config.ts";
+import { joinCluster } from "../../agent/channel/join.ts";
+import { readNodeFiles } from "../../agent/channel/node_files.ts";
+import { shards } from "../../db/schema.ts";
+import { parseModel } from "../models/model_yaml.ts";
 
 export const demoModel = "demo";
 export const demoDescription =
@@ -53,72 +59,117 @@ export async function chooseModel(
 }
 
 export interface LocalNode {
-  supervisor: Supervisor;
-  /** Resolves when the model's engine first answers, or rejects with why it could not start. */
+  /** Resolves when the model has a ready replica, or rejects with why it could not start. */
   ready: Promise<void>;
   stop(): Promise<void>;
 }
 
+/** Where `up` keeps its own node's credential, CA and engine records. */
+export const localNodeDir = (dataDir: string) => `${dataDir}/node`;
+
+/**
+ * Joins this control plane as a node over its own loopback TLS listener (once: later runs reuse
+ * the credential), runs an Agent in this process, and declares the served model through the
+ * models service with one replica, so the reconciler places it like on any other node.
+ */
 export async function startLocalNode(
   cp: ControlPlane,
   config: ServerConfig,
   model: ServedModel,
   logger: Logger,
 ): Promise<LocalNode> {
-  const entry = await cp.deps.catalog.upsert({
-    name: model.name,
-    engine: model.engine,
-    source: model.source,
-    description: model.description,
-  });
-  const engineArgs = model.engine === "sim"
-    ? ["--tokens-per-second", String(config.simTokensPerSecond), "--slots", String(config.simSlots)]
-    : [];
-  // The concurrency the engine serves well: the catalog's, else the engine's own slot count.
-  const slots = entry.slots ?? (model.engine === "sim" ? config.simSlots : parallelOf(entry.args));
-  const workDir = `${config.dataDir}/engines`;
-  await Deno.mkdir(workDir, { recursive: true });
-  const replicaKey = randomToken("llmgw_rep_");
-  const supervisor = new Supervisor({
-    logger: logger.child({ part: "supervisor" }),
-    adapters: builtinAdapters,
-    workDir,
-    onChange: (h) => {
-      if (h.state === "stopped") return cp.deps.replicas.remove(h.shardId);
-      cp.deps.replicas.upsert({
-        id: h.shardId,
-        model: h.model,
-        baseUrl: h.baseUrl,
-        apiKey: replicaKey,
-        state: h.state,
-        slots,
-      });
+  const services = cp.deps.nodes;
+  const modelServices = cp.deps.modelServices;
+  const urls = cp.clusterUrls ?? [];
+  if (!services || !modelServices || urls.length === 0) {
+    throw new TypeError(
+      "llmgw up runs its model on a node of its own, which needs the cluster listener: set cluster_listen (e.g. 127.0.0.1:8443)",
+    );
+  }
+  const dir = localNodeDir(config.dataDir);
+  const controlUrl = urls[0]!;
+  let files: { credential: string; caPem: string };
+  try {
+    files = await readNodeFiles(dir);
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e;
+    // First run: a join code, redeemed over the cluster listener exactly as a remote node would.
+    const { code } = await services.joinCodes.create({ labels: {}, ttlMs: 60_000 });
+    await joinCluster({ code, controlUrl, dataDir: dir, name: localNodeName });
+    files = await readNodeFiles(dir);
+  }
+  const agentConfig = await loadAgentConfig({
+    flags: {
+      data: dir,
+      "control-urls": urls.join(","),
+      name: localNodeName,
+      "engines-llama-server": config.llamaServer,
+      // Ports the kernel picks, as before: a fixed range walked from its start would hand two
+      // appliances on one box the same port between the check and the bind.
+      "engines-ports": "",
+      "engines-ready-timeout-ms": String(config.engineReadyTimeoutMs),
     },
+    env: {},
   });
-  const unwatch = cp.loadPoller.addSource((id) =>
-    supervisor.get(id) ? supervisor.readLoad(id) : undefined
-  );
-  // Engines a previous run left behind (it was killed, not stopped) would hold the port and memory.
-  const reaped = await supervisor.reapOrphans();
-  if (reaped > 0) logger.warn("stopped engines left over from an earlier run", { count: reaped });
-  const ready = supervisor.ensure({
-    shardId: `local-${model.name}`,
-    model: model.name,
-    engine: model.engine,
-    ...(model.source ? { modelPath: model.source } : {}),
-    ...(model.engine === "llamacpp" ? { binary: config.llamaServer } : {}),
-    args: engineArgs,
-    apiKey: replicaKey,
-    readyTimeoutMs: config.engineReadyTimeoutMs,
-  }).then(() => {});
+  const agent = new Agent({
+    config: agentConfig,
+    logger: logger.child({ part: "node" }),
+    ...files,
+  });
+  await agent.start();
+  void agent.ended.then(({ reason }) => {
+    logger.error(
+      `the local node's credential was refused (${reason}); remove ${dir} and run llmgw up again`,
+    );
+  });
+  const def = parseModel({
+    name: model.name,
+    ...(model.description ? { description: model.description } : {}),
+    // The sim engine reads no weights; its source only names it.
+    source: model.engine === "sim" ? `/llmgw/${model.name}` : model.source,
+    scaling: { min: 1, max: 1 },
+    ...(model.engine === "sim" ? { slots: config.simSlots } : {}),
+    profiles: [{
+      engine: model.engine,
+      gpus: 0,
+      cores: 1,
+      ...(model.engine === "sim"
+        ? { memory_gb: 0.1, args: ["--slots", String(config.simSlots)] }
+        : {}),
+    }],
+  });
+  await modelServices.add([def], { replace: true });
+  // The router's load view: the control plane does not yet take engine load from heartbeats, so
+  // the served model's engines are read here, as the supervisor reads them for its own reports.
+  const adapter = builtinAdapters[model.engine];
+  const unwatch = cp.loadPoller.addSource((id) => {
+    const r = cp.deps.replicas.get(id);
+    if (!r || r.model !== model.name || r.state !== "ready") return undefined;
+    return readEngineLoad(fetch, r.baseUrl, adapter, r.apiKey, cp.deps.clock.now());
+  });
+  const ready = untilReady(cp, model.name, config.engineReadyTimeoutMs + 30_000);
   return {
-    supervisor,
     ready,
     stop: () => {
       unwatch();
-      return supervisor.stopAll();
+      return agent.stop();
     },
   };
+}
+
+const localNodeName = "local";
+
+/** Polls the router's replicas (ready) and the shard records (failed, with the reason). */
+async function untilReady(cp: ControlPlane, model: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (cp.deps.replicas.forModel(model).some((r) => r.state === "ready")) return;
+    const failed = (await cp.deps.store.db.select().from(shards).where(eq(shards.model, model)))
+      .find((s) => s.state === "failed");
+    if (failed) throw new Error(failed.reason ?? "the engine failed");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no ready replica of ${model} within ${ms} ms`);
 }
 
 /** llama-server's `--parallel`/`-np` from its arguments; 4 (its usual auto value) when absent. */

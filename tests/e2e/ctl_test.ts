@@ -38,7 +38,7 @@ Deno.test({
         assertEquals(out.code, 0, out.stderr);
         models = out.stdout;
       }
-      assertMatch(models, /demo\s+sim\s+local-demo ready 0\/4 kv \d+% waiting 0/);
+      assertMatch(models, /demo\s+sim\s+\S+ ready 0\/4 kv \d+% waiting 0/);
 
       const listed = await ctl(["keys", "list", ...base]);
       assertEquals(listed.code, 0);
