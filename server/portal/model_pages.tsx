@@ -79,15 +79,14 @@ export function modelPages(
     }
     return await modelsPage(c, ctx, v);
   });
-  app.post("/admin/models/:name{.+}/:verb{start|stop|restart}", async (c) => {
-    const { ctx, v } = await gate(c);
-    const form = await readForm(c);
-    const r = await attempt(
-      ctx,
-      () => call(c, form._csrf, "POST", `${modelPath(c)}/${c.req.param("verb")}`),
-    );
-    return await modelsPage(c, ctx, v, { notice: done(ctx, r) });
-  });
+  for (const verb of ["start", "stop", "restart"]) {
+    app.post(`/admin/models/:name{.+}/${verb}`, async (c) => {
+      const { ctx, v } = await gate(c);
+      const form = await readForm(c);
+      const r = await attempt(ctx, () => call(c, form._csrf, "POST", `${modelPath(c)}/${verb}`));
+      return await modelsPage(c, ctx, v, { notice: done(ctx, r) });
+    });
+  }
   app.post("/admin/models/:name{.+}/context", async (c) => {
     const { ctx, v } = await gate(c);
     const form = await readForm(c);
