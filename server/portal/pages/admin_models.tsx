@@ -106,7 +106,9 @@ export const AdminModelsTable: FC<{ ctx: PortalCtx; rows: AdminModelRow[]; forms
             )}
             {r.entry.description && (
               <tr class="desc">
-                <td colspan={7}>{r.entry.description}</td>
+                <td colspan={7}>
+                  <span>{r.entry.description}</span>
+                </td>
               </tr>
             )}
           </tbody>

@@ -33,7 +33,7 @@ export const ClusterSettingsSection: FC<
               <tr>
                 <th scope="row">
                   <span class="mono">{s.key}</span>
-                  <div class="small muted">{s.description}</div>
+                  <div class="small muted data">{s.description}</div>
                 </th>
                 <td class="mono">
                   {settingText(s.value)}

@@ -38,7 +38,7 @@ export const Placements: FC<{ ctx: PortalCtx; rows: ReplicaRow[] }> = ({ ctx, ro
           {r.fetched?.percent !== undefined && (
             <span class="small">{` ${t("fetched_percent", { n: r.fetched.percent })}`}</span>
           )}
-          {r.reason && <span class="small muted">{` — ${r.reason}`}</span>}
+          {r.reason && <span class="small muted data">{` — ${r.reason}`}</span>}
         </li>
       ))}
     </ul>
@@ -176,13 +176,13 @@ export const ServeForm: FC<
           {plan.refusals.length > 0 && (
             <Notice kind="error">
               <strong>{t("plan_refused")}</strong>
-              <ul>{plan.refusals.map((r) => <li class="refusal">{r.message}</li>)}</ul>
+              <ul>{plan.refusals.map((r) => <li class="refusal data">{r.message}</li>)}</ul>
             </Notice>
           )}
           {plan.warnings.length > 0 && (
             <div class="warnings">
               <strong>{t("plan_warnings")}</strong>
-              <ul>{plan.warnings.map((w) => <li class="warning">{w.message}</li>)}</ul>
+              <ul>{plan.warnings.map((w) => <li class="warning data">{w.message}</li>)}</ul>
             </div>
           )}
           {plan.layouts.length > 0 && (
