@@ -53,7 +53,7 @@ export const ClusterSettingsSection: FC<
           <input type="hidden" name="_csrf" value={csrf} />
           <label>
             {t("col_setting")}{" "}
-            <select name="key">
+            <select name="key" class="mono">
               {settings.map((s) => <option value={s.key}>{s.key}</option>)}
             </select>
           </label>{" "}
