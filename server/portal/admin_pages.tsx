@@ -11,11 +11,12 @@ import type { NodeView } from "../nodes/node_hub.ts";
 import { placeOfKey } from "../routes/admin/keys.ts";
 import { canGrant, canRead, canWrite } from "../tenancy/access.ts";
 import { roles } from "../../db/schema.ts";
+import type { SettingView } from "../settings/cluster_settings.ts";
+import { settingText } from "./pages/cluster_settings.tsx";
 import type { AdminCall } from "./admin_call.ts";
 import type { PortalCtx, Viewer } from "./context.ts";
-import { stateOf } from "./model_rows.ts";
+import { modelPages } from "./model_pages.tsx";
 import { type AdminPage, mayOpen } from "./page_access.ts";
-import { type AdminModelRow, AdminModelsPage, AdminModelsTable } from "./pages/admin_models.tsx";
 import { ClusterNodes, ClusterPage } from "./pages/cluster.tsx";
 import { type PeopleData, PeoplePage } from "./pages/people.tsx";
 import { AdminKeysPage, AuditPage, SettingsPage } from "./pages/records.tsx";
@@ -74,20 +75,7 @@ export function adminPages(
   });
 
   // ---- models and replicas ----
-  const modelRowsAdmin = (): AdminModelRow[] =>
-    deps.catalog.list().map((entry) => ({
-      entry,
-      state: stateOf(deps, entry),
-      replicas: deps.replicas.forModel(entry.name).map((r) => deps.replicas.view(r)),
-      queued: deps.routing.admission.waiting(entry.name),
-    }));
-  app.get("/admin/models", async (c) => {
-    const { ctx } = await gate(c, "models");
-    if (c.req.query("part") === "live") {
-      return await fragment(c, <AdminModelsTable ctx={ctx} rows={modelRowsAdmin()} />);
-    }
-    return await page(c, <AdminModelsPage ctx={ctx} rows={modelRowsAdmin()} />);
-  });
+  modelPages(app, deps, { gate: (c) => gate(c, "models"), call });
 
   // ---- people ----
   const peopleData = (v: Viewer): PeopleData => {
@@ -337,6 +325,9 @@ export function adminPages(
           price: listed.get(m.name) ?? prices.priceOf(m.name),
         }))}
         canWrite={canWrite(v.actor, "staff", { orgId: null, teamId: null })}
+        cluster={deps.settings
+          ? (await call(c, undefined, "GET", "/settings")).data as SettingView[]
+          : null}
         {...(notice ? { notice } : {})}
       />,
       notice?.kind === "error" ? 400 : 200,
@@ -366,4 +357,35 @@ export function adminPages(
       r.ok ? { kind: "ok", text: ctx.words.t("saved") } : r.notice,
     );
   });
+  app.post("/admin/settings/cluster", async (c) => {
+    const { ctx, v } = await gate(c, "settings");
+    const form = await readForm(c);
+    const key = form.key ?? "";
+    const r = await attempt(ctx, async () => {
+      const listed = (await call(c, undefined, "GET", "/settings")).data as SettingView[];
+      return await call(c, form._csrf, "PUT", "/settings", {
+        [key]: valueOf(form.value ?? "", listed.find((s) => s.key === key)),
+      });
+    });
+    if (!r.ok) return await settingsPage(c, ctx, v, r.notice);
+    const restart = (r.value.restart as string[] | undefined)?.length ?? 0;
+    return await settingsPage(c, ctx, v, {
+      kind: "ok",
+      text: ctx.words.t(restart ? "setting_saved_restart" : "saved"),
+    });
+  });
+}
+
+/**
+ * A form's text as the setting's value: a text setting takes it as typed; any other reads it as
+ * JSON (a number, true/false, a list), falling back to the text so the API says what is wrong.
+ */
+function valueOf(text: string, setting: SettingView | undefined): unknown {
+  if (!setting || typeof (setting.value ?? setting.default) === "string") return text;
+  if (text === settingText(setting.value)) return setting.value;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

@@ -10,7 +10,14 @@ import { portalTr } from "../../locales/portal_tr.ts";
 const params = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 /** Words that read the same in both languages. */
-const same = new Set(["app_name", "col_model", "chat_model", "connect_continue"]);
+const same = new Set([
+  "app_name",
+  "col_model",
+  "chat_model",
+  "connect_continue",
+  "gb_unit",
+  "plan_cpu",
+]);
 
 async function sources(dir: URL): Promise<string> {
   let text = "";

@@ -53,9 +53,8 @@ export function contextOf(m: ModelEntry): number | null {
 }
 
 export function stateOf(deps: AppDeps, m: ModelEntry): ModelState {
-  // The catalog marks a model an administrator stopped (models branch: `stopped`); until then
-  // only the replicas tell.
-  if ((m as unknown as Record<string, unknown>).stopped === true) return "stopped";
+  // An administrator's stop (the catalog's `stopped` column) wins over whatever still runs.
+  if (m.stopped) return "stopped";
   const states = deps.replicas.forModel(m.name).map((r) => r.state);
   if (states.includes("ready")) return "ready";
   if (states.includes("starting") || states.includes("restarting")) return "starting";

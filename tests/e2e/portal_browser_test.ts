@@ -102,10 +102,11 @@ Deno.test({
     const problems = await page.evaluate(a11yCheck) as string[];
     assertEquals(problems, [], `${name}: accessibility`);
     if (lang === "tr") {
-      // Model output, code and the catalog's descriptions are data, not the portal's words.
+      // Model output, code, the catalog's descriptions and the server's own texts (setting
+      // descriptions, a replica's reason, a plan's refusals: class "data") are not the portal's words.
       const text = await page.evaluate(`(() => {
         const body = document.body.cloneNode(true);
-        body.querySelectorAll("script, style, pre, .mono, .msg .body, tr.desc span")
+        body.querySelectorAll("script, style, pre, .mono, .data, .msg .body, tr.desc span")
           .forEach((e) => e.remove());
         return body.textContent;
       })()`) as string;

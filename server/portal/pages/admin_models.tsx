@@ -2,10 +2,14 @@
 import type { FC } from "hono/jsx";
 import type { ModelEntry } from "../../router/catalog.ts";
 import type { ReplicaState, ReplicaView } from "../../router/replicas.ts";
+import type { ReplicaRow } from "../../models/model_services.ts";
+import type { Plan } from "../../models/plan.ts";
 import type { PortalCtx } from "../context.ts";
 import type { PortalKey } from "../i18n.ts";
-import { Layout } from "../layout.tsx";
+import { Layout, Notice } from "../layout.tsx";
+import type { Notice as NoticeData } from "../render.ts";
 import { contextOf, type ModelState } from "../model_rows.ts";
+import { ModelActions, Placements, type ServeFields, ServeForm } from "./model_forms.tsx";
 import { stateKey } from "./models.tsx";
 
 export interface AdminModelRow {
@@ -13,6 +17,14 @@ export interface AdminModelRow {
   state: ModelState;
   replicas: ReplicaView[];
   queued: number;
+  /** Where the models service placed each replica (empty when this server places none). */
+  placements: ReplicaRow[];
+}
+
+/** What the forms need: the token, and whether the viewer may change anything. */
+export interface ModelForms {
+  csrf: string;
+  canWrite: boolean;
 }
 
 const replicaKey: Record<ReplicaState, PortalKey> = {
@@ -24,8 +36,8 @@ const replicaKey: Record<ReplicaState, PortalKey> = {
   draining: "replica_state_draining",
 };
 
-export const AdminModelsTable: FC<{ ctx: PortalCtx; rows: AdminModelRow[] }> = (
-  { ctx, rows },
+export const AdminModelsTable: FC<{ ctx: PortalCtx; rows: AdminModelRow[]; forms: ModelForms }> = (
+  { ctx, rows, forms },
 ) => {
   const { t } = ctx.words;
   const f = ctx.fmt;
@@ -40,6 +52,7 @@ export const AdminModelsTable: FC<{ ctx: PortalCtx; rows: AdminModelRow[] }> = (
             <th scope="col" class="num">{t("col_context")}</th>
             <th scope="col" class="num">{t("col_queued")}</th>
             <th scope="col">{t("col_replicas")}</th>
+            <th scope="col">{t("col_placements")}</th>
           </tr>
         </thead>
         {rows.map((r) => (
@@ -74,10 +87,28 @@ export const AdminModelsTable: FC<{ ctx: PortalCtx; rows: AdminModelRow[] }> = (
                     </ul>
                   )}
               </td>
+              <td>
+                <Placements ctx={ctx} rows={r.placements} />
+              </td>
             </tr>
+            {forms.canWrite && (
+              <tr class="model-actions">
+                <td colspan={7}>
+                  <ModelActions
+                    ctx={ctx}
+                    csrf={forms.csrf}
+                    name={r.entry.name}
+                    stopped={r.entry.stopped}
+                    context={contextOf(r.entry)}
+                  />
+                </td>
+              </tr>
+            )}
             {r.entry.description && (
               <tr class="desc">
-                <td colspan={6}>{r.entry.description}</td>
+                <td colspan={7}>
+                  <span>{r.entry.description}</span>
+                </td>
               </tr>
             )}
           </tbody>
@@ -87,15 +118,30 @@ export const AdminModelsTable: FC<{ ctx: PortalCtx; rows: AdminModelRow[] }> = (
   );
 };
 
-export const AdminModelsPage: FC<{ ctx: PortalCtx; rows: AdminModelRow[] }> = ({ ctx, rows }) => {
+export const AdminModelsPage: FC<{
+  ctx: PortalCtx;
+  rows: AdminModelRow[];
+  forms: ModelForms;
+  notice?: NoticeData;
+  serve?: { fields: ServeFields; plan?: Plan; notice?: NoticeData };
+}> = ({ ctx, rows, forms, notice, serve }) => {
   const { t } = ctx.words;
   return (
     <Layout ctx={ctx} title={t("admin_models_title")} path="/admin/models">
-      <p class="muted">{t("admin_models_later")}</p>
+      {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
       <p id="live-paused" class="muted small" hidden>{t("cluster_paused")}</p>
       <div id="live" data-live="/admin/models?part=live" data-every="4000">
-        <AdminModelsTable ctx={ctx} rows={rows} />
+        <AdminModelsTable ctx={ctx} rows={rows} forms={forms} />
       </div>
+      {forms.canWrite && (
+        <ServeForm
+          ctx={ctx}
+          csrf={forms.csrf}
+          {...(serve?.fields ? { fields: serve.fields } : {})}
+          {...(serve?.plan ? { plan: serve.plan } : {})}
+          {...(serve?.notice ? { notice: serve.notice } : {})}
+        />
+      )}
       <script src="/static/live.js" defer></script>
     </Layout>
   );

@@ -5,6 +5,8 @@ import type { OidcStatus } from "../../auth/oidc.ts";
 import type { ApiKeyInfo } from "../../keys/keys.ts";
 import type { PortalCtx, Viewer } from "../context.ts";
 import { Layout, Notice } from "../layout.tsx";
+import type { SettingView } from "../../settings/cluster_settings.ts";
+import { ClusterSettingsSection } from "./cluster_settings.tsx";
 import { KeyStatus } from "./keys.tsx";
 
 export const AdminKeysPage: FC<{
@@ -130,8 +132,10 @@ export const SettingsPage: FC<{
   defaultPrice: Price;
   prices: { model: string; price: Price }[];
   canWrite: boolean;
+  /** The cluster's settings; null when this server keeps none. */
+  cluster: SettingView[] | null;
   notice?: { kind: "ok" | "error"; text: string };
-}> = ({ ctx, viewer, oidc, signupOpen, defaultPrice, prices, canWrite, notice }) => {
+}> = ({ ctx, viewer, oidc, signupOpen, defaultPrice, prices, canWrite, cluster, notice }) => {
   const { t } = ctx.words;
   const f = ctx.fmt;
   const onOff = (b: boolean) => t(b ? "on" : "off");
@@ -196,6 +200,14 @@ export const SettingsPage: FC<{
           </form>
         ))}
       </section>
+      {cluster && (
+        <ClusterSettingsSection
+          ctx={ctx}
+          csrf={viewer.csrf}
+          settings={cluster}
+          canWrite={canWrite}
+        />
+      )}
     </Layout>
   );
 };
