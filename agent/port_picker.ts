@@ -31,7 +31,13 @@ export class PortPicker {
   /** Without a range the kernel picks (an ephemeral port). */
   constructor(range?: PortRange) {
     this.#range = range;
-    this.#next = range?.first ?? 0;
+    // Start at a random place in the range: agents that start together (several on one
+    // machine, or tests in parallel) would otherwise all try the same first port, and between
+    // the check and the engine's own bind one of them can lose it, or a router can reach
+    // another agent's engine.
+    this.#next = range
+      ? range.first + Math.floor(Math.random() * (range.last - range.first + 1))
+      : 0;
   }
 
   /** A port free right now on `host` and not in `taken`. Throws NoFreePortError. */

@@ -239,6 +239,28 @@ Deno.test({
     await admin.evaluate(`document.querySelector("#probe").closest("form").remove()`);
     await admin.evaluate(`document.activeElement.blur()`);
     await admin.waitForFunction(`!${marked}`, undefined, { timeout: 6_000 });
+
+    // The administrator stops the demo model from the page, sees it stopped, and starts it again.
+    await admin.goto(`${app.url}/admin/models`);
+    await admin.click("form[action='/admin/models/demo/stop'] button");
+    await admin.waitForSelector("form[action='/admin/models/demo/start']");
+    await admin.waitForSelector("p.notice");
+    assertEquals(
+      await admin.getAttribute("p.notice", "class"),
+      "notice ok",
+      (await admin.textContent("p.notice")) ?? "",
+    );
+    assert(
+      (await admin.textContent("#live table"))!.includes(portalEn.state_stopped),
+      "the table says the model is stopped",
+    );
+    await checked(admin, "admin-models-stopped", "en");
+    await admin.click("form[action='/admin/models/demo/start'] button");
+    await admin.waitForSelector("form[action='/admin/models/demo/stop']");
+    assert(
+      !(await admin.textContent("#live table"))!.includes(portalEn.state_stopped),
+      "and started again",
+    );
     await admin.goto(`${app.url}/profile`);
     await checked(admin, "profile", "en");
     await admin.click("header form.signout button");
