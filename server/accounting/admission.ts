@@ -26,7 +26,12 @@ export interface Ticket {
 
 export type Admitted =
   | { ok: true; headers: Record<string, string>; ticket: Ticket }
-  | { ok: false; error: AppError };
+  | {
+    ok: false;
+    error: AppError;
+    /** Which kind of limit bound, at which level, for metrics and notifications. */
+    refusal?: { kind: "rate_limit" | "budget"; scope: Scope; label: string };
+  };
 
 export interface SettleUsage {
   promptTokens: number;
@@ -151,6 +156,7 @@ export class Admission {
         const resetAt = periodEnd(period, now);
         return {
           ok: false,
+          refusal: { kind: "budget", scope, label: this.label(scope) },
           error: new AppError(
             "budget_exceeded",
             {
@@ -212,6 +218,7 @@ export class Admission {
     const wait = b.window.waitFor(now, b.limit, n);
     return {
       ok: false,
+      refusal: { kind: "rate_limit", scope: b.scope, label: this.label(b.scope) },
       error: new AppError(
         "rate_limited",
         {

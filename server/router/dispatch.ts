@@ -62,7 +62,15 @@ export async function dispatch(
     model,
     estimate: estimateTokens(body),
   });
-  if (!admitted.ok) throw admitted.error;
+  if (!admitted.ok) {
+    const r = admitted.refusal;
+    if (r) {
+      deps.metrics?.refusal(r.kind, refusalLevel[r.scope.kind]);
+      // One notification per episode: the notifier opens it once and closes it when it clears.
+      if (r.kind === "budget") deps.notifier?.budgetReached(r.scope.kind, r.label);
+    }
+    throw admitted.error;
+  }
 
   const record = (o: RelayOutcome | undefined, status: number, served?: ModelEntry, r?: Replica) =>
     deps.usage.record({
@@ -236,3 +244,13 @@ function fallbackEntries(deps: AppDeps, entry: ModelEntry): ModelEntry[] {
   }
   return out;
 }
+
+/** The metrics' closed list of levels, from the tenancy's scope kinds. */
+const refusalLevel = {
+  global: "global",
+  org: "org",
+  team: "team",
+  project: "project",
+  person: "user",
+  key: "key",
+} as const;

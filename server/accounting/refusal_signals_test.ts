@@ -1,0 +1,48 @@
+/** A refusal by a limit is counted in /metrics by kind and level; a spent budget raises a notification. */
+import { assertEquals, assertMatch } from "../../tests/assert.ts";
+import { startHarness } from "../../tests/helpers/harness.ts";
+import { GatewayMetrics } from "../observe/gateway_metrics.ts";
+import type { Notifier } from "../notify/notifier.ts";
+
+Deno.test("limit refusals reach the metrics and a spent budget reaches the notifier", async () => {
+  const h = await startHarness();
+  const metrics = new GatewayMetrics();
+  const reached: string[] = [];
+  h.deps.metrics = metrics;
+  h.deps.notifier = {
+    budgetReached: (level: string, subject: string) => reached.push(`${level}:${subject}`),
+  } as unknown as Notifier;
+  const admin = { authorization: `Bearer ${h.adminToken}`, "content-type": "application/json" };
+  const patch = (body: unknown) =>
+    h.app.request("/api/v1/limits/global/global", {
+      method: "PATCH",
+      headers: admin,
+      body: JSON.stringify(body),
+    });
+  const ask = () =>
+    h.v1("/chat/completions", {
+      model: "demo",
+      messages: [{ role: "user", content: "hi" }],
+      max_tokens: 2,
+    });
+  try {
+    assertEquals((await patch({ rpm: 1 })).status, 200);
+    assertEquals((await ask()).status, 200);
+    const refused = await ask();
+    assertEquals(refused.status, 429);
+    await refused.body?.cancel();
+    assertMatch(
+      await metrics.render(),
+      /llmgw_limit_refusals_total\{kind="rate_limit",level="global"\} 1/,
+    );
+
+    assertEquals((await patch({ rpm: 1000, budget_day_tokens: 1 })).status, 200);
+    const spent = await ask();
+    assertEquals(spent.status, 429);
+    await spent.body?.cancel();
+    assertEquals(reached.length, 1);
+    assertMatch(reached[0]!, /^global:/);
+  } finally {
+    await h.close();
+  }
+});
