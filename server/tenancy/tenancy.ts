@@ -140,11 +140,7 @@ export class Tenancy {
   async createTeam(orgId: string, name: string): Promise<Team> {
     this.org(orgId);
     const row = { id: ulid(), orgId, name: checkName(name), createdAt: this.deps.clock.now() };
-    if ([...this.teams.values()].some((t) => t.orgId === orgId && t.name === row.name)) {
-      throw new AppError("conflict", {
-        detail: `a team named '${row.name}' exists in this organisation`,
-      });
-    }
+    refuseTaken(this.teams.values(), (t) => t.orgId === orgId, row.name, "team", "organisation");
     await this.deps.store.write((tx) => tx.insert(teams).values(row));
     this.teams.set(row.id, row);
     return row;
@@ -152,6 +148,8 @@ export class Tenancy {
 
   async renameTeam(id: string, name: string): Promise<Team> {
     const row = { ...this.team(id), name: checkName(name) };
+    const others = [...this.teams.values()].filter((t) => t.id !== id);
+    refuseTaken(others, (t) => t.orgId === row.orgId, row.name, "team", "organisation");
     await this.deps.store.write((tx) =>
       tx.update(teams).set({ name: row.name }).where(eq(teams.id, id))
     );
@@ -168,11 +166,7 @@ export class Tenancy {
       name: checkName(name),
       createdAt: this.deps.clock.now(),
     };
-    if ([...this.projects.values()].some((p) => p.teamId === teamId && p.name === row.name)) {
-      throw new AppError("conflict", {
-        detail: `a project named '${row.name}' exists in this team`,
-      });
-    }
+    refuseTaken(this.projects.values(), (p) => p.teamId === teamId, row.name, "project", "team");
     await this.deps.store.write((tx) => tx.insert(projects).values(row));
     this.projects.set(row.id, row);
     return row;
@@ -180,6 +174,8 @@ export class Tenancy {
 
   async renameProject(id: string, name: string): Promise<Project> {
     const row = { ...this.project(id), name: checkName(name) };
+    const others = [...this.projects.values()].filter((p) => p.id !== id);
+    refuseTaken(others, (p) => p.teamId === row.teamId, row.name, "project", "team");
     await this.deps.store.write((tx) =>
       tx.update(projects).set({ name: row.name }).where(eq(projects.id, id))
     );
@@ -321,6 +317,26 @@ export class Tenancy {
       }
       case "key":
         return out;
+    }
+  }
+}
+
+/**
+ * Names are unique within their parent (the store has the same unique index): a clash is a 409
+ * saying so, for a rename as for a creation, never the store's constraint error.
+ */
+function refuseTaken<T extends { name: string }>(
+  siblings: Iterable<T>,
+  sameParent: (row: T) => boolean,
+  name: string,
+  what: string,
+  parent: string,
+): void {
+  for (const row of siblings) {
+    if (sameParent(row) && row.name === name) {
+      throw new AppError("conflict", {
+        detail: `a ${what} named '${name}' exists in this ${parent}`,
+      });
     }
   }
 }
