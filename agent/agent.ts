@@ -281,6 +281,7 @@ export class Agent {
       pid: h.pid,
       restarts: h.restarts,
       startedAt: h.startedAt,
+      ...(h.slots !== undefined ? { slots: h.slots } : {}),
       ...(error && h.state !== "ready" ? { error } : {}),
     };
   }

@@ -59,4 +59,6 @@ export interface ShardHandle {
   readonly startedAt: number;
   /** Restart attempts made since the shard was ensured. */
   readonly restarts: number;
+  /** Requests the engine was launched to run at once; absent: the engine's own default. */
+  readonly slots?: number;
 }

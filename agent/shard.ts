@@ -76,6 +76,7 @@ export function prepareShard(
       state: "starting",
       startedAt: now,
       restarts: 0,
+      ...(spec.profile?.parallel !== undefined ? { slots: spec.profile.parallel } : {}),
     },
     settled: Promise.resolve(),
     stopping: false,

@@ -95,18 +95,20 @@ export async function runOverhead(opts: OverheadOptions): Promise<OverheadReport
   const say = opts.progress ?? (() => {});
   const clkTck = await clockTicks();
   const loadAvgBefore = Deno.loadavg();
-  const dataDir = await Deno.makeTempDir({ prefix: "llmgw-bench-" });
   const scenarios: ScenarioResult[] = [];
   let pidChecked = true;
-  try {
-    for (const spec of opts.scenarios) {
-      if (opts.signal?.aborted) break;
+  for (const spec of opts.scenarios) {
+    if (opts.signal?.aborted) break;
+    // A data directory per scenario: the store keeps the demo shard's launch (engine speed
+    // included), so a second `up` on the first one's directory would run the first's engine.
+    const dataDir = await Deno.makeTempDir({ prefix: "llmgw-bench-" });
+    try {
       const { result, pidIsGateway } = await runScenario(spec, dataDir, clkTck, opts, say);
       pidChecked &&= pidIsGateway;
       scenarios.push(result);
+    } finally {
+      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     }
-  } finally {
-    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
   const { signal: _s, progress: _p, ...settings } = opts;
   return {

@@ -2,8 +2,20 @@
 import type { ApiKeyInfo } from "./keys/keys.ts";
 import type { Actor } from "./tenancy/access.ts";
 import type { GenAiParams } from "./observe/genai.ts";
+import type { AnswerMeter } from "./observe/answer_meter.ts";
 
 export interface AppEnv {
+  /** What the listener hands each request besides the request itself (absent in `app.request`). */
+  Bindings: {
+    /** The peer as the listener saw it (never a forwarded header, which anyone can send). */
+    remoteAddr?: { hostname?: string };
+    /**
+     * Aborted when the shutdown grace has run out: a request still open sees its client gone.
+     * Kept apart from the request (not merged into its signal) because rebuilding every Request
+     * to merge signals cost a body proxy and a header copy per request.
+     */
+    shutdownCut?: AbortSignal;
+  };
   Variables: {
     requestId: string;
     /** Set by the /v1 key check. */
@@ -14,5 +26,7 @@ export interface AppEnv {
     model: string;
     /** Sampling fields read for the trace only (never a reason to refuse). */
     genAi: GenAiParams;
+    /** Set by the access log; claimed by a handler that reports its answer's end itself. */
+    answerMeter: AnswerMeter;
   };
 }

@@ -37,6 +37,8 @@ export const shardReportSchema = z.object({
   pid: z.number().int().nonnegative(),
   restarts: z.number().int().nonnegative().optional(),
   startedAt: z.number().optional(),
+  /** Requests the engine was launched to run at once (the router admits that many). */
+  slots: z.number().int().positive().optional(),
   load: shardLoadSchema.optional(),
   /** Why the last start failed, with the tail of the engine's output; absent when it did not. */
   error: z.string().optional(),

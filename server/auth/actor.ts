@@ -20,8 +20,7 @@ import { csrfMatches, sessionCookie } from "./sessions.ts";
 
 /** The client's address as the listener saw it (never a forwarded header, which anyone can send). */
 export function clientAddr(c: Context<AppEnv>): string {
-  const env = c.env as { remoteAddr?: { hostname?: string } } | undefined;
-  return env?.remoteAddr?.hostname ?? "local";
+  return c.env?.remoteAddr?.hostname ?? "local";
 }
 
 export function personActor(kind: "session" | "key", id: string, p: Person): Actor {

@@ -4,6 +4,7 @@
  * closes or it has sent nothing for `lostAfterMs`; its replicas then leave the router at once.
  * What must survive a restart (the node, its desired shards) is in the store (NodeStore).
  */
+import type { LoadSnapshot } from "../../agent/engines/load_snapshot.ts";
 import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
@@ -255,13 +256,18 @@ export class NodeHub {
     if (s.state === "stopped") return this.#forgetShard(live, s.shardId);
     live.shards.set(s.shardId, s);
     if (s.state === "ready") live.errors.delete(s.shardId);
+    const id = replicaId(live.nodeId, s.shardId);
     this.deps.replicas.upsert({
-      id: replicaId(live.nodeId, s.shardId),
+      id,
       model: s.model,
       baseUrl: s.baseUrl,
       apiKey: replicaKey(this.deps.clusterSecret, live.nodeId, s.shardId),
       state: s.state,
+      ...(s.slots !== undefined ? { slots: s.slots } : {}),
     });
+    // The engine's own report rides on the heartbeat: what the router scores remote replicas by.
+    // zod leaves absent keys out, so an unread figure stays absent rather than undefined.
+    if (s.load) this.deps.replicas.setLoad(id, s.load as LoadSnapshot);
   }
 
   #forgetShard(live: Live, shardId: string): void {

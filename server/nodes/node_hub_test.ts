@@ -71,12 +71,39 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
         state: "ready",
         baseUrl: "http://127.0.0.1:9",
         pid: 1234,
+        slots: 12,
+        load: { known: true, running: 3, waiting: 1, kvCacheUsage: 0.25, readAt: 2_000 },
       }],
     }));
     await until(() => cp.deps.replicas.forModel("m1").length === 1);
     const replica = cp.deps.replicas.forModel("m1")[0]!;
     assertEquals(replica.state, "ready");
     assert(replica.apiKey.startsWith("llmgw_rep_"));
+    // The router admits as many as the engine was launched to run, and scores by its report.
+    assertEquals(replica.slots, 12);
+    assertEquals(replica.load, {
+      known: true,
+      running: 3,
+      waiting: 1,
+      kvCacheUsage: 0.25,
+      readAt: 2_000,
+    });
+    // A report older than the one held (a late heartbeat) does not undo a fresher read.
+    ws.send(JSON.stringify({
+      type: "shard_state",
+      shard: {
+        shardId: "s1",
+        model: "m1",
+        engine: "sim",
+        state: "ready",
+        baseUrl: "http://127.0.0.1:9",
+        pid: 1234,
+        load: { known: true, running: 0, readAt: 1_000 },
+      },
+    }));
+    ws.send(JSON.stringify({ type: "ping", id: "after-stale" }));
+    await until(() => inbox.some((m) => m.type === "pong" && m.id === "after-stale"));
+    assertEquals(replica.load.running, 3);
     // An undesired shard is told to stop.
     await until(() => inbox.some((m) => m.type === "stop_shard" && m.shardId === "s1"));
 

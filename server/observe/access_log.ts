@@ -11,6 +11,7 @@ import type { AppEnv } from "../app_env.ts";
 import { AppError } from "../errors.ts";
 import type { GatewayMetrics } from "./gateway_metrics.ts";
 import type { Tracer } from "./tracing.ts";
+import { AnswerMeter } from "./answer_meter.ts";
 
 export function accessLog(
   logger: Logger | undefined,
@@ -20,6 +21,8 @@ export function accessLog(
   return async (c, next) => {
     const started = performance.now();
     const startedAt = Date.now();
+    const meter = new AnswerMeter();
+    c.set("answerMeter", meter);
     await next();
     const route = matchedRoute(c);
     const err = c.error instanceof AppError ? c.error : undefined;
@@ -58,6 +61,10 @@ export function accessLog(
         });
       }
     };
+    if (meter.claimed) {
+      meter.ended.then(finish);
+      return;
+    }
     const body = c.res.body;
     if (!body) return finish(0);
     let bytes = 0;

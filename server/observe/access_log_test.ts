@@ -38,6 +38,17 @@ Deno.test("access log: one JSON line per request, ids match, nothing secret", as
     assert(!all.includes("private prompt"));
     assert(!all.includes(h.key));
 
+    // A whole JSON answer is measured too, though it is written in one go, not as a stream.
+    const plain = await app.request("/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${h.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "demo", messages: [{ role: "user", content: "hi" }] }),
+    });
+    const plainAnswer = await plain.text();
+    const plainLine = JSON.parse(lines.at(-1)!);
+    assertEquals(plainLine.request_id, plain.headers.get("x-request-id"));
+    assertEquals(plainLine.bytes_out, new TextEncoder().encode(plainAnswer).length);
+
     const missing = await app.request("/nowhere/at/all", {
       headers: { authorization: `Bearer ${h.key}` },
     });

@@ -7,6 +7,7 @@
  */
 import { Registry } from "../../core/metrics/registry.ts";
 import { VERSION } from "../../core/version.ts";
+import { registerProcessMetrics } from "./process_metrics.ts";
 import type { UsageRow } from "../usage/recorder.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import type { Routing } from "../router/routing.ts";
@@ -169,6 +170,7 @@ export class GatewayMetrics {
   constructor(sources: MetricSources = {}) {
     this.#sources = sources;
     this.buildInfo.set({ version: VERSION }, 1);
+    registerProcessMetrics(this.registry);
     this.registry.collect(() => this.#collectRouter(this.#sources));
     this.registry.collect(() => this.#collectNodes(this.#sources));
     this.registry.collect(() => {

@@ -106,6 +106,14 @@ Deno.test("metrics: a scrape after a known load finds the counts", async () => {
     assertEquals(sample(text, 'llmgw_breakers{model="demo",state="closed"}'), 1);
     assertEquals(sample(text, 'llmgw_queue_length{model="demo"}'), 0);
     assertEquals(sample(text, "llmgw_agent_connections"), 1);
+    // The process's own figures: memory, heap and CPU read at the scrape, not left at zero.
+    const rss = sample(text, "process_resident_memory_bytes")!;
+    const heap = sample(text, "llmgw_js_heap_used_bytes")!;
+    assert(rss > 10_000_000 && heap > 1_000_000 && heap < rss, `rss ${rss}, heap ${heap}`);
+    assert(sample(text, "process_cpu_seconds_total")! > 0);
+    assert(sample(text, "process_open_fds")! > 3);
+    const start = sample(text, "process_start_time_seconds")!;
+    assert(Math.abs(start - Date.now() / 1000) < 600, `start ${start}`);
     assertEquals(sample(text, 'llmgw_nodes{state="ready"}'), 1);
     assertEquals(
       sample(text, 'llmgw_gpu_memory_used_bytes{node="gpu-box",gpu="0"}'),
@@ -123,9 +131,9 @@ Deno.test("metrics: a scrape after a known load finds the counts", async () => {
     for (const r of rows) assert(!text.includes(r.keyId!), "no key id in metrics");
     assert(!text.includes("secret prompt"));
     assert(!text.includes("sk-llmgw-"));
-    // Every family has HELP and TYPE, names follow the conventions.
+    // Every family has HELP and TYPE, names follow the conventions (`process_*` is the standard's).
     for (const m of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
-      assertMatch(m[1]!, /^llmgw_[a-z0-9_]+$/);
+      assertMatch(m[1]!, /^(llmgw|process)_[a-z0-9_]+$/);
       if (m[2] === "counter") assertMatch(m[1]!, /_total$/);
     }
     await node.close();

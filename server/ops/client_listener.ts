@@ -69,7 +69,10 @@ export function isLoopback(host: string): boolean {
 
 export async function startClientListener(
   config: ServerConfig,
-  fetchApp: (req: Request) => Response | Promise<Response>,
+  fetchApp: (
+    req: Request,
+    env: { shutdownCut: AbortSignal; remoteAddr: Deno.NetAddr },
+  ) => Response | Promise<Response>,
   logger: Logger,
   tls: ClientTls | undefined,
 ): Promise<ClientListener & { server: Deno.HttpServer }> {
@@ -77,8 +80,8 @@ export async function startClientListener(
   const listening = Promise.withResolvers<Deno.NetAddr>();
   // Past the grace, requests still open see this as their client leaving.
   const cut = new AbortController();
-  const handler = (req: Request) =>
-    fetchApp(new Request(req, { signal: AbortSignal.any([req.signal, cut.signal]) }));
+  const handler = (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) =>
+    fetchApp(req, { shutdownCut: cut.signal, remoteAddr: info.remoteAddr });
   let server: Deno.HttpServer;
   try {
     server = Deno.serve({

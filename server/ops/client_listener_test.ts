@@ -4,7 +4,8 @@
  */
 import { assert, assertEquals, assertMatch, assertRejects } from "../../tests/assert.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
-import { clientTls, isLoopback } from "./client_listener.ts";
+import { clientTls, isLoopback, startClientListener } from "./client_listener.ts";
+import { createLogger } from "../../core/log.ts";
 import { loadServerConfig } from "../config.ts";
 import { ConfigError } from "../../core/settings.ts";
 import { tlsPaths } from "../tls/cluster_tls.ts";
@@ -64,6 +65,30 @@ Deno.test("plain HTTP only on loopback unless allow_plain_http", async () => {
     assert(isLoopback("127.0.0.1") && isLoopback("::1") && isLoopback("localhost"));
     assert(!isLoopback("10.0.0.1") && !isLoopback("0.0.0.0"));
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the app is told the peer's address and the shutdown cut with each request", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "llmgw-peer-" });
+  const config = await loadServerConfig({ flags: { data: dir, listen: "127.0.0.1:0" }, env: {} });
+  const seen: { host?: string; cut?: boolean }[] = [];
+  const listener = await startClientListener(
+    config,
+    (_req, env) => {
+      seen.push({ host: env.remoteAddr.hostname, cut: env.shutdownCut.aborted });
+      return new Response("ok");
+    },
+    createLogger({ sink: () => {} }),
+    undefined,
+  );
+  try {
+    const res = await fetch(`${listener.url}/x`);
+    assertEquals(await res.text(), "ok");
+    // Throttles of unknown keys and sign-ins are per address: never one shared "local".
+    assertEquals(seen, [{ host: "127.0.0.1", cut: false }]);
+  } finally {
+    await listener.drain(1_000);
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -18,12 +18,18 @@ import type { Replica } from "./replicas.ts";
 import { prefixBlocks, sessionKey } from "./request_keys.ts";
 import { estimateTokens } from "../accounting/admission.ts";
 import { genAiParams } from "../observe/genai.ts";
+import type { AnswerMeter } from "../observe/answer_meter.ts";
 
 export type EnginePath = "/chat/completions" | "/completions" | "/embeddings" | "/rerank";
 
 export interface DispatchOptions {
   /** Overrides the profile header (a dialect route may know better). */
   profile?: string;
+  /**
+   * Given by a route that sends the relayed answer to the client as it is (not translated): the
+   * relay then reports the answer's end and size to the access log itself.
+   */
+  meter?: AnswerMeter;
 }
 
 export async function dispatch(
@@ -48,7 +54,9 @@ export async function dispatch(
     : prefixBlocks(body, routing.settings.prefix);
   const prefixReplicaId = blocks.length ? routing.prefixIndex.lookup(blocks)?.replicaId : undefined;
   const stream = body.stream === true;
-  const signal = c.req.raw.signal;
+  const signal = c.env?.shutdownCut
+    ? AbortSignal.any([c.req.raw.signal, c.env.shutdownCut])
+    : c.req.raw.signal;
   const chain = [entry, ...fallbackEntries(deps, entry)];
   const tried = new Set<Replica>();
   const at = deps.clock.now();
@@ -182,6 +190,7 @@ export async function dispatch(
       retryable: replica.external ? (s) => s >= 500 || s === 429 || s === 401 : (s) => s >= 500,
       servedModel: served.name,
       onDone: (o) => {
+        opts.meter?.end(o.bytesOut);
         release(deps, replica);
         if (o.status === 499) replica.breaker.release();
         else if (o.status >= 500) replica.breaker.failure();
@@ -200,6 +209,7 @@ export async function dispatch(
       },
     });
     if (result.kind === "answered") {
+      opts.meter?.claim();
       if (blocks.length) routing.prefixIndex.record(blocks, replica.id);
       for (const [k, v] of Object.entries(admitted.headers)) result.response.headers.set(k, v);
       return result.response;

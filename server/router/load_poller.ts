@@ -3,9 +3,9 @@
  * replica's load, each read time-boxed to the interval, and writes what comes back into the
  * replica table. A read that fails or takes too long is unknown load, never zero.
  *
- * A `LoadSource` is the narrow port a node offers: the local supervisor today
- * (`Supervisor.readLoad`), a remote node's heartbeat later. It answers undefined for a replica it
- * does not hold.
+ * A `LoadSource` is the narrow port a node offers (the appliance's local engines). Remote nodes'
+ * engine reports arrive on their heartbeats instead (NodeHub); the table keeps whichever read is
+ * newer. A source answers undefined for a replica it does not hold.
  */
 import { type LoadSnapshot, unknownLoad } from "../../agent/engines/load_snapshot.ts";
 import type { Clock } from "../../core/clock.ts";

@@ -21,6 +21,8 @@ export interface RelayOutcome {
   /** Time to the first byte of the answer; null when none arrived. */
   ttftMs: number | null;
   latencyMs: number;
+  /** Body bytes the client was sent (the access log's `bytes_out`). */
+  bytesOut: number;
 }
 
 export interface RelayRequest {
@@ -86,7 +88,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
   };
 
   let finished = false;
-  const finish = (o: Omit<RelayOutcome, "latencyMs">) => {
+  const finish = (o: Finished) => {
     if (finished) return;
     finished = true;
     detach();
@@ -108,14 +110,14 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
     });
   } catch (e) {
     if (req.clientSignal.aborted) {
-      finish({ ...noTokens, status: 499, ttftMs: null });
+      finish({ ...noTokens, status: 499, ttftMs: null, bytesOut: 0 });
       return { kind: "answered", response: new Response(null, { status: 499 }), ttftMs: null };
     }
     detach();
     const timedOut = (e as Error).name === "TimeoutError";
     if (timedOut) {
       // Waiting as long again elsewhere would double what the client already waited: no retry.
-      finish({ ...noTokens, status: 502, ttftMs: null });
+      finish({ ...noTokens, status: 502, ttftMs: null, bytesOut: 0 });
       throw new AppError("engine_error", { model: replica.model, detail: "no answer in time" });
     }
     return { kind: "failed", status: 0, detail: "the engine could not be reached" };
@@ -153,6 +155,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
 }
 
 const noTokens = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+type Finished = Omit<RelayOutcome, "latencyMs">;
 
 /** Passes on an engine's answer that failed and could not go elsewhere, as it came. */
 export function passOn(
@@ -175,24 +178,27 @@ async function relayWhole(
   upstream: Response,
   model: string,
   ttftMs: number,
-  finish: (o: Omit<RelayOutcome, "latencyMs">) => void,
+  finish: (o: Finished) => void,
   headers: Record<string, string>,
 ): Promise<Response> {
   let text: string;
   try {
     text = await upstream.text();
   } catch {
-    finish({ ...noTokens, status: 499, ttftMs });
+    finish({ ...noTokens, status: 499, ttftMs, bytesOut: 0 });
     return new Response(null, { status: 499 });
   }
   const usage = readUsage(safeJson(text));
-  finish({ status: upstream.status, ...usage, ttftMs });
   const contentType = upstream.headers.get("content-type") ?? "application/json";
   if (!upstream.ok && !contentType.includes("json")) {
+    finish({ status: upstream.status, ...usage, ttftMs, bytesOut: 0 });
     // An engine that fails with a non-JSON body still answers the client in OpenAI's shape.
     throw new AppError("engine_error", { model, detail: `status ${upstream.status}` });
   }
-  return new Response(text, {
+  // Bytes, not the string: the server writes them in one go, and their length is bytes_out.
+  const bytes = encoder.encode(text);
+  finish({ status: upstream.status, ...usage, ttftMs, bytesOut: bytes.byteLength });
+  return new Response(bytes, {
     status: upstream.status,
     headers: { "content-type": contentType, ...headers },
   });
@@ -208,7 +214,7 @@ function relayStream(
     abort: () => void;
     /** True once the client disconnected: a read that fails then is the client's doing. */
     clientGone: () => boolean;
-    finish: (o: Omit<RelayOutcome, "latencyMs">) => void;
+    finish: (o: Finished) => void;
     headers: Record<string, string>;
   },
 ): Response {
@@ -222,6 +228,7 @@ function relayStream(
   let cachedTokens = 0;
   let sawUsage = false;
   let contentEvents = 0;
+  let bytesOut = 0;
   let out: string[] = [];
   // For a stream, the first token is the first body byte: some engines send headers at once.
   let ttftMs: number | null = null;
@@ -293,7 +300,14 @@ function relayStream(
       completionTokens: sawUsage ? completionTokens : contentEvents,
       cachedTokens,
       ttftMs,
+      bytesOut,
     });
+  };
+  const send = (ctrl: ReadableStreamDefaultController<Uint8Array>) => {
+    const bytes = encoder.encode(out.join(""));
+    bytesOut += bytes.byteLength;
+    ctrl.enqueue(bytes);
+    out = [];
   };
 
   // One timer per idle period, not one per read: it re-arms itself for what is left of the period.
@@ -327,7 +341,7 @@ function relayStream(
         } catch {
           if (stalled) {
             out.push(stallEnd());
-            ctrl.enqueue(encoder.encode(out.join("")));
+            send(ctrl);
             done(504);
             ctrl.close();
             return;
@@ -347,7 +361,7 @@ function relayStream(
           feed(decoder.decode());
           if (pending) parser.feed(pending + "\n\n");
           if (stalled) out.push(stallEnd());
-          if (out.length) ctrl.enqueue(encoder.encode(out.join("")));
+          if (out.length) send(ctrl);
           done(stalled ? 504 : 200);
           ctrl.close();
           return;
@@ -358,8 +372,7 @@ function relayStream(
         buf = new Uint8Array(chunk.value.buffer as ArrayBuffer);
         if (out.length === 0) continue;
         // All events of one engine read go out as one write.
-        ctrl.enqueue(encoder.encode(out.join("")));
-        out = [];
+        send(ctrl);
         return;
       }
     },

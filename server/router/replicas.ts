@@ -166,10 +166,13 @@ export class ReplicaTable {
     return [...this.#byId.values()];
   }
 
-  /** Records an engine's report. */
+  /**
+   * Records an engine's report. Two sources feed it (the local poller, remote heartbeats): a read
+   * older than the one held is dropped, so a slower path never undoes a fresher one.
+   */
   setLoad(id: string, load: LoadSnapshot): void {
     const r = this.#byId.get(id);
-    if (r) r.load = load;
+    if (r && load.readAt >= r.load.readAt) r.load = load;
   }
 
   /** The ready replica with the fewest requests in flight (a plain least-loaded choice). */

@@ -37,7 +37,7 @@ export function rerankRoutes(deps: AppDeps): Hono<AppEnv> {
           detail: "it is not a reranking model (its engine is not started with --reranking)",
         }, "model");
       }
-      return await dispatch(deps, c, "/rerank", body);
+      return await dispatch(deps, c, "/rerank", body, { meter: c.get("answerMeter") });
     });
   }
   return app;

@@ -44,7 +44,7 @@ export function v1Routes(deps: AppDeps): Hono<AppEnv> {
   for (const path of relayed) {
     app.post(path, async (c) => {
       const body = await readJsonBody(c.req.raw, deps.limits.maxBodyBytes);
-      return await dispatch(deps, c, path, body);
+      return await dispatch(deps, c, path, body, { meter: c.get("answerMeter") });
     });
   }
   return app;

@@ -139,8 +139,8 @@ export async function startLocalNode(
     }],
   });
   await modelServices.add([def], { replace: true });
-  // The router's load view: the control plane does not yet take engine load from heartbeats, so
-  // the served model's engines are read here, as the supervisor reads them for its own reports.
+  // Heartbeats carry every node's engine load every few seconds; the local node's engines are
+  // also read at the poller's faster pace, since they are one loopback request away.
   const adapter = builtinAdapters[model.engine];
   const unwatch = cp.loadPoller.addSource((id) => {
     const r = cp.deps.replicas.get(id);

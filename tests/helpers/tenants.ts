@@ -13,7 +13,7 @@ export async function call(
   method: string,
   path: string,
   body?: unknown,
-  env?: unknown,
+  env?: { remoteAddr?: { hostname?: string } },
 ): Promise<Response> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if ("bearer" in cred) headers.authorization = `Bearer ${cred.bearer}`;

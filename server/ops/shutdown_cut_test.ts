@@ -1,0 +1,47 @@
+/**
+ * The shutdown grace, when it runs out: a stream still open is cut, the engine request is
+ * aborted, and its usage row is written as the client's leaving (499), not lost.
+ */
+import { assert, assertEquals } from "../../tests/assert.ts";
+import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
+import { usage } from "../../db/schema.ts";
+
+Deno.test("drain: past the grace a stream in flight is cut and recorded as 499", async () => {
+  const t = await startTestControlPlane();
+  try {
+    const res = await t.chat({
+      model: "demo",
+      stream: true,
+      // About 20 s at the sim engine's 5000 tokens/s: far longer than the grace.
+      max_tokens: 100_000,
+      messages: [{ role: "user", content: "go on for a while" }],
+    });
+    assertEquals(res.status, 200);
+    const id = res.headers.get("x-request-id");
+    const reader = res.body!.getReader();
+    await reader.read();
+    const started = performance.now();
+    const drained = t.cp.drain(300);
+    // The client sees its stream end (cut) rather than run its 20 s.
+    const ended = (async () => {
+      try {
+        for (;;) if ((await reader.read()).done) return;
+      } catch {
+        return;
+      }
+    })();
+    await Promise.all([drained, ended]);
+    const took = performance.now() - started;
+    assert(took < 5_000, `the cut came after ${Math.round(took)} ms`);
+    let row;
+    for (let i = 0; i < 100 && !row; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      row = (await t.cp.deps.store.db.select().from(usage)).find((r) => r.requestId === id);
+    }
+    assert(row, "the cut stream's usage row was written");
+    assertEquals(row.status, 499);
+    assert(row.completionTokens > 0, "the tokens sent before the cut are counted");
+  } finally {
+    await t.close();
+  }
+});
