@@ -146,6 +146,11 @@ async function runScenario(
         dataDir,
         "--listen",
         "127.0.0.1:0",
+        // Ports of their own: an appliance already running on this box keeps its defaults.
+        "--cluster-listen",
+        "127.0.0.1:0",
+        "--metrics-listen",
+        "127.0.0.1:0",
         "--engines-sim-tokens-per-second",
         tps,
         "--engines-sim-slots",
