@@ -18,6 +18,7 @@ import {
 import { VERSION } from "../core/version.ts";
 import type { AgentConfig } from "./agent_config.ts";
 import { parseLabels, splitUrls } from "./agent_config.ts";
+import { clusterMirrors } from "./weights/cluster_mirrors.ts";
 import { ControlChannel } from "./channel/control_channel.ts";
 import { builtinAdapters } from "./engines/builtin_adapters.ts";
 import { EngineStartError } from "./engine_start_error.ts";
@@ -57,6 +58,8 @@ export class Agent {
   readonly #log: Logger;
   readonly #supervisor: Supervisor;
   readonly #weights: NodeWeights;
+  /** Trusts the cluster CA only: the credential goes to this node's control planes alone. */
+  #clusterClient: Deno.HttpClient | undefined;
   readonly #weightsCommands: WeightsCommands;
   readonly #errors = new Map<string, string>();
   #channel: ControlChannel | undefined;
@@ -90,11 +93,18 @@ export class Agent {
       logger: deps.logger.child({ part: "weights" }),
       weightsDir: c.weightsDir || `${c.dataDir}/weights`,
       ...(c.hfEndpoint.trim() ? { hub: { endpoint: c.hfEndpoint.trim() } } : {}),
+      mirrorToken: deps.credential,
+      mirrorFetch: (input, init) => {
+        this.#clusterClient ??= Deno.createHttpClient({ caCerts: [deps.caPem] });
+        return fetch(input, { ...init, client: this.#clusterClient });
+      },
     });
     this.#weightsCommands = new WeightsCommands({
       weights: this.#weights,
       send: (m) => this.#channel?.send(m),
       touch: (shardId) => this.#supervisor.touch(shardId),
+      // The control planes this node dials keep the mirror, so a node needs no route to the hub.
+      mirrors: clusterMirrors(splitUrls(c.controlUrls)),
     });
   }
 
@@ -150,6 +160,7 @@ export class Agent {
     await this.#supervisor.stopAll();
     // Fetches stop; their .part files stay for the next start to resume.
     await this.#weights.close();
+    this.#clusterClient?.close();
     await this.#channel?.close();
     await this.#gpu?.stop();
   }

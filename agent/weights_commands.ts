@@ -20,7 +20,7 @@ export interface WeightsCommandsDeps {
   send: (m: AgentMessage) => void;
   /** Supervisor.touch: progress for a shard that is starting. */
   touch: (shardId: string) => void;
-  /** Mirrors used when the command names none. */
+  /** Mirrors used when the command names none: the agent's control planes (`clusterMirrors`). */
   mirrors?: string[];
 }
 

@@ -239,6 +239,7 @@ export async function startControlPlane(
         replicas,
         catalog: deps.catalog,
         events: notifications.nodeEvents,
+        mirror,
       });
     } catch (e) {
       await unwind();

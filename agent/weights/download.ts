@@ -16,8 +16,10 @@ import type { PinnedFile } from "./pinned_source.ts";
 export interface Candidate {
   url: string;
   headers: Record<string, string>;
-  /** For messages: "mirror http://cp:8080" or "https://huggingface.co"; never a credential. */
+  /** For messages: "mirror https://cp:8443" or "https://huggingface.co"; never a credential. */
   label: string;
+  /** How this place is reached when not by the job's own fetch (a mirror: the cluster CA only). */
+  fetch?: typeof fetch;
 }
 
 export interface DownloadDeps {
@@ -81,7 +83,8 @@ async function tryAll(
   state: PartState,
 ): Promise<void> {
   const dead = new Set<number>();
-  const reasons: string[] = [];
+  // The last failure of each place tried, so the final message names every one of them.
+  const reasons = new Map<number, string>();
   let preferred = 0;
   for (let attempt = 1; attempt <= deps.tries; attempt++) {
     const order = job.candidates.map((_, i) => (preferred + i) % job.candidates.length);
@@ -98,8 +101,7 @@ async function tryAll(
         job.signal.throwIfAborted();
         const retryable = e instanceof PullError ? e.retryable : true;
         const message = scrub((e as Error).message, cand);
-        const why = `${cand.label}: ${message}`;
-        reasons.push(why);
+        reasons.set(i, `${cand.label}: ${message}`);
         if (!retryable) dead.add(i);
         deps.logger.warn("weights transfer interrupted", {
           file: job.display,
@@ -118,7 +120,7 @@ async function tryAll(
   throw new AppError("weights_fetch_failed", {
     file: job.display,
     detail: `${
-      reasons.slice(-3).join("; ")
+      [...reasons.keys()].sort((a, b) => a - b).map((i) => reasons.get(i)).join("; ")
     } (the ${state.offset} bytes fetched are kept for the next try)`,
   });
 }
@@ -171,7 +173,11 @@ async function pull(
   if (size !== null && state.offset === size) return;
   const headers: Record<string, string> = { ...cand.headers };
   if (state.offset > 0) headers.range = `bytes=${state.offset}-`;
-  const res = await deps.fetch(cand.url, { headers, signal: job.signal, redirect: "follow" });
+  const res = await (cand.fetch ?? deps.fetch)(cand.url, {
+    headers,
+    signal: job.signal,
+    redirect: "follow",
+  });
   if (res.status === 416) {
     await res.body?.cancel();
     await restart(part, state);

@@ -35,8 +35,10 @@ export interface WeightsFetcherDeps {
   weightsDir: string;
   /** The origin of `hf` sources; absent on a node that has no route to it (mirror only). */
   hub?: { endpoint: string; token?: string };
-  /** Sent to mirrors as a bearer credential. */
+  /** Sent to mirrors as a bearer credential (a node's own credential). */
   mirrorToken?: string;
+  /** How mirrors are reached, when not by `fetch` (a node's: trusting the cluster CA only). */
+  mirrorFetch?: typeof fetch;
   freeBytes?: (dir: string) => Promise<number | null>;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Tries per file (default 6), each resuming with Range. */
@@ -50,7 +52,10 @@ export interface WeightsFetcherDeps {
 }
 
 export interface EnsureOptions {
-  /** Mirror base URLs (a control plane's address), tried in order before the origin. */
+  /**
+   * Mirror base URLs, tried in order before the origin; a file is asked for at
+   * `<base>/mirror/<versionDir>/<path>`. A node's are its control planes' `…/cluster/v1`.
+   */
   mirrors?: string[];
   onProgress?: ProgressListener;
   /** Ends this caller's wait; the fetch stops only when no caller is left. */
@@ -275,6 +280,7 @@ export class WeightsFetcher {
       url: `${m.replace(/\/+$/, "")}/mirror/${rel}`,
       headers: this.deps.mirrorToken ? { authorization: `Bearer ${this.deps.mirrorToken}` } : {},
       label: `mirror ${redactBase(m)}`,
+      ...(this.deps.mirrorFetch ? { fetch: this.deps.mirrorFetch } : {}),
     }));
     if (source.kind === "url") {
       out.push({ url: source.url, headers: {}, label: describeSource(source) });

@@ -1,9 +1,9 @@
 /**
  * The node's weights, as the agent channel's `fetch_weights` command uses them:
  *
- *   const weights = nodeWeights({ fetch, clock, logger, weightsDir, hub?, mirrorToken? });
+ *   const weights = nodeWeights({ fetch, clock, logger, weightsDir, hub?, mirrorToken?, mirrorFetch? });
  *   const { path } = await weights.ensureWeights(pinnedSourceSchema.parse(msg.source), {
- *     mirrors: [controlPlaneUrl], allowPickle: msg.allowPickle, onProgress: (p) => send(p), signal,
+ *     mirrors: clusterMirrors(controlUrls), allowPickle: msg.allowPickle, onProgress: (p) => send(p), signal,
  *   });
  *   await weights.purge(source, sourcesOfOtherModels);
  *   await weights.close(); // on agent stop: fetches stop, .part files stay for the next start

@@ -183,7 +183,10 @@ export const fetchWeightsSchema = z.object({
   pinned: z.unknown().optional(),
   /** The shard waiting on these weights: its readiness clock counts from the last progress. */
   shardId: z.string().optional(),
-  /** Mirror base URLs tried before the origin. */
+  /**
+   * Mirror base URLs tried before the origin (files at `<base>/mirror/…`); absent: the node's own
+   * default, its control planes' cluster listeners.
+   */
   mirrors: z.array(z.string()).optional(),
 });
 export const removeWeightsSchema = z.object({

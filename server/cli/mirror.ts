@@ -19,7 +19,9 @@ const help = `Usage: llmgw mirror <verb> [options] [--json]
   list                 Mirrored versions, their state and progress
   remove ID            Delete a version's files (files another version holds stay)
 
-Nodes fetch mirrored files from /mirror/<org>/<repo>/<commit>/<path> (Range supported).
+Nodes try the mirror before the hub: they read /cluster/v1/mirror/<org>/<repo>/<commit>/<path>
+on the cluster listener with their own credential. With the admin token the same files are at
+/mirror/<org>/<repo>/<commit>/<path> on the main listener. Both take Range.
 Options: --data DIR, --url URL, --token TOKEN (env LLMGW_ADMIN_TOKEN), --json`;
 
 interface Version {

@@ -1,7 +1,7 @@
 /**
- * What the cluster's TLS listener serves: the join exchange and the control channel. Nothing
- * here is reachable over plain HTTP, so a join secret or a node credential only ever travels
- * inside TLS to a certificate of the cluster's own CA.
+ * What the cluster's TLS listener serves: the join exchange, the control channel and the
+ * mirror's files for nodes. Nothing here is reachable over plain HTTP, so a join secret or a node
+ * credential only ever travels inside TLS to a certificate of the cluster's own CA.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -9,6 +9,8 @@ import type { Logger } from "../../core/log.ts";
 import { bearerToken } from "../auth/admin_tokens.ts";
 import { AppError, errorResponse, makeOnError } from "../errors.ts";
 import { readJsonBody } from "../router/read_body.ts";
+import type { MirrorService } from "../weights/mirror.ts";
+import { serveMirrorFile } from "../weights/serve_mirror_file.ts";
 import type { JoinCodes } from "./join_codes.ts";
 import type { NodeHub } from "./node_hub.ts";
 import type { NodeStore } from "./node_store.ts";
@@ -19,7 +21,14 @@ const joinInput = z.object({
 });
 
 export function clusterApp(
-  deps: { joinCodes: JoinCodes; nodes: NodeStore; hub: NodeHub; logger: Logger },
+  deps: {
+    joinCodes: JoinCodes;
+    nodes: NodeStore;
+    hub: NodeHub;
+    logger: Logger;
+    /** Absent when the control plane keeps no mirror: every file is then not found. */
+    mirror?: MirrorService;
+  },
 ): Hono {
   const app = new Hono();
 
@@ -47,6 +56,14 @@ export function clusterApp(
     const { socket, response } = Deno.upgradeWebSocket(c.req.raw);
     socket.onopen = () => deps.hub.accept(node, socket);
     return response;
+  });
+
+  /** Weights for nodes, so a node needs no route to the hub (the agent tries this first). */
+  const mirrorPrefix = "/cluster/v1/mirror/";
+  app.on(["GET", "HEAD"], `${mirrorPrefix}*`, async (c) => {
+    await authenticate(c.req.raw);
+    if (!deps.mirror) throw new AppError("not_found", { path: c.req.path });
+    return await serveMirrorFile(deps.mirror, c.req.raw, mirrorPrefix);
   });
 
   app.notFound((c) => errorResponse(new AppError("not_found", { path: c.req.path })));

@@ -1,6 +1,6 @@
 /**
  * The TLS listener nodes dial (`cluster_listen`), with the services behind it: join codes, the
- * node store and the hub of live channels. The CA and certificate are created when missing (as
+ * node store, the hub of live channels and the mirror's files. The CA and certificate are created when missing (as
  * `init` does), so a data directory made before TLS existed still starts.
  */
 import type { Clock } from "../../core/clock.ts";
@@ -10,6 +10,7 @@ import type { Store } from "../../db/store.ts";
 import { parseListen, type ServerConfig } from "../config.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
+import type { MirrorService } from "../weights/mirror.ts";
 import { defaultSans, ensureClusterTls, loadClusterTls } from "../tls/cluster_tls.ts";
 import type { NodeServices } from "./admin_routes.ts";
 import { clusterApp } from "./cluster_app.ts";
@@ -34,6 +35,8 @@ export async function startClusterListener(
     replicas: ReplicaTable;
     catalog: ModelCatalog;
     events?: NodeEvents;
+    /** Served to nodes at /cluster/v1/mirror/. */
+    mirror?: MirrorService;
   },
 ): Promise<ClusterListener> {
   await ensureClusterTls(config.dataDir, tlsNames(config.tlsNames));
@@ -61,7 +64,13 @@ export async function startClusterListener(
     clock: deps.clock,
     cluster: () => ({ urls, caFingerprint: tls.caFingerprint }),
   });
-  const app = clusterApp({ joinCodes, nodes, hub, logger: deps.logger });
+  const app = clusterApp({
+    joinCodes,
+    nodes,
+    hub,
+    logger: deps.logger,
+    ...(deps.mirror ? { mirror: deps.mirror } : {}),
+  });
   const { hostname, port } = parseListen(config.clusterListen);
   const listening = Promise.withResolvers<Deno.NetAddr>();
   let server: Deno.HttpServer;

@@ -1,6 +1,7 @@
 /**
  * The mirror over HTTP. Admin API: /api/v1/mirror (list, add, show, remove), behind the admin
- * token. Files: GET/HEAD /mirror/<org>/<repo>/<commit>/<path> with Range, for nodes.
+ * token. Files: GET/HEAD /mirror/<org>/<repo>/<commit>/<path> with Range, for an operator; nodes
+ * read them at /cluster/v1/mirror/… on the cluster listener.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -9,7 +10,7 @@ import { bearerToken } from "../auth/admin_tokens.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { readJsonBody } from "../router/read_body.ts";
-import { serveFile } from "../weights/serve_file.ts";
+import { serveMirrorFile } from "../weights/serve_mirror_file.ts";
 import type { MirrorService } from "../weights/mirror.ts";
 
 const addInput = z.strictObject({
@@ -19,8 +20,9 @@ const addInput = z.strictObject({
 });
 
 /**
- * Who may read mirrored files. Today: an admin token. Nodes will present their own credential
- * (from the join); accepting it is a second check here, not a change to the routes.
+ * Who may read mirrored files here: an admin token (an operator with curl). Nodes read the same
+ * files on the cluster listener with their own credential (`server/nodes/cluster_app.ts`), so a
+ * node credential never travels outside the cluster's TLS.
  */
 export async function mayReadMirror(deps: AppDeps, req: Request): Promise<boolean> {
   const token = bearerToken(req);
@@ -56,26 +58,9 @@ export function mirrorAdminRoutes(deps: AppDeps, mirror: MirrorService): Hono<Ap
 
 export function mirrorFileRoutes(deps: AppDeps, mirror: MirrorService): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const serve = async (req: Request, rawPath: string) => {
-    if (!(await mayReadMirror(deps, req))) throw new AppError("unauthorized");
-    let rel: string;
-    try {
-      rel = decodeURIComponent(rawPath);
-    } catch {
-      throw new AppError("not_found", { path: `/mirror/${rawPath}` });
-    }
-    // Only names a complete version lists are served, so `..` or a stray file never is.
-    const file = rel.split("/").some((s) => s === ".." || s === "." || s === "")
-      ? null
-      : await mirror.fileFor(rel);
-    if (!file) throw new AppError("not_found", { path: `/mirror/${rel}` });
-    return await serveFile(req, file);
-  };
-  // The raw (still percent-encoded) path: decoded once, here.
-  app.on(
-    ["GET", "HEAD"],
-    "/*",
-    (c) => serve(c.req.raw, new URL(c.req.url).pathname.replace(/^\/mirror\//, "")),
-  );
+  app.on(["GET", "HEAD"], "/*", async (c) => {
+    if (!(await mayReadMirror(deps, c.req.raw))) throw new AppError("unauthorized");
+    return await serveMirrorFile(mirror, c.req.raw, "/mirror/");
+  });
   return app;
 }

@@ -1,30 +1,57 @@
 /**
  * Weights end to end: an in-process control plane whose hub is the fake Hugging Face hub, and one
- * agent process joined over the cluster listener (no GPU) pointed at the same hub. A model whose
- * source is `hf:org/repo/file.gguf` is pinned when added (its origin in the catalog), the node
- * fetches it (the replica goes through `fetching`, with bytes and a percent), starts the sim
- * engine on the fetched path and answers through /v1. `ctl model remove --purge` then makes the
- * node delete the file.
+ * agent process joined over the cluster listener (no GPU). A model whose source is
+ * `hf:org/repo/file.gguf` is pinned when added (its origin in the catalog), the node fetches it
+ * (the replica goes through `fetching`, with bytes and a percent), starts the sim engine on the
+ * fetched path and answers through /v1. `ctl model remove --purge` then makes the node delete the
+ * file. Nodes try the control plane's mirror first (over the cluster listener, with their own
+ * credential; nothing configured) and the hub after.
  */
 import { assert, assertEquals } from "../assert.ts";
 import { eventually, type LlmgwProcess, spawnLlmgw } from "../helpers/llmgw_process.ts";
-import { generatedBytes, sha256Hex, startFakeHub } from "../helpers/fake_hf.ts";
+import { type FakeHub, generatedBytes, sha256Hex, startFakeHub } from "../helpers/fake_hf.ts";
 import { systemClock } from "../../core/clock.ts";
 import { createLogger } from "../../core/log.ts";
 import { loadServerConfig } from "../../server/config.ts";
-import { startControlPlane } from "../../server/serve.ts";
+import { type ControlPlane, startControlPlane } from "../../server/serve.ts";
 import { initDataDir } from "../../server/setup/init.ts";
 import { ctlCommand } from "../../server/cli/ctl.ts";
+import { mirrorCommand } from "../../server/cli/mirror.ts";
 
-Deno.test({
-  name: "weights: an hf: model is pinned, fetched by its node with progress, started, purged",
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async () => {
+interface Cluster {
+  root: string;
+  hub: FakeHub;
+  cp: ControlPlane;
+  url: string;
+  logs: string[];
+  admin(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** `llmgw ctl …` against this control plane, its printed lines kept. */
+  ctl(...args: string[]): Promise<{ code: number; text: string }>;
+  /** `llmgw mirror …` the same way. */
+  mirror(...args: string[]): Promise<{ code: number; text: string }>;
+  /** Joins one agent process; `hubRoute: false` gives it no hub at all (mirrors only). */
+  joinNode(opts: { hubRoute: boolean }): Promise<void>;
+  /**
+   * Declares a one-replica sim model on `source` and waits for its ready replica, adding every
+   * state seen on the way to `states`.
+   */
+  serveModel(name: string, source: string, states?: Set<string>): Promise<ReplicaRow>;
+  /** A chat completion through /v1; answers the status. */
+  chat(model: string): Promise<number>;
+}
+
+type ReplicaRow = {
+  state: string;
+  fetched?: { bytes: number; total?: number; percent?: number };
+};
+
+async function withCluster(fn: (c: Cluster) => Promise<void>): Promise<void> {
   const root = await Deno.makeTempDir({ prefix: "llmgw-weights-e2e-" });
   const hub = startFakeHub();
-  const bytes = generatedBytes(3_000_000, 7);
-  const commit = hub.putRepo("acme/tiny-gguf", { "tiny.gguf": bytes });
   const cpDir = `${root}/cp`;
   await initDataDir(cpDir, { clock: systemClock });
   const config = await loadServerConfig({
@@ -55,93 +82,131 @@ Deno.test({
     });
     return { status: res.status, body: await res.json() };
   };
-  const ctl = async (...args: string[]) => {
+  const run = async (cmd: typeof ctlCommand, args: string[]) => {
     const out: string[] = [];
     const log = console.log;
     console.log = (...a: unknown[]) => out.push(a.join(" "));
     try {
-      const code = await ctlCommand.run([...args, "--url", url, "--token", token]);
+      const code = await cmd.run([...args, "--url", url, "--token", token]);
       return { code, text: out.join("\n") };
     } finally {
       console.log = log;
     }
   };
-  let agent: LlmgwProcess | undefined;
-  try {
-    const code = await cp.deps.nodes!.joinCodes.create({ labels: {}, ttlMs: 60_000 });
-    agent = spawnLlmgw(
-      [
-        "join",
-        code.code,
-        "--data",
-        `${root}/node`,
-        "--name",
-        "node",
-        "--gpu-nvml-library",
-        `${root}/absent-libnvidia-ml.so.1`,
-        "--gpu-nvidia-smi",
-        `${root}/absent-nvidia-smi`,
-        "--weights-hf-endpoint",
-        hub.url,
-        "--channel-idle-ms",
-        "1000",
-        "--channel-answer-ms",
-        "1000",
-      ],
-      {},
-      "agent-node",
-    );
-    await eventually("the node reporting", async () => {
-      const nodes = (await admin("GET", "nodes")).body.data as { state: string; engines?: [] }[];
-      return nodes.length === 1 && nodes[0]!.state === "ready" && nodes[0]!.engines
-        ? nodes
-        : undefined;
-    }, 30_000);
-
-    const r = await admin("POST", "models", {
-      yaml: `
-name: tiny
-source: hf:acme/tiny-gguf/tiny.gguf
+  const agents: LlmgwProcess[] = [];
+  const cluster: Cluster = {
+    root,
+    hub,
+    cp,
+    url,
+    logs,
+    admin,
+    ctl: (...args) => run(ctlCommand, args),
+    mirror: (...args) => run(mirrorCommand, args),
+    async joinNode({ hubRoute }) {
+      const code = await cp.deps.nodes!.joinCodes.create({ labels: {}, ttlMs: 60_000 });
+      agents.push(spawnLlmgw(
+        [
+          "join",
+          code.code,
+          "--data",
+          `${root}/node`,
+          "--name",
+          "node",
+          "--gpu-nvml-library",
+          `${root}/absent-libnvidia-ml.so.1`,
+          "--gpu-nvidia-smi",
+          `${root}/absent-nvidia-smi`,
+          "--weights-hf-endpoint",
+          hubRoute ? hub.url : "",
+          "--channel-idle-ms",
+          "1000",
+          "--channel-answer-ms",
+          "1000",
+        ],
+        {},
+        "agent-node",
+      ));
+      await eventually("the node reporting", async () => {
+        const nodes = (await admin("GET", "nodes")).body.data as { state: string; engines?: [] }[];
+        return nodes.length === 1 && nodes[0]!.state === "ready" && nodes[0]!.engines
+          ? nodes
+          : undefined;
+      }, 30_000);
+    },
+    async serveModel(name, source, states = new Set()) {
+      const r = await admin("POST", "models", {
+        yaml: `
+name: ${name}
+source: ${source}
 profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
 `,
-    });
-    assertEquals(r.status, 201, JSON.stringify(r.body));
+      });
+      assertEquals(r.status, 201, JSON.stringify(r.body));
+      return await eventually(`a ready replica of ${name}`, async () => {
+        const rows = (await admin("GET", `replicas?model=${name}`)).body.data as ReplicaRow[];
+        for (const x of rows) states.add(x.state);
+        return rows.find((x) => x.state === "ready");
+      }, 30_000);
+    },
+    async chat(model) {
+      const key = (await admin("POST", "keys", { name: `weights-${model}` })).body.key as string;
+      const res = await fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          model,
+          max_tokens: 4,
+          messages: [{ role: "user", content: "hello" }],
+        }),
+      });
+      await res.body?.cancel();
+      return res.status;
+    },
+  };
+  try {
+    await fn(cluster);
+  } catch (e) {
+    console.error(logs.slice(-40).join("\n"));
+    for (const a of agents) console.error(a.output().split("\n").slice(-40).join("\n"));
+    throw e;
+  } finally {
+    for (const a of agents) await a.kill();
+    await cp.close();
+    await hub.close();
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+}
+
+const e2e = { sanitizeOps: false, sanitizeResources: false };
+
+Deno.test({
+  name: "weights: an hf: model not mirrored is fetched from the hub with progress, started, purged",
+  ...e2e,
+}, async () => {
+  await withCluster(async (c) => {
+    const bytes = generatedBytes(3_000_000, 7);
+    const commit = c.hub.putRepo("acme/tiny-gguf", { "tiny.gguf": bytes });
+    await c.joinNode({ hubRoute: true });
+    const states = new Set<string>();
+    const ready = await c.serveModel("tiny", "hf:acme/tiny-gguf/tiny.gguf", states);
     // Pinned at add: the catalog holds the commit and the file's sha256.
-    const entry = cp.deps.catalog.get("tiny")!;
-    assertEquals(entry.origin, {
+    assertEquals(c.cp.deps.catalog.get("tiny")!.origin, {
       kind: "hf",
       repo: "acme/tiny-gguf",
       commit,
       files: [{ path: "tiny.gguf", size: bytes.length, sha256: sha256Hex(bytes) }],
       entry: "tiny.gguf",
     });
-
-    const states = new Set<string>();
-    type Row = { state: string; fetched?: { bytes: number; total?: number; percent?: number } };
-    const ready = await eventually("a ready replica of tiny", async () => {
-      const rows = (await admin("GET", "replicas?model=tiny")).body.data as Row[];
-      for (const x of rows) states.add(x.state);
-      return rows.find((x) => x.state === "ready");
-    }, 30_000);
     assert(states.has("fetching") || ready.fetched, `states seen: ${[...states]}`);
     assertEquals(ready.fetched, { bytes: bytes.length, total: bytes.length, percent: 100 });
-    const path = `${root}/node/weights/acme/tiny-gguf/${commit}/tiny.gguf`;
+    // The mirror does not hold it (its 404 is not retried): the hub served the node.
+    assert(c.hub.fileRequests("tiny.gguf").length > 0, "the node fell back to the hub");
+    const path = `${c.root}/node/weights/acme/tiny-gguf/${commit}/tiny.gguf`;
     assertEquals(sha256Hex(await Deno.readFile(path)), sha256Hex(bytes));
+    assertEquals(await c.chat("tiny"), 200);
 
-    const key = (await admin("POST", "keys", { name: "weights-test" })).body.key as string;
-    const res = await fetch(`${url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        model: "tiny",
-        max_tokens: 4,
-        messages: [{ role: "user", content: "hello" }],
-      }),
-    });
-    assertEquals(res.status, 200, await res.clone().text());
-    await res.body?.cancel();
-
-    const rm = await ctl("model", "remove", "tiny", "--purge");
+    const rm = await c.ctl("model", "remove", "tiny", "--purge");
     assertEquals(rm.code, 0, rm.text);
     await eventually("the node purged the file", async () => {
       try {
@@ -151,13 +216,55 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
         return true;
       }
     }, 20_000);
-  } catch (e) {
-    console.error(logs.slice(-40).join("\n"));
-    throw e;
-  } finally {
-    await agent?.kill();
-    await cp.close();
-    await hub.close();
-    await Deno.remove(root, { recursive: true }).catch(() => {});
-  }
+  });
+});
+
+Deno.test({
+  name: "weights: a node with no route to the hub serves a model from its control plane's mirror",
+  ...e2e,
+}, async () => {
+  await withCluster(async (c) => {
+    const bytes = generatedBytes(2_000_000, 11);
+    const commit = c.hub.putRepo("acme/offline-gguf", { "offline.gguf": bytes });
+    const added = await c.mirror("add", "hf:acme/offline-gguf/offline.gguf", "--wait", "--json");
+    assertEquals(added.code, 0, added.text);
+    assertEquals(JSON.parse(added.text).status, "complete");
+    const hubSaw = c.hub.requests.length;
+
+    // No hub on the node and no mirror configured anywhere: only the default, its control plane.
+    await c.joinNode({ hubRoute: false });
+    const ready = await c.serveModel("offline", "hf:acme/offline-gguf/offline.gguf");
+    assertEquals(ready.fetched, { bytes: bytes.length, total: bytes.length, percent: 100 });
+    const path = `${c.root}/node/weights/acme/offline-gguf/${commit}/offline.gguf`;
+    assertEquals(sha256Hex(await Deno.readFile(path)), sha256Hex(bytes));
+    assertEquals(await c.chat("offline"), 200);
+    // Pinning the model at add asks the hub for its tree; no file bytes went from it.
+    assertEquals(
+      c.hub.requests.slice(hubSaw).filter((r) =>
+        r.path.includes("/resolve/") || r.path.startsWith("/cdn/")
+      ),
+      [],
+    );
+  });
+});
+
+Deno.test({
+  name: "weights: a node with hub access takes a mirrored version from the mirror, not the hub",
+  ...e2e,
+}, async () => {
+  await withCluster(async (c) => {
+    const bytes = generatedBytes(2_000_000, 13);
+    const commit = c.hub.putRepo("acme/kept-gguf", { "kept.gguf": bytes });
+    const added = await c.mirror("add", "hf:acme/kept-gguf/kept.gguf", "--wait", "--json");
+    assertEquals(added.code, 0, added.text);
+    const mirroring = c.hub.fileRequests("kept.gguf").length;
+    assert(mirroring > 0, "the mirror itself fetched from the hub");
+
+    await c.joinNode({ hubRoute: true });
+    await c.serveModel("kept", "hf:acme/kept-gguf/kept.gguf");
+    const path = `${c.root}/node/weights/acme/kept-gguf/${commit}/kept.gguf`;
+    assertEquals(sha256Hex(await Deno.readFile(path)), sha256Hex(bytes));
+    assertEquals(await c.chat("kept"), 200);
+    assertEquals(c.hub.fileRequests("kept.gguf").length, mirroring, "the node asked the hub");
+  });
 });
