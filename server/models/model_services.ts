@@ -13,6 +13,7 @@ import { catalogModelOf, type ModelOrigin, rowFromDef } from "./catalog_row.ts";
 import { changeContext, type ContextChange } from "./context_change.ts";
 import { explainModel } from "./explain_model.ts";
 import { changeGpus } from "./gpus_change.ts";
+import { changeResources } from "./resources_change.ts";
 import type { ModelFacts } from "./memory_estimate.ts";
 import type { ModelDef } from "./model_schema.ts";
 import { parseModel } from "./model_yaml.ts";
@@ -37,6 +38,9 @@ export interface ReplicaRow {
   state: string;
   since: number;
   gpus: number[];
+  /** What the replica holds on its node: host memory in bytes, and cores. */
+  ramBytes: number;
+  cores: number;
   inFlight: number;
   lastRequestAt?: number;
   reason?: string;
@@ -277,20 +281,11 @@ export class ModelServices {
   async resources(name: string, set: { memoryGb?: number; cores?: number }, profile = 0) {
     this.#editable(name);
     const m = this.#managed(name);
-    const p = m.def.profiles[profile];
-    if (!p) {
-      throw new AppError("invalid_request", { detail: `the model has no profile ${profile}` });
-    }
-    if (set.memoryGb === undefined && set.cores === undefined) {
-      throw new AppError("invalid_request", { detail: "give --memory GB and/or --cores N" });
-    }
-    const next = { ...p };
-    if (set.memoryGb !== undefined) next.memoryGb = set.memoryGb;
-    if (set.cores !== undefined) next.cores = set.cores;
-    const profiles = m.def.profiles.map((q, i) => (i === profile ? next : q));
-    const model = { ...m, def: { ...m.def, profiles } };
-    await this.#save(model);
-    return { model: name, restart: true, def: model.def };
+    const { snap } = await this.deps.reconciler.view();
+    const r = changeResources(m, set, snap.snapshot, profile);
+    if (!r.ok) throw new AppError("invalid_request", { detail: r.message });
+    await this.#save(r.model);
+    return { model: name, restart: true, def: r.model.def };
   }
 
   async setStopped(name: string, stopped: boolean) {
@@ -379,6 +374,8 @@ export class ModelServices {
           state: s.state,
           since: s.stateSince,
           gpus: s.gpus,
+          ramBytes: s.ramBytes,
+          cores: s.cores,
           inFlight: s.inFlight,
         };
         if (s.lastRequestAt !== undefined) row.lastRequestAt = s.lastRequestAt;
