@@ -14,6 +14,7 @@ import { changeContext, type ContextChange } from "./context_change.ts";
 import { explainModel } from "./explain_model.ts";
 import { changeGpus } from "./gpus_change.ts";
 import { changeResources } from "./resources_change.ts";
+import { ConfigPins } from "./config_pins.ts";
 import type { ModelFacts } from "./memory_estimate.ts";
 import type { ModelDef } from "./model_schema.ts";
 import { parseModel } from "./model_yaml.ts";
@@ -48,6 +49,8 @@ export interface ReplicaRow {
 }
 
 export class ModelServices {
+  readonly #configPins: ConfigPins;
+
   constructor(
     readonly deps: {
       catalog: ModelCatalog;
@@ -58,7 +61,14 @@ export class ModelServices {
       /** Absent: hf: and URL sources are refused (no way to pin them). */
       pin?: PinRemote;
     },
-  ) {}
+  ) {
+    this.#configPins = new ConfigPins({
+      catalog: deps.catalog,
+      reconciler: deps.reconciler,
+      logger: deps.logger,
+      pin: (source, allowPickle) => this.#pinRemote(source, allowPickle),
+    });
+  }
 
   /** The pinned source of a remote (hf: or URL) model source; undefined for a path. */
   async #pinRemote(source: string, allowPickle?: boolean): Promise<PinnedSource | undefined> {
@@ -91,7 +101,11 @@ export class ModelServices {
     }
   }
 
-  /** Loads server.yaml's models (marked from-config); earlier config models no longer there go. */
+  /**
+   * Loads server.yaml's models (marked from-config); earlier config models no longer there go.
+   * hf: and URL sources are pinned beside the start (config_pins.ts); a pin stored for the same
+   * source is kept, so a restart does not move a model to a newer commit.
+   */
   async loadConfig(defs: readonly ModelDef[]): Promise<void> {
     const names = new Set(defs.map((d) => d.name));
     for (const e of this.deps.catalog.list()) {
@@ -99,10 +113,20 @@ export class ModelServices {
     }
     for (const def of defs) {
       const existing = this.deps.catalog.get(def.name);
-      await this.deps.catalog.upsert(
-        rowFromDef(def, await this.factsFor(def), "config", existing?.stopped ?? false),
-      );
+      const row = rowFromDef(def, await this.factsFor(def), "config", existing?.stopped ?? false);
+      const kind = def.external ? undefined : def.parsedSource?.kind;
+      const remote = kind === "hf" || kind === "url";
+      const kept = remote && existing?.name === def.name && existing.source === row.source
+        ? existing.origin
+        : null;
+      await this.deps.catalog.upsert({ ...row, origin: kept });
+      if (remote && !kept) this.#configPins.pin(def);
     }
+  }
+
+  /** Stops pinning server.yaml's sources. */
+  close(): void {
+    this.#configPins.close();
   }
 
   #entry(name: string): ModelEntry {
