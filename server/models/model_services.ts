@@ -155,13 +155,15 @@ export class ModelServices {
     }
   }
 
+  /** Saves a model; a change to an existing one keeps where it was declared unless told. */
   async #save(
     m: CatalogModel,
-    origin: ModelOrigin = "api",
+    origin?: ModelOrigin,
     pinned?: PinnedSource,
   ): Promise<ModelEntry> {
+    const declared = this.deps.catalog.get(m.def.name)?.declaredIn as ModelOrigin | null;
     const row = await this.deps.catalog.upsert({
-      ...rowFromDef(m.def, m.facts, origin, m.stopped ?? false),
+      ...rowFromDef(m.def, m.facts, origin ?? declared ?? "api", m.stopped ?? false),
       ...(pinned ? { origin: pinned } : {}),
     });
     this.deps.reconciler.kick();
@@ -171,7 +173,7 @@ export class ModelServices {
   /** Adds models (or replaces ones added earlier through the API). */
   async add(
     defs: readonly ModelDef[],
-    opts: { replace?: boolean; pinned?: Map<string, PinnedSource> } = {},
+    opts: { replace?: boolean; pinned?: Map<string, PinnedSource>; origin?: ModelOrigin } = {},
   ): Promise<ModelEntry[]> {
     for (const def of defs) {
       this.#editable(def.name);
@@ -203,7 +205,11 @@ export class ModelServices {
     const out: ModelEntry[] = [];
     for (const def of defs) {
       out.push(
-        await this.#save({ def, facts: await this.factsFor(def) }, "api", pins.get(def.name)),
+        await this.#save(
+          { def, facts: await this.factsFor(def) },
+          opts.origin ?? "api",
+          pins.get(def.name),
+        ),
       );
       this.deps.logger.info("model added", { model: def.name });
     }
@@ -315,7 +321,7 @@ export class ModelServices {
   async setStopped(name: string, stopped: boolean) {
     const e = this.#entry(name);
     const m = this.#managed(name);
-    await this.#save({ ...m, stopped }, (e.declaredIn as ModelOrigin | null) ?? "api");
+    await this.#save({ ...m, stopped });
     this.deps.logger.info(stopped ? "model stopped" : "model started", { model: e.name });
     return { model: e.name, stopped };
   }
