@@ -5,6 +5,7 @@
  */
 import type { KyInstance } from "ky";
 import { UsageError } from "../../core/command.ts";
+import { formatBytes } from "../models/memory_estimate.ts";
 
 export const modelHelp =
   `  model plan SOURCE [--name N] [--context T] [--slots S] [--replicas R] [--on-demand] [--embeddings] [--engine E]
@@ -110,6 +111,8 @@ interface ReplicaJson {
   node: string;
   state: string;
   gpus: number[];
+  ramBytes?: number;
+  cores?: number;
   inFlight: number;
   reason?: string;
   fetched?: { bytes: number; total?: number; percent?: number };
@@ -120,7 +123,10 @@ function replicaLine(r: ReplicaJson): string {
     ? ` ${r.fetched.percent !== undefined ? `${r.fetched.percent}%` : `${r.fetched.bytes} bytes`}`
     : "";
   const cards = r.gpus.length ? ` cards ${r.gpus.join(",")}` : " cpu";
-  return `${r.model}  ${r.id}  ${r.node}  ${r.state}${progress}${cards}  in flight ${r.inFlight}${
+  const held = r.ramBytes !== undefined && r.cores !== undefined
+    ? `  ${formatBytes(r.ramBytes)}, ${r.cores} core(s)`
+    : "";
+  return `${r.model}  ${r.id}  ${r.node}  ${r.state}${progress}${cards}${held}  in flight ${r.inFlight}${
     r.reason ? `  (${r.reason})` : ""
   }`;
 }

@@ -9,7 +9,8 @@ import type { ModelFacts } from "./memory_estimate.ts";
 import type { ModelDef } from "./model_schema.ts";
 import { type CatalogModel, contextOf } from "./replica_need.ts";
 
-export type ModelOrigin = "config" | "api";
+/** Where a model was declared: server.yaml, the admin API, or `llmgw up` (what it serves now). */
+export type ModelOrigin = "config" | "api" | "up";
 
 export function rowFromDef(
   def: ModelDef,

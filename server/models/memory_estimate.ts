@@ -7,6 +7,9 @@
  * width × bytes per element (2: f16) × tokens in the pool (context × slots). Overhead: vLLM
  * 2 GiB + 1/50 of the weights (its CUDA graphs and activations, docs/large-models), llama.cpp
  * 512 MiB (compute buffers), sim 64 MiB.
+ * Sim: the weights its file's header names (none when unknown) + 64 MiB, on either device and with
+ * no KV cache. It loads nothing, but standing in for an engine that would lets tests and demos
+ * fill a card with it (a sparse file with a GGUF header is enough).
  * CPU: weights × 1.5 + 2 GiB, raised to weights + KV + 2 GiB when a long pool needs more (the
  * serve form's rule; the raise keeps a small model with a huge pool from being under-sized).
  */
@@ -90,7 +93,7 @@ export function estimateMemory(input: EstimateInput): Estimate {
   const context = input.engine === "sim" ? 0 : kv.bytes * input.poolTokens;
   const base = { device: input.device, perToken: kv.bytes, poolTokens: input.poolTokens, guessed };
   if (input.engine === "sim") {
-    return { ...base, weights: 0, context: 0, engine: 64 * MiB, total: 64 * MiB };
+    return { ...base, weights, context: 0, engine: 64 * MiB, total: weights + 64 * MiB };
   }
   if (input.device === "gpu") {
     const engine = engineOverhead(input.engine, weights);

@@ -3,6 +3,7 @@ import { fixture } from "../../tests/helpers/fixtures.ts";
 import { readGgufFile } from "../../core/gguf/read_gguf_file.ts";
 import { explainModel } from "./explain_model.ts";
 import { changeGpus } from "./gpus_change.ts";
+import { changeResources } from "./resources_change.ts";
 import { factsFromGguf, replicaNeed } from "./replica_need.ts";
 import { cpuNode, gpuNode } from "./testdata/cluster.ts";
 import { model, World } from "./testdata/world.ts";
@@ -64,6 +65,41 @@ Deno.test("gpus: tensor-parallel width, counts no node has, cards too small", ()
   assertEquals(v.def.profiles[0]!.gpus, 1, "the input is not changed");
   const l = changeGpus(model("l", 40), 3, snap);
   assert(l.ok, "llama.cpp splits layers over any count");
+});
+
+Deno.test("resources: refused with figures when no node that could run it has the cores or memory", () => {
+  const m = model("m", 4);
+  const snap = { nodes: [gpuNode("a", [24], { cpuCores: 8 }), cpuNode("c", { cpuCores: 64 })] };
+  assertEquals(changeResources(m, { cores: 16 }, snap), {
+    ok: false,
+    message: "no node has 16 cores (the most on one node is 8)",
+  }, "the CPU node's cores do not count for a one-card profile");
+  assertEquals(changeResources(m, { memoryGb: 100 }, snap), {
+    ok: false,
+    message: "no node has 100.0 GB of memory (the most on one node is 64.0 GB)",
+  });
+  assertEquals(changeResources(m, {}, snap), {
+    ok: false,
+    message: "give --memory GB and/or --cores N",
+  });
+  const r = changeResources(m, { cores: 8, memoryGb: 3 }, snap);
+  assert(r.ok);
+  assertEquals([r.model.def.profiles[0]!.cores, r.model.def.profiles[0]!.memoryGb], [8, 3]);
+  assertEquals(m.def.profiles[0]!.cores, undefined, "the input is not changed");
+  assert(
+    changeResources(m, { cores: 512 }, { nodes: [] }).ok,
+    "no node known: nothing to judge by",
+  );
+});
+
+Deno.test("sim: a file's weights fill a card as a real engine's would", () => {
+  const m = model("s", 12, {}, { engine: "sim" });
+  const need = replicaNeed(m, m.def.profiles[0]!);
+  assertEquals(need.perCard.total, 12 * 1024 ** 3 + 64 * 1024 ** 2);
+  assertEquals(need.estimate.context, 0, "it keeps no KV cache");
+  const w = new World([gpuNode("g", [24])], [m, model("t", 12, {}, { engine: "sim" })]);
+  const starts = w.step().commands.filter((c) => c.kind === "start");
+  assertEquals(starts.map((c) => c.model), ["s"], "only one fits the card");
 });
 
 Deno.test("facts from a real GGUF header size a replica", async () => {

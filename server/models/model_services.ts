@@ -13,6 +13,8 @@ import { catalogModelOf, type ModelOrigin, rowFromDef } from "./catalog_row.ts";
 import { changeContext, type ContextChange } from "./context_change.ts";
 import { explainModel } from "./explain_model.ts";
 import { changeGpus } from "./gpus_change.ts";
+import { changeResources } from "./resources_change.ts";
+import { ConfigPins } from "./config_pins.ts";
 import type { ModelFacts } from "./memory_estimate.ts";
 import type { ModelDef } from "./model_schema.ts";
 import { parseModel } from "./model_yaml.ts";
@@ -37,6 +39,9 @@ export interface ReplicaRow {
   state: string;
   since: number;
   gpus: number[];
+  /** What the replica holds on its node: host memory in bytes, and cores. */
+  ramBytes: number;
+  cores: number;
   inFlight: number;
   lastRequestAt?: number;
   reason?: string;
@@ -44,6 +49,8 @@ export interface ReplicaRow {
 }
 
 export class ModelServices {
+  readonly #configPins: ConfigPins;
+
   constructor(
     readonly deps: {
       catalog: ModelCatalog;
@@ -54,7 +61,14 @@ export class ModelServices {
       /** Absent: hf: and URL sources are refused (no way to pin them). */
       pin?: PinRemote;
     },
-  ) {}
+  ) {
+    this.#configPins = new ConfigPins({
+      catalog: deps.catalog,
+      reconciler: deps.reconciler,
+      logger: deps.logger,
+      pin: (source, allowPickle) => this.#pinRemote(source, allowPickle),
+    });
+  }
 
   /** The pinned source of a remote (hf: or URL) model source; undefined for a path. */
   async #pinRemote(source: string, allowPickle?: boolean): Promise<PinnedSource | undefined> {
@@ -87,7 +101,11 @@ export class ModelServices {
     }
   }
 
-  /** Loads server.yaml's models (marked from-config); earlier config models no longer there go. */
+  /**
+   * Loads server.yaml's models (marked from-config); earlier config models no longer there go.
+   * hf: and URL sources are pinned beside the start (config_pins.ts); a pin stored for the same
+   * source is kept, so a restart does not move a model to a newer commit.
+   */
   async loadConfig(defs: readonly ModelDef[]): Promise<void> {
     const names = new Set(defs.map((d) => d.name));
     for (const e of this.deps.catalog.list()) {
@@ -95,10 +113,20 @@ export class ModelServices {
     }
     for (const def of defs) {
       const existing = this.deps.catalog.get(def.name);
-      await this.deps.catalog.upsert(
-        rowFromDef(def, await this.factsFor(def), "config", existing?.stopped ?? false),
-      );
+      const row = rowFromDef(def, await this.factsFor(def), "config", existing?.stopped ?? false);
+      const kind = def.external ? undefined : def.parsedSource?.kind;
+      const remote = kind === "hf" || kind === "url";
+      const kept = remote && existing?.name === def.name && existing.source === row.source
+        ? existing.origin
+        : null;
+      await this.deps.catalog.upsert({ ...row, origin: kept });
+      if (remote && !kept) this.#configPins.pin(def);
     }
+  }
+
+  /** Stops pinning server.yaml's sources. */
+  close(): void {
+    this.#configPins.close();
   }
 
   #entry(name: string): ModelEntry {
@@ -127,13 +155,15 @@ export class ModelServices {
     }
   }
 
+  /** Saves a model; a change to an existing one keeps where it was declared unless told. */
   async #save(
     m: CatalogModel,
-    origin: ModelOrigin = "api",
+    origin?: ModelOrigin,
     pinned?: PinnedSource,
   ): Promise<ModelEntry> {
+    const declared = this.deps.catalog.get(m.def.name)?.declaredIn as ModelOrigin | null;
     const row = await this.deps.catalog.upsert({
-      ...rowFromDef(m.def, m.facts, origin, m.stopped ?? false),
+      ...rowFromDef(m.def, m.facts, origin ?? declared ?? "api", m.stopped ?? false),
       ...(pinned ? { origin: pinned } : {}),
     });
     this.deps.reconciler.kick();
@@ -143,7 +173,7 @@ export class ModelServices {
   /** Adds models (or replaces ones added earlier through the API). */
   async add(
     defs: readonly ModelDef[],
-    opts: { replace?: boolean; pinned?: Map<string, PinnedSource> } = {},
+    opts: { replace?: boolean; pinned?: Map<string, PinnedSource>; origin?: ModelOrigin } = {},
   ): Promise<ModelEntry[]> {
     for (const def of defs) {
       this.#editable(def.name);
@@ -175,7 +205,11 @@ export class ModelServices {
     const out: ModelEntry[] = [];
     for (const def of defs) {
       out.push(
-        await this.#save({ def, facts: await this.factsFor(def) }, "api", pins.get(def.name)),
+        await this.#save(
+          { def, facts: await this.factsFor(def) },
+          opts.origin ?? "api",
+          pins.get(def.name),
+        ),
       );
       this.deps.logger.info("model added", { model: def.name });
     }
@@ -277,26 +311,17 @@ export class ModelServices {
   async resources(name: string, set: { memoryGb?: number; cores?: number }, profile = 0) {
     this.#editable(name);
     const m = this.#managed(name);
-    const p = m.def.profiles[profile];
-    if (!p) {
-      throw new AppError("invalid_request", { detail: `the model has no profile ${profile}` });
-    }
-    if (set.memoryGb === undefined && set.cores === undefined) {
-      throw new AppError("invalid_request", { detail: "give --memory GB and/or --cores N" });
-    }
-    const next = { ...p };
-    if (set.memoryGb !== undefined) next.memoryGb = set.memoryGb;
-    if (set.cores !== undefined) next.cores = set.cores;
-    const profiles = m.def.profiles.map((q, i) => (i === profile ? next : q));
-    const model = { ...m, def: { ...m.def, profiles } };
-    await this.#save(model);
-    return { model: name, restart: true, def: model.def };
+    const { snap } = await this.deps.reconciler.view();
+    const r = changeResources(m, set, snap.snapshot, profile);
+    if (!r.ok) throw new AppError("invalid_request", { detail: r.message });
+    await this.#save(r.model);
+    return { model: name, restart: true, def: r.model.def };
   }
 
   async setStopped(name: string, stopped: boolean) {
     const e = this.#entry(name);
     const m = this.#managed(name);
-    await this.#save({ ...m, stopped }, (e.declaredIn as ModelOrigin | null) ?? "api");
+    await this.#save({ ...m, stopped });
     this.deps.logger.info(stopped ? "model stopped" : "model started", { model: e.name });
     return { model: e.name, stopped };
   }
@@ -379,6 +404,8 @@ export class ModelServices {
           state: s.state,
           since: s.stateSince,
           gpus: s.gpus,
+          ramBytes: s.ramBytes,
+          cores: s.cores,
           inFlight: s.inFlight,
         };
         if (s.lastRequestAt !== undefined) row.lastRequestAt = s.lastRequestAt;

@@ -15,6 +15,7 @@
  *    missing replicas are placed. What cannot happen now is said in `notes`: waiting (room that
  *    draining replicas or a protected on-demand replica will give back, a failure's back-off) or
  *    unplaceable (with every node's reason).
+ * A model `held` (its remote source not pinned yet) starts and restarts nothing; its note says why.
  * On demand: a model with requests waiting and no replica gets one; when no card has room, the
  * idlest on-demand replica of another model that is past its minimum life and answering nothing
  * is stopped to make room ("taking turns on a card"); the start follows once its room is back.
@@ -154,6 +155,10 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
   }
   for (const m of sorted) {
     if (m.stopped || m.def.external || !m.def.profiles.length) continue;
+    if (m.held) {
+      notes.push({ model: m.def.name, kind: "waiting", message: m.held });
+      continue;
+    }
     step.run(m, new Set([...draining, ...restartingOld]));
   }
   return { commands, notes };

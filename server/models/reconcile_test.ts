@@ -264,3 +264,14 @@ Deno.test("reconcile: a stalled download fails from its last progress; the next 
   w.clock.advance(30_000);
   assertEquals(starts(w.step()).map((x) => x.node), ["b"], "not where it just failed");
 });
+
+Deno.test("reconcile: a held model (its source not pinned yet) starts nothing and says why", () => {
+  const m = model("m", 4);
+  m.held = "its source hf:a/b could not be pinned: down";
+  const w = new World([gpuNode("g", [24])], [m]);
+  const r = w.step();
+  assertEquals(r.commands, []);
+  assertEquals(r.notes, [{ model: "m", kind: "waiting", message: m.held }]);
+  delete m.held;
+  assertEquals(w.step().commands.map((c) => c.kind), ["start"]);
+});

@@ -52,6 +52,7 @@ export class Reconciler {
   readonly #startedAt: number;
   readonly #demand = new Map<string, Demand>();
   #notes = new Map<string, Note[]>();
+  readonly #held = new Map<string, string>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
   #again = false;
@@ -185,9 +186,22 @@ export class Reconciler {
     const out: CatalogModel[] = [];
     for (const e of this.deps.catalog.list()) {
       const m = catalogModelOf(e);
-      if (m) out.push(m);
+      if (!m) continue;
+      // An hf: or URL source runs only as pinned: what a node fetches is checked against it.
+      const kind = m.def.parsedSource?.kind;
+      if ((kind === "hf" || kind === "url") && !e.origin) {
+        m.held = this.#held.get(e.name) ?? "waiting for its source to be pinned";
+      }
+      out.push(m);
     }
     return out;
+  }
+
+  /** Says why `model` waits for its pin (undefined: the default words); a step follows. */
+  hold(model: string, reason: string | undefined): void {
+    if (reason === undefined) this.#held.delete(model);
+    else this.#held.set(model, reason);
+    this.kick();
   }
 
   async #step(): Promise<void> {

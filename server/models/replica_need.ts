@@ -26,6 +26,11 @@ export interface CatalogModel {
   weightsKey?: string;
   /** Stopped by an administrator: nothing runs, the entry stays (seed-changelog §5.3). */
   stopped?: boolean;
+  /**
+   * Why nothing may start yet (a remote source not pinned): no replica is placed or restarted,
+   * and the reason is the model's note. Replicas already running are left as they are.
+   */
+  held?: string;
   /** A restart may stop a lone replica first when there is no room beside it (`--in-place`). */
   restartInPlace?: boolean;
 }

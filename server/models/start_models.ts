@@ -102,5 +102,13 @@ export async function startModels(
   deps.hub.onReport = () => reconciler.kick();
   deps.catalog.subscribe(() => reconciler.kick());
   reconciler.start();
-  return { services, gate, reconciler, close: () => reconciler.close() };
+  return {
+    services,
+    gate,
+    reconciler,
+    close: () => {
+      services.close();
+      reconciler.close();
+    },
+  };
 }

@@ -31,7 +31,10 @@ export type ModelInput =
     >
   >
   & {
-    /** The pinned weights (server/weights/pin_source.ts); kept when an update leaves it out. */
+    /**
+     * The pinned weights (server/weights/pin_source.ts); kept when an update leaves it out,
+     * cleared by `null` (a source that changed is no longer what was pinned).
+     */
     origin?: ModelEntry["origin"];
     allowPickle?: boolean;
   };
@@ -96,7 +99,7 @@ export class ModelCatalog {
       slots: input.slots ?? null,
       upstreamModel: input.upstreamModel ?? null,
       externalKeys: input.externalKeys ?? null,
-      origin: input.origin ?? existing?.origin ?? null,
+      origin: input.origin !== undefined ? input.origin : existing?.origin ?? null,
       allowPickle: input.allowPickle ?? existing?.allowPickle ?? false,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,

@@ -138,7 +138,15 @@ export async function startLocalNode(
         : {}),
     }],
   });
-  await modelServices.add([def], { replace: true });
+  // `up` serves what it was told: a model an earlier `up` served and this one does not would
+  // otherwise keep its replica (scaling min 1), and a card, forever. Models added through the
+  // API or server.yaml are the operator's and stay.
+  for (const e of cp.deps.catalog.list()) {
+    if (e.declaredIn !== "up" || e.name === model.name) continue;
+    await modelServices.remove(e.name, false);
+    logger.info("a model an earlier llmgw up served is no longer served", { model: e.name });
+  }
+  await modelServices.add([def], { replace: true, origin: "up" });
   // Heartbeats carry every node's engine load every few seconds; the local node's engines are
   // also read at the poller's faster pace, since they are one loopback request away.
   const adapter = builtinAdapters[model.engine];
@@ -170,17 +178,4 @@ async function untilReady(cp: ControlPlane, model: string, ms: number): Promise<
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`no ready replica of ${model} within ${ms} ms`);
-}
-
-/** llama-server's `--parallel`/`-np` from its arguments; 4 (its usual auto value) when absent. */
-export function parallelOf(args: readonly string[]): number {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const eq = /^(?:--parallel|-np)=(\d+)$/.exec(a);
-    if (eq) return Math.max(1, Number(eq[1]));
-    if ((a === "--parallel" || a === "-np") && /^\d+$/.test(args[i + 1] ?? "")) {
-      return Math.max(1, Number(args[i + 1]));
-    }
-  }
-  return 4;
 }

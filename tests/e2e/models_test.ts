@@ -4,11 +4,12 @@
  * stub NVML's two cards (24 GiB and 80 GiB), "judge" with one 24 GiB card and the role label
  * `llmgw.role: judge`, and "cpu" with no GPU. Checks: a model lands on the node that fits and
  * explain names why the others were rejected; a two-card model takes two cards of one node; a
- * role-labelled node takes only its role; an on-demand model starts on the first request (which
- * is answered) and is evicted after idle but not before its minimum life; max output alone
- * changes at once with no restart and is enforced; a context change restarts replicas one at a
+ * role-labelled node takes only its role; max output alone changes at once with no restart and
+ * is enforced; a context change restarts replicas one at a
  * time while a client loop sees no error; a lost node's replicas move elsewhere. With
- * LLAMA_SERVER set, `ctl model serve` of the tiny GGUF fixture answers through /v1.
+ * LLAMA_SERVER set, `ctl model serve` of the tiny GGUF fixture answers through /v1. On-demand
+ * starts, eviction and taking turns on a card are in models_clock_test.ts, on a clock the test
+ * moves.
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { eventually, type LlmgwProcess, spawnLlmgw } from "../helpers/llmgw_process.ts";
@@ -45,7 +46,7 @@ const agentFlags = (root: string) => [
 ];
 
 Deno.test({
-  name: "models: placement, explain, roles, on demand, max output, rolling context, node loss",
+  name: "models: placement, explain, roles, max output, rolling context, node loss",
   sanitizeOps: false,
   sanitizeResources: false,
 }, async (t) => {
@@ -70,9 +71,6 @@ Deno.test({
       "nodes-channel-idle-ms": "1000",
       "nodes-channel-answer-ms": "1000",
       "reconciler-interval-ms": "300",
-      "on-demand-evict-after-idle-ms": "1000",
-      "on-demand-min-lifetime-ms": "4000",
-      "on-demand-request-wait-ms": "20000",
       "reconciler-drain-grace-ms": "5000",
       "engines-sim-tokens-per-second": "2000",
       "usage-flush-interval-ms": "50",
@@ -224,35 +222,6 @@ profiles:
         assert((await replicas(m)).every((x) => x.node !== "judge"), `${m} stays off the judge`);
       }
     });
-
-    await t.step(
-      "an on-demand model starts on the first request and is evicted after idle, not before its minimum life",
-      async () => {
-        await add(`
-name: od
-aliases: [od-alias]
-source: /models/od.gguf
-on_demand: true
-profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
-`);
-        await new Promise((r) => setTimeout(r, 700));
-        assertEquals((await replicas("od")).length, 0, "nothing runs before a request");
-        const res = await chat("od-alias");
-        assertEquals(res.status, 200, await res.clone().text());
-        assertEquals(res.headers.get("x-llmgw-served-model"), "od");
-        await res.body?.cancel();
-        const started = Date.now();
-        // Idle (1 s) passes well before the minimum life (4 s): it must still be there at ~2.5 s.
-        await new Promise((r) => setTimeout(r, 2_500));
-        assertEquals((await replicas("od")).filter((x) => x.state === "ready").length, 1);
-        await eventually(
-          "od evicted",
-          async () => (await replicas("od")).length === 0 || undefined,
-        );
-        assert(Date.now() - started >= 3_500, "not evicted before its minimum life");
-        assert(logs.some((l) => /idle for/.test(l)), "the log says why it stopped");
-      },
-    );
 
     await t.step("max output alone: in force at once, no restart", async () => {
       await add(`

@@ -1,0 +1,351 @@
+/**
+ * Models end to end where time matters, on the control plane's own clock: the control plane runs
+ * in-process on a FakeClock that only the test moves (its reconciler the real one, at the default
+ * `evict_after_idle` of 2 min and `min_lifetime` of 5 min), agents are real processes on the stub
+ * NVML running sim engines. "solo" has one 24 GiB card; each on-demand model's file is a sparse
+ * 12 GiB GGUF, so the card holds one of them at a time. "duo" has two cards (24 and 80 GiB).
+ *
+ * Checks: an on-demand model starts on its first request; past idle but within its minimum life
+ * it stays; past both it is stopped and its engine process is gone; a second on-demand model
+ * waits while the first is within its minimum life and, once that is over, the first makes room
+ * ("taking turns on a card") and the waiting request is answered. Then, through the real
+ * `llmgw ctl` CLI: `model gpus` moves a one-card model to two cards of one node with a client
+ * loop answered throughout, refuses a count no node has; `model resources` refuses cores no node
+ * has and otherwise restarts the replica with the new memory and cores.
+ *
+ * The clock is frozen between moves, so the node hub's "lost" window is set far beyond the
+ * moves; wall-clock waits are only for processes and sockets, polled with deadlines.
+ */
+import { assert, assertEquals, assertMatch } from "../assert.ts";
+import { eventually, type LlmgwProcess, spawnLlmgw } from "../helpers/llmgw_process.ts";
+import {
+  buildStubNvml,
+  StubNvmlUnavailable,
+} from "../../agent/hardware/testdata/build_stub_nvml.ts";
+import { FakeClock, systemClock } from "../../core/clock.ts";
+import { createLogger } from "../../core/log.ts";
+import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
+import { loadServerConfig } from "../../server/config.ts";
+import { startControlPlane } from "../../server/serve.ts";
+import { initDataDir } from "../../server/setup/init.ts";
+
+interface ReplicaJson {
+  id: string;
+  model: string;
+  node: string;
+  state: string;
+  gpus: number[];
+  ramBytes: number;
+  cores: number;
+}
+
+const min = 60_000;
+const GiB = 1024 ** 3;
+
+/** A GGUF header with no tensors, stretched (sparse) to `bytes`: its weights, to the estimate. */
+async function sparseGguf(path: string, bytes: number): Promise<void> {
+  const head = new Uint8Array(24);
+  head.set(new TextEncoder().encode("GGUF"));
+  new DataView(head.buffer).setUint32(4, 3, true); // version 3; no tensors, no metadata
+  await Deno.writeFile(path, head);
+  await Deno.truncate(path, bytes);
+}
+
+/** True while `pid` is a live process (not gone, not a zombie). */
+function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return !/^\d+ \(.*\) Z/.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+Deno.test({
+  name:
+    "models on a controllable clock: idle eviction after min life, taking turns, ctl gpus/resources",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async (t) => {
+  const root = await Deno.makeTempDir({ prefix: "llmgw-models-clock-" });
+  let stub: string;
+  try {
+    stub = await buildStubNvml(root);
+  } catch (e) {
+    if (!(e instanceof StubNvmlUnavailable)) throw e;
+    console.warn(`skipped: the stub NVML cannot be built (${e.message})`);
+    return;
+  }
+  const cpDir = `${root}/cp`;
+  await initDataDir(cpDir, { clock: systemClock });
+  const config = await loadServerConfig({
+    flags: {
+      listen: "127.0.0.1:0",
+      "cluster-listen": "127.0.0.1:0",
+      portal: "false",
+      "nodes-heartbeat-ms": "300",
+      // The clock jumps minutes at a time; a node is lost only when its channel goes.
+      "nodes-lost-after-ms": String(60 * min),
+      "nodes-channel-idle-ms": "1000",
+      "nodes-channel-answer-ms": "1000",
+      "reconciler-interval-ms": "300",
+      "on-demand-evict-after-idle-ms": String(2 * min),
+      "on-demand-min-lifetime-ms": String(5 * min),
+      "on-demand-request-wait-ms": "60000",
+      "engines-sim-tokens-per-second": "2000",
+      "usage-flush-interval-ms": "50",
+    },
+    env: { LLMGW_DATA: cpDir },
+  });
+  const clock = new FakeClock(Date.now());
+  const logs: string[] = [];
+  const cp = await startControlPlane(config, {
+    clock,
+    logger: createLogger({ level: "info", sink: (l) => logs.push(l) }),
+  });
+  const reconciler = cp.deps.modelServices!.reconciler;
+  const procs: LlmgwProcess[] = [];
+  const token = (await Deno.readTextFile(`${cpDir}/admin.token`)).trim();
+  const url = cp.url;
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}/api/v1/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  /** The real CLI, as a child process. */
+  const ctl = async (...args: string[]) => {
+    const { cmd, args: full } = selfCommand(["ctl", ...args, "--url", url, "--token", token]);
+    const out = await new Deno.Command(cmd, { args: full, env: selfCommandEnv() }).output();
+    const dec = new TextDecoder();
+    return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  };
+  const replicas = async (model: string) =>
+    (await admin("GET", `replicas?model=${model}`)).body.data as ReplicaJson[];
+  const readyReplica = (model: string, timeoutMs = 30_000) =>
+    eventually(`a ready replica of ${model}`, async () => {
+      return (await replicas(model)).find((r) => r.state === "ready");
+    }, timeoutMs);
+  const add = async (yaml: string) => {
+    const r = await admin("POST", "models", { yaml });
+    assertEquals(r.status, 201, JSON.stringify(r.body));
+  };
+  /** Moves the clock, then runs a reconcile step that sees the new time. */
+  const advance = async (ms: number) => {
+    clock.advance(ms);
+    await reconciler.step();
+  };
+  const enginePid = async (node: string, shardId: string) =>
+    await eventually(`the engine pid of ${shardId}`, async () => {
+      const n = (await admin("GET", `nodes/${node}`)).body as {
+        shards?: { shardId: string; pid?: number }[];
+      };
+      return n.shards?.find((s) => s.shardId === shardId)?.pid || undefined;
+    });
+  const shardOf = (r: ReplicaJson) => r.id;
+
+  try {
+    const join = async (name: string, labels: Record<string, string>, gpus: string) => {
+      const code = await cp.deps.nodes!.joinCodes.create({ labels, ttlMs: 60_000 });
+      procs.push(spawnLlmgw(
+        [
+          "join",
+          code.code,
+          "--data",
+          `${root}/${name}`,
+          "--name",
+          name,
+          "--gpu-nvml-library",
+          stub,
+          "--gpu-nvidia-smi",
+          `${root}/absent-nvidia-smi`,
+          "--gpu-sample-interval-ms",
+          "500",
+          "--channel-idle-ms",
+          "1000",
+          "--channel-answer-ms",
+          "1000",
+          "--channel-reconnect-max-ms",
+          "500",
+        ],
+        { STUB_NVML_GPUS: gpus },
+        `agent-${name}`,
+      ));
+    };
+    await join("solo", { pool: "solo" }, "1");
+    await join("duo", { pool: "duo" }, "2");
+    const key = (await admin("POST", "keys", { name: "clock-test" })).body.key as string;
+    await admin("PATCH", "limits/global/global", { rpm: 100_000, tpm: 100_000_000 });
+    const chat = (model: string) =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          model,
+          max_tokens: 4,
+          messages: [{ role: "user", content: "hello" }],
+        }),
+      });
+    const answered = async (model: string) => {
+      const res = await chat(model);
+      assertEquals(res.status, 200, await res.clone().text());
+      assertEquals(res.headers.get("x-llmgw-served-model"), model);
+      await res.body?.cancel();
+    };
+    await eventually("two nodes reporting cards", async () => {
+      const nodes = (await admin("GET", "nodes")).body.data as {
+        state: string;
+        gpu?: unknown;
+        engines?: unknown[];
+      }[];
+      return nodes.length === 2 && nodes.every((n) => n.state === "ready" && n.gpu && n.engines)
+        ? nodes
+        : undefined;
+    }, 30_000);
+
+    for (const name of ["od", "od2"]) {
+      await sparseGguf(`${root}/${name}.gguf`, 12 * GiB);
+      await add(`
+name: ${name}
+source: ${root}/${name}.gguf
+on_demand: true
+profiles: [{ engine: sim, gpus: 1, node_selector: { pool: solo } }]
+`);
+    }
+
+    let odShard = "";
+    await t.step("evicted after idle, but not before its minimum life", async () => {
+      await reconciler.step();
+      assertEquals(await replicas("od"), [], "nothing runs before a request");
+      await answered("od");
+      const r = await readyReplica("od");
+      assertEquals([r.node, r.gpus], ["solo", [0]]);
+      odShard = shardOf(r);
+      const pid = await enginePid("solo", odShard);
+      assert(alive(pid));
+
+      await advance(3 * min); // idle 3 min ≥ 2 min, alive 3 min < 5 min
+      await reconciler.step();
+      const kept = await replicas("od");
+      assertEquals(
+        kept.map((x) => [x.id, x.state]),
+        [[odShard, "ready"]],
+        "within its minimum life",
+      );
+      assert(alive(pid));
+
+      await advance(3 * min); // alive 6 min: past both
+      assertEquals(await replicas("od"), [], "stopped by the step that saw both windows over");
+      await eventually(
+        "the engine process gone",
+        () => Promise.resolve(alive(pid) ? undefined : true),
+      );
+      assert(logs.some((l) => /idle for 360s \(on demand\)/.test(l)), "the log says why");
+    });
+
+    await t.step("a second on-demand model takes its turn on the full card", async () => {
+      await answered("od");
+      const first = await readyReplica("od");
+      const pid = await enginePid("solo", shardOf(first));
+      await advance(4 * min);
+      await answered("od"); // used just now: not idle, so only making room can stop it
+
+      const second = chat("od2");
+      const waiting = await eventually("od2 waiting for od's minimum life", () => {
+        const note = reconciler.notes("od2").find((n) => /held by od within/.test(n.message));
+        return Promise.resolve(note?.message);
+      });
+      assertMatch(waiting, /for 60s more/);
+      assertEquals((await replicas("od")).map((x) => x.state), ["ready"]);
+      assertEquals(await replicas("od2"), []);
+
+      await advance(90_000); // od: alive 5.5 min (past its minimum life), idle 1.5 min (< 2 min)
+      const res = await second;
+      assertEquals(res.status, 200, await res.clone().text());
+      assertEquals(res.headers.get("x-llmgw-served-model"), "od2");
+      await res.body?.cancel();
+      assertEquals(await replicas("od"), []);
+      const r = await readyReplica("od2");
+      assertEquals([r.node, r.gpus], ["solo", [0]]);
+      await eventually("od's engine gone", () => Promise.resolve(alive(pid) ? undefined : true));
+      assert(logs.some((l) => /makes room for od2 \(idle 90s\)/.test(l)), "the log says why");
+    });
+
+    await t.step("ctl model gpus: one card to two of one node, answering throughout", async () => {
+      await add(`
+name: wide
+source: /models/wide.gguf
+profiles: [{ engine: sim, gpus: 1, node_selector: { pool: duo } }]
+`);
+      const before = await readyReplica("wide");
+      assertEquals([before.node, before.gpus.length], ["duo", 1]);
+      const refused = await ctl("model", "gpus", "wide", "3");
+      assertEquals(refused.code, 1, refused.stdout);
+      assertMatch(refused.stderr, /no node has 3 cards \(the most on one node is 2\)/);
+
+      let stop = false;
+      const failures: string[] = [];
+      let ok = 0;
+      const loop = (async () => {
+        while (!stop) {
+          const res = await chat("wide");
+          if (res.status !== 200) failures.push(`${res.status} ${await res.text()}`);
+          else {
+            ok++;
+            await res.body?.cancel();
+          }
+        }
+      })();
+      try {
+        const r = await ctl("model", "gpus", "wide", "2");
+        assertEquals(r.code, 0, r.stderr);
+        assertMatch(r.stdout, /Changed to 2 card\(s\) per replica; replicas restart one by one/);
+        const after = await eventually("wide on two cards, the old replica gone", async () => {
+          const now = await replicas("wide");
+          return now.length === 1 && now[0]!.id !== before.id && now[0]!.state === "ready"
+            ? now[0]
+            : undefined;
+        }, 30_000);
+        assertEquals([after.node, after.gpus], ["duo", [0, 1]]);
+      } finally {
+        stop = true;
+        await loop;
+      }
+      assertEquals(failures, []);
+      assert(ok > 0);
+    });
+
+    await t.step(
+      "ctl model resources: refused cores no node has; otherwise restarted",
+      async () => {
+        const before = await readyReplica("wide");
+        const refused = await ctl("model", "resources", "wide", "--cores", "4096");
+        assertEquals(refused.code, 1, refused.stdout);
+        assertMatch(refused.stderr, /no node has 4096 cores \(the most on one node is \d+\)/);
+        await reconciler.step();
+        assertEquals((await replicas("wide")).map((x) => x.id), [before.id], "nothing restarted");
+
+        const r = await ctl("model", "resources", "wide", "--memory", "3", "--cores", "1");
+        assertEquals(r.code, 0, r.stderr);
+        assertMatch(r.stdout, /replicas restart one by one/);
+        const after = await eventually("wide restarted with 3 GB and 1 core", async () => {
+          const now = await replicas("wide");
+          return now.length === 1 && now[0]!.id !== before.id && now[0]!.state === "ready"
+            ? now[0]
+            : undefined;
+        }, 30_000);
+        assertEquals([after.ramBytes, after.cores, after.gpus], [3 * GiB, 1, [0, 1]]);
+        const listed = await ctl("replicas", "--model", "wide");
+        assertEquals(listed.code, 0, listed.stderr);
+        assertMatch(listed.stdout, /wide .* ready cards 0,1 {2}3\.0 GB, 1 core\(s\)/);
+        await answered("wide");
+      },
+    );
+  } finally {
+    for (const p of procs) await p.kill("SIGTERM").catch(() => {});
+    await cp.close();
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+});
