@@ -6,6 +6,7 @@ import { ulid } from "ulid";
 import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
 import { addToDaily } from "./daily.ts";
+import { insertUsageRows } from "./insert_usage_rows.ts";
 import { usage } from "../../db/schema.ts";
 
 export type UsageRow = Omit<typeof usage.$inferInsert, "id">;
@@ -68,7 +69,7 @@ export class UsageRecorder implements UsageSink {
       const times = this.#recordedAt.splice(0, batch.length);
       try {
         await this.deps.store.write(async (tx) => {
-          await tx.insert(usage).values(batch);
+          await insertUsageRows(tx, batch);
           // The per-day sums move with the rows, in the same transaction.
           await addToDaily(tx, batch);
         });
