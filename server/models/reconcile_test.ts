@@ -275,3 +275,21 @@ Deno.test("reconcile: a held model (its source not pinned yet) starts nothing an
   delete m.held;
   assertEquals(w.step().commands.map((c) => c.kind), ["start"]);
 });
+
+Deno.test("reconcile: the server's own engine arguments changing restarts that engine's replicas", () => {
+  const paced = (tps: string) => ({ llamacpp: [], sim: ["--tokens-per-second", tps] });
+  const m = model("m", 1, {}, { engine: "sim" });
+  const other = model("o", 1);
+  const w = new World([gpuNode("a", [24, 24])], [
+    { ...m, engineArgs: paced("50") },
+    { ...other, engineArgs: paced("50") },
+  ]);
+  w.settle();
+  const before = w.live("m").map((s) => s.id);
+  const untouched = w.live("o").map((s) => s.id);
+  // `llmgw up --engines-sim-tokens-per-second 5000` on a data directory that ran at 50.
+  w.catalog = [{ ...m, engineArgs: paced("5000") }, { ...other, engineArgs: paced("5000") }];
+  w.settle();
+  assert(w.live("m").every((s) => !before.includes(s.id)), "the sim replica was replaced");
+  assertEquals(w.live("o").map((s) => s.id), untouched, "another engine's replica stays");
+});

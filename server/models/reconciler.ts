@@ -184,9 +184,11 @@ export class Reconciler {
 
   catalogModels(): CatalogModel[] {
     const out: CatalogModel[] = [];
+    const engineArgs = this.deps.settings().engineArgs;
     for (const e of this.deps.catalog.list()) {
       const m = catalogModelOf(e);
       if (!m) continue;
+      if (engineArgs) m.engineArgs = engineArgs;
       // An hf: or URL source runs only as pinned: what a node fetches is checked against it.
       const kind = m.def.parsedSource?.kind;
       if ((kind === "hf" || kind === "url") && !e.origin) {

@@ -33,6 +33,11 @@ export interface CatalogModel {
   held?: string;
   /** A restart may stop a lone replica first when there is no room beside it (`--in-place`). */
   restartInPlace?: boolean;
+  /**
+   * Arguments the server's own settings add per engine (the sim engine's pace): part of what an
+   * engine is started with, so changing them restarts its replicas like any other change.
+   */
+  engineArgs?: Readonly<Record<string, readonly string[]>>;
 }
 
 export const defaultContext = 4096;
@@ -110,6 +115,8 @@ export function specHash(model: CatalogModel, profile: ModelProfile): string {
     slots,
     isEmbedding(model.def),
     model.def.allowPickle,
+    // Only when there are some, so models of other engines keep the hashes they had.
+    ...(model.engineArgs?.[profile.engine]?.length ? [model.engineArgs[profile.engine]] : []),
   ]);
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
