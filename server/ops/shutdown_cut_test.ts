@@ -5,15 +5,26 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
 import { usage } from "../../db/schema.ts";
+import { startSimEngine } from "../../agent/sim_engine/serve.ts";
 
 Deno.test("drain: past the grace a stream in flight is cut and recorded as 499", async () => {
   const t = await startTestControlPlane();
+  // Its own slow engine: 500 tokens at 20 a second is 25 s, far longer than the grace, and well
+  // inside any context limit (an engine that stops early would end the stream with a 200).
+  const slow = await startSimEngine({ model: "slow", tokensPerSecond: 20, apiKey: "slow-key" });
   try {
+    await t.cp.deps.catalog.upsert({ name: "slow", engine: "sim", source: "" });
+    t.cp.deps.replicas.upsert({
+      id: "local/slow",
+      model: "slow",
+      baseUrl: slow.url,
+      apiKey: "slow-key",
+      state: "ready",
+    });
     const res = await t.chat({
-      model: "demo",
+      model: "slow",
       stream: true,
-      // About 20 s at the sim engine's 5000 tokens/s: far longer than the grace.
-      max_tokens: 100_000,
+      max_tokens: 500,
       messages: [{ role: "user", content: "go on for a while" }],
     });
     assertEquals(res.status, 200);
@@ -43,5 +54,6 @@ Deno.test("drain: past the grace a stream in flight is cut and recorded as 499",
     assert(row.completionTokens > 0, "the tokens sent before the cut are counted");
   } finally {
     await t.close();
+    await slow.close();
   }
 });
