@@ -1,10 +1,16 @@
 /**
  * A real control plane in-process on loopback ports (client, cluster TLS, metrics), its data
- * directory made by `init`, with an in-process sim engine as the `demo` model's one replica and
- * an API key. For tests of what an operator sees: metrics, logs, notifications, backups.
+ * directory made by `init`. `startTestControlPlane` adds an in-process sim engine as the `demo`
+ * model's one replica and an API key: for tests of what an operator sees (metrics, logs,
+ * notifications, backups). `startClusterControlPlane` has no replica of its own: for end-to-end
+ * tests whose agents join as real processes and serve what the reconciler places.
  */
+import { assertEquals } from "../assert.ts";
+import { eventually, type LlmgwProcess, spawnLlmgw } from "./llmgw_process.ts";
 import { createLogger, LevelControl, type Logger } from "../../core/log.ts";
-import { systemClock } from "../../core/clock.ts";
+import { type Clock, systemClock } from "../../core/clock.ts";
+import type { Command } from "../../core/command.ts";
+import { ctlCommand } from "../../server/cli/ctl.ts";
 import { loadServerConfig } from "../../server/config.ts";
 import { type ControlPlane, startControlPlane } from "../../server/serve.ts";
 import { initDataDir } from "../../server/setup/init.ts";
@@ -90,6 +96,182 @@ export async function startTestControlPlane(
       await cp.close();
       await engine.close();
       if (!o.keepDir) await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** The admin API as JSON: `admin("GET", "nodes")` answers the status and the parsed body. */
+export function adminJson(url: string, token: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}/api/v1/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+}
+
+/** Runs a CLI command in this process against `url`, keeping what it prints. */
+export async function runCommand(
+  cmd: Command,
+  args: string[],
+  url: string,
+  token: string,
+): Promise<{ code: number; text: string }> {
+  const out: string[] = [];
+  const log = console.log;
+  console.log = (...a: unknown[]) => out.push(a.join(" "));
+  try {
+    const code = await cmd.run([...args, "--url", url, "--token", token]);
+    return { code, text: out.join("\n") };
+  } finally {
+    console.log = log;
+  }
+}
+
+/**
+ * Node and reconciler timings short enough for an end-to-end test: heartbeats, channel pings and
+ * reconcile passes in fractions of a second, usage written at once.
+ */
+export const quickClusterFlags: Readonly<Record<string, string>> = {
+  "nodes-heartbeat-ms": "300",
+  "nodes-channel-idle-ms": "1000",
+  "nodes-channel-answer-ms": "1000",
+  "reconciler-interval-ms": "300",
+  "usage-flush-interval-ms": "50",
+};
+
+export interface ClusterControlPlane {
+  cp: ControlPlane;
+  /** The test's temporary folder: the control plane's data is in `cp/`, each agent's in its name. */
+  root: string;
+  url: string;
+  token: string;
+  /** The control plane's log lines (when no logger was given). */
+  logs: string[];
+  admin: ReturnType<typeof adminJson>;
+  /** `llmgw ctl …` in this process, its printed lines kept. */
+  ctl(...args: string[]): Promise<{ code: number; text: string }>;
+  /**
+   * Joins `llmgw join` as a child process named `name`, with no GPU unless `nvml` names a
+   * library; `args` are its further flags.
+   */
+  joinAgent(
+    name: string,
+    opts?: {
+      labels?: Record<string, string>;
+      nvml?: string;
+      args?: string[];
+      env?: Record<string, string>;
+    },
+  ): Promise<LlmgwProcess>;
+  /** The agents joined so far, in order. */
+  agents: LlmgwProcess[];
+  /** The replicas of `model` as the admin API lists them. */
+  replicas<R>(model: string): Promise<R[]>;
+  /** Waits for a ready replica of `model`, adding every state seen on the way to `seen`. */
+  readyReplica<R extends { state: string }>(
+    model: string,
+    timeoutMs?: number,
+    seen?: Set<string>,
+  ): Promise<R>;
+  /** Adds a model from its YAML, asserting it was accepted. */
+  addModel(yaml: string): Promise<void>;
+  /** A short chat completion for `model` with `key`. */
+  chat(key: string, model: string, extra?: Record<string, unknown>): Promise<Response>;
+  /** Stops the agents (SIGTERM), the control plane, and removes `root`. */
+  close(): Promise<void>;
+}
+
+export async function startClusterControlPlane(
+  root: string,
+  opts: { flags: Record<string, string>; clock?: Clock; logger?: Logger },
+): Promise<ClusterControlPlane> {
+  const dir = `${root}/cp`;
+  await initDataDir(dir, { clock: systemClock });
+  const config = await loadServerConfig({
+    flags: {
+      listen: "127.0.0.1:0",
+      "cluster-listen": "127.0.0.1:0",
+      portal: "false",
+      ...opts.flags,
+    },
+    env: { LLMGW_DATA: dir },
+  });
+  const logs: string[] = [];
+  const logger = opts.logger ?? createLogger({ level: "info", sink: (l) => logs.push(l) });
+  const cp = await startControlPlane(config, {
+    logger,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
+  const token = (await Deno.readTextFile(`${dir}/admin.token`)).trim();
+  const url = cp.url;
+  const admin = adminJson(url, token);
+  const agents: LlmgwProcess[] = [];
+  const replicas = async <R>(model: string) =>
+    (await admin("GET", `replicas?model=${model}`)).body.data as R[];
+  return {
+    cp,
+    root,
+    url,
+    token,
+    logs,
+    admin,
+    agents,
+    ctl: (...args) => runCommand(ctlCommand, args, url, token),
+    async joinAgent(name, o = {}) {
+      const code = await cp.deps.nodes!.joinCodes.create({ labels: o.labels ?? {}, ttlMs: 60_000 });
+      const p = spawnLlmgw(
+        [
+          "join",
+          code.code,
+          "--data",
+          `${root}/${name}`,
+          "--name",
+          name,
+          "--gpu-nvml-library",
+          o.nvml ?? `${root}/absent-libnvidia-ml.so.1`,
+          "--gpu-nvidia-smi",
+          `${root}/absent-nvidia-smi`,
+          ...(o.args ?? []),
+        ],
+        o.env ?? {},
+        `agent-${name}`,
+      );
+      agents.push(p);
+      return p;
+    },
+    replicas,
+    readyReplica: <R extends { state: string }>(
+      model: string,
+      timeoutMs = 20_000,
+      seen = new Set<string>(),
+    ) =>
+      eventually(`a ready replica of ${model}`, async () => {
+        const rows = await replicas<R>(model);
+        for (const r of rows) seen.add(r.state);
+        return rows.find((r) => r.state === "ready");
+      }, timeoutMs),
+    async addModel(yaml) {
+      const r = await admin("POST", "models", { yaml });
+      assertEquals(r.status, 201, JSON.stringify(r.body));
+    },
+    chat: (key, model, extra = {}) =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          model,
+          max_tokens: 4,
+          messages: [{ role: "user", content: "hello" }],
+          ...extra,
+        }),
+      }),
+    async close() {
+      for (const p of agents) await p.kill("SIGTERM").catch(() => {});
+      await cp.close();
+      await Deno.remove(root, { recursive: true }).catch(() => {});
     },
   };
 }

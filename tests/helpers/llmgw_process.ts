@@ -88,3 +88,18 @@ export async function eventually<T>(
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
 }
+
+/**
+ * Agent flags for a quick test: channel pings and reconnects, and GPU samples, in fractions of a
+ * second.
+ */
+export const quickAgentFlags: readonly string[] = [
+  "--channel-idle-ms",
+  "1000",
+  "--channel-answer-ms",
+  "1000",
+  "--channel-reconnect-max-ms",
+  "500",
+  "--gpu-sample-interval-ms",
+  "500",
+];
