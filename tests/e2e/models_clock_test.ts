@@ -18,7 +18,11 @@
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { eventually, quickAgentFlags } from "../helpers/llmgw_process.ts";
-import { quickClusterFlags, startClusterControlPlane } from "../helpers/control_plane.ts";
+import {
+  clientLoop,
+  quickClusterFlags,
+  startClusterControlPlane,
+} from "../helpers/control_plane.ts";
 import { buildStubNvmlOrSkip } from "../../agent/hardware/testdata/build_stub_nvml.ts";
 import { FakeClock } from "../../core/clock.ts";
 import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
@@ -213,19 +217,8 @@ profiles: [{ engine: sim, gpus: 1, node_selector: { pool: duo } }]
       assertEquals(refused.code, 1, refused.stdout);
       assertMatch(refused.stderr, /no node has 3 cards \(the most on one node is 2\)/);
 
-      let stop = false;
-      const failures: string[] = [];
-      let ok = 0;
-      const loop = (async () => {
-        while (!stop) {
-          const res = await chat("wide");
-          if (res.status !== 200) failures.push(`${res.status} ${await res.text()}`);
-          else {
-            ok++;
-            await res.body?.cancel();
-          }
-        }
-      })();
+      const loop = clientLoop(() => chat("wide"));
+      let seen: { answered: number; failures: string[] };
       try {
         const r = await ctl("model", "gpus", "wide", "2");
         assertEquals(r.code, 0, r.stderr);
@@ -238,11 +231,10 @@ profiles: [{ engine: sim, gpus: 1, node_selector: { pool: duo } }]
         }, 30_000);
         assertEquals([after.node, after.gpus], ["duo", [0, 1]]);
       } finally {
-        stop = true;
-        await loop;
+        seen = await loop.stop();
       }
-      assertEquals(failures, []);
-      assert(ok > 0);
+      assertEquals(seen.failures, []);
+      assert(seen.answered > 0);
     });
 
     await t.step(

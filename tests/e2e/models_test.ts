@@ -13,7 +13,11 @@
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { eventually, quickAgentFlags } from "../helpers/llmgw_process.ts";
-import { quickClusterFlags, startClusterControlPlane } from "../helpers/control_plane.ts";
+import {
+  clientLoop,
+  quickClusterFlags,
+  startClusterControlPlane,
+} from "../helpers/control_plane.ts";
 import { buildStubNvmlOrSkip } from "../../agent/hardware/testdata/build_stub_nvml.ts";
 
 interface ReplicaJson {
@@ -156,19 +160,7 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
       "a context change restarts replicas one by one; a client loop sees no error",
       async () => {
         const before = await readyReplica("chatty");
-        let stop = false;
-        const failures: string[] = [];
-        let answered = 0;
-        const loop = (async () => {
-          while (!stop) {
-            const res = await chat("chatty");
-            if (res.status !== 200) failures.push(`${res.status} ${await res.text()}`);
-            else {
-              answered++;
-              await res.body?.cancel();
-            }
-          }
-        })();
+        const loop = clientLoop(() => chat("chatty"));
         const r = await ctl("model", "context", "chatty", "1024");
         assertEquals(r.code, 0, r.text);
         assertMatch(r.text, /restart one by one/);
@@ -178,15 +170,14 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
             ? now
             : undefined;
         }, 30_000).catch(async (e) => {
-          stop = true;
+          await loop.stop();
           throw new Error(
             `${e.message}\n${JSON.stringify(await replicas("chatty"))}\n${
               JSON.stringify((await admin("GET", "models/chatty/explain")).body.notes)
             }\n${logs.filter((l) => /chatty|replica/.test(l)).slice(-15).join("\n")}`,
           );
         });
-        stop = true;
-        await loop;
+        const { answered, failures } = await loop.stop();
         assertEquals(failures, []);
         assert(answered > 0);
       },

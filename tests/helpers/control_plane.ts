@@ -275,3 +275,32 @@ export async function startClusterControlPlane(
     },
   };
 }
+
+/**
+ * Sends `send()` again and again until stopped, keeping every answer that was not a 200: the
+ * client that a rolling change must not disturb.
+ */
+export function clientLoop(
+  send: () => Promise<Response>,
+): { stop(): Promise<{ answered: number; failures: string[] }> } {
+  let stopped = false;
+  const failures: string[] = [];
+  let answered = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      const res = await send();
+      if (res.status !== 200) failures.push(`${res.status} ${await res.text()}`);
+      else {
+        answered++;
+        await res.body?.cancel();
+      }
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return { answered, failures };
+    },
+  };
+}
