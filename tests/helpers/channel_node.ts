@@ -13,19 +13,20 @@ export interface ChannelNode {
   close(): Promise<void>;
 }
 
+/** Makes a join code and redeems it as the node `name` would: the node's credential. */
+export async function nodeCredential(cp: ControlPlane, name: string): Promise<string> {
+  const { code } = await cp.deps.nodes!.joinCodes.create({ labels: {}, ttlMs: 60_000 });
+  const secret = JSON.parse(atob(code.slice(8).replaceAll("-", "+").replaceAll("_", "/"))).secret;
+  return (await cp.deps.nodes!.joinCodes.redeem(secret, name)).credential;
+}
+
 export async function joinChannelNode(
   cp: ControlPlane,
   caPem: string,
   name: string,
   opts: { credential?: string } = {},
 ): Promise<ChannelNode & { credential: string }> {
-  let credential = opts.credential;
-  if (!credential) {
-    const { code } = await cp.deps.nodes!.joinCodes.create({ labels: {}, ttlMs: 60_000 });
-    const secret = JSON.parse(atob(code.slice(8).replaceAll("-", "+").replaceAll("_", "/")))
-      .secret;
-    credential = (await cp.deps.nodes!.joinCodes.redeem(secret, name)).credential;
-  }
+  const credential = opts.credential ?? await nodeCredential(cp, name);
   const client = Deno.createHttpClient({ caCerts: [caPem] });
   const base = cp.clusterUrls![0]!;
   const ws = new WebSocket(`${base.replace("https", "wss")}/cluster/v1/channel`, {
