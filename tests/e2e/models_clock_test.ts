@@ -17,7 +17,7 @@
  * moves; wall-clock waits are only for processes and sockets, polled with deadlines.
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { eventually, quickAgentFlags } from "../helpers/llmgw_process.ts";
+import { alive, eventually, quickAgentFlags } from "../helpers/llmgw_process.ts";
 import {
   clientLoop,
   quickClusterFlags,
@@ -47,16 +47,6 @@ async function sparseGguf(path: string, bytes: number): Promise<void> {
   new DataView(head.buffer).setUint32(4, 3, true); // version 3; no tensors, no metadata
   await Deno.writeFile(path, head);
   await Deno.truncate(path, bytes);
-}
-
-/** True while `pid` is a live process (not gone, not a zombie). */
-function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
 }
 
 Deno.test({

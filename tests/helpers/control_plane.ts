@@ -11,7 +11,7 @@ import { createLogger, LevelControl, type Logger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import type { Command } from "../../core/command.ts";
 import { ctlCommand } from "../../server/cli/ctl.ts";
-import { loadServerConfig } from "../../server/config.ts";
+import { loadServerConfig, type ServerConfig } from "../../server/config.ts";
 import { type ControlPlane, startControlPlane } from "../../server/serve.ts";
 import { initDataDir } from "../../server/setup/init.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
@@ -144,12 +144,16 @@ export const quickClusterFlags: Readonly<Record<string, string>> = {
 
 export interface ClusterControlPlane {
   cp: ControlPlane;
+  /** What it was started with (what `up` hands its own node too). */
+  config: ServerConfig;
   /** The test's temporary folder: the control plane's data is in `cp/`, each agent's in its name. */
   root: string;
   url: string;
   token: string;
   /** The control plane's log lines (when no logger was given). */
   logs: string[];
+  /** Its logger, for what runs beside it (`up`'s own node). */
+  logger: Logger;
   admin: ReturnType<typeof adminJson>;
   /** `llmgw ctl …` in this process, its printed lines kept. */
   ctl(...args: string[]): Promise<{ code: number; text: string }>;
@@ -213,10 +217,12 @@ export async function startClusterControlPlane(
     (await admin("GET", `replicas?model=${model}`)).body.data as R[];
   return {
     cp,
+    config,
     root,
     url,
     token,
     logs,
+    logger,
     admin,
     agents,
     ctl: (...args) => runCommand(ctlCommand, args, url, token),

@@ -68,6 +68,15 @@ export function spawnLlmgw(
   };
 }
 
+/** True while `pid` is a live process (not gone, not a zombie). */
+export function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
+  } catch {
+    return false;
+  }
+}
+
 /** Polls `fn` until it returns a value other than undefined; throws with `what` on timeout. */
 export async function eventually<T>(
   what: string,
