@@ -4,7 +4,7 @@
  * hello gets a welcome; a ready shard becomes a replica and leaves when the channel closes.
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
-import { nodeCredential } from "../../tests/helpers/channel_node.ts";
+import { nodeCredential, openChannel } from "../../tests/helpers/channel_node.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
 
 Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards to replicas", async () => {
@@ -21,16 +21,7 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
     await bad.body?.cancel();
 
     const credential = await nodeCredential(cp, "n1");
-    const ws = new WebSocket(`${base.replace("https", "wss")}/cluster/v1/channel`, {
-      client,
-      headers: { authorization: `Bearer ${credential}` },
-    });
-    const inbox: Record<string, unknown>[] = [];
-    ws.onmessage = (e) => inbox.push(JSON.parse(e.data));
-    await new Promise((r, j) => {
-      ws.onopen = r;
-      ws.onerror = j;
-    });
+    const { ws, inbox } = await openChannel(cp, client, credential);
     ws.send("not json");
     ws.send(JSON.stringify({ type: "heartbeat", shards: "lots" }));
     ws.send(JSON.stringify({ type: "hello", protocol: 1, version: "test" }));

@@ -20,14 +20,15 @@ export async function nodeCredential(cp: ControlPlane, name: string): Promise<st
   return (await cp.deps.nodes!.joinCodes.redeem(secret, name)).credential;
 }
 
-export async function joinChannelNode(
+/**
+ * Opens the control channel with `credential` and says nothing yet: every message the control
+ * plane sends lands in `inbox`.
+ */
+export async function openChannel(
   cp: ControlPlane,
-  caPem: string,
-  name: string,
-  opts: { credential?: string } = {},
-): Promise<ChannelNode & { credential: string }> {
-  const credential = opts.credential ?? await nodeCredential(cp, name);
-  const client = Deno.createHttpClient({ caCerts: [caPem] });
+  client: Deno.HttpClient,
+  credential: string,
+): Promise<{ ws: WebSocket; inbox: Record<string, unknown>[] }> {
   const base = cp.clusterUrls![0]!;
   const ws = new WebSocket(`${base.replace("https", "wss")}/cluster/v1/channel`, {
     client,
@@ -39,6 +40,18 @@ export async function joinChannelNode(
     ws.onopen = r;
     ws.onerror = j;
   });
+  return { ws, inbox };
+}
+
+export async function joinChannelNode(
+  cp: ControlPlane,
+  caPem: string,
+  name: string,
+  opts: { credential?: string } = {},
+): Promise<ChannelNode & { credential: string }> {
+  const credential = opts.credential ?? await nodeCredential(cp, name);
+  const client = Deno.createHttpClient({ caCerts: [caPem] });
+  const { ws, inbox } = await openChannel(cp, client, credential);
   const closed = new Promise((r) => ws.addEventListener("close", r));
   ws.send(JSON.stringify({ type: "hello", protocol: 1, version: "test", name }));
   for (let i = 0; i < 200 && !inbox.some((m) => m.type === "welcome"); i++) {
