@@ -21,21 +21,12 @@ import { alive, eventually, quickAgentFlags } from "../helpers/llmgw_process.ts"
 import {
   clientLoop,
   quickClusterFlags,
+  type ReplicaJson,
   startClusterControlPlane,
 } from "../helpers/control_plane.ts";
 import { buildStubNvmlOrSkip } from "../../agent/hardware/testdata/build_stub_nvml.ts";
 import { FakeClock } from "../../core/clock.ts";
 import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
-
-interface ReplicaJson {
-  id: string;
-  model: string;
-  node: string;
-  state: string;
-  gpus: number[];
-  ramBytes: number;
-  cores: number;
-}
 
 const min = 60_000;
 const GiB = 1024 ** 3;
@@ -71,7 +62,7 @@ Deno.test({
       "engines-sim-tokens-per-second": "2000",
     },
   });
-  const { admin, url, token, logs, addModel: add } = c;
+  const { admin, url, token, logs, replicas, addModel: add } = c;
   const reconciler = c.cp.deps.modelServices!.reconciler;
   /** The real CLI, as a child process. */
   const ctl = async (...args: string[]) => {
@@ -80,9 +71,7 @@ Deno.test({
     const dec = new TextDecoder();
     return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
   };
-  const replicas = (model: string) => c.replicas<ReplicaJson>(model);
-  const readyReplica = (model: string, timeoutMs = 30_000) =>
-    c.readyReplica<ReplicaJson>(model, timeoutMs);
+  const readyReplica = (model: string, timeoutMs = 30_000) => c.readyReplica(model, timeoutMs);
   /** Moves the clock, then runs a reconcile step that sees the new time. */
   const advance = async (ms: number) => {
     clock.advance(ms);

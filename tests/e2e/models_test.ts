@@ -20,14 +20,6 @@ import {
 } from "../helpers/control_plane.ts";
 import { buildStubNvmlOrSkip } from "../../agent/hardware/testdata/build_stub_nvml.ts";
 
-interface ReplicaJson {
-  id: string;
-  model: string;
-  node: string;
-  state: string;
-  gpus: number[];
-}
-
 Deno.test({
   name: "models: placement, explain, roles, max output, rolling context, node loss",
   sanitizeOps: false,
@@ -44,9 +36,7 @@ Deno.test({
       "engines-sim-tokens-per-second": "2000",
     },
   });
-  const { admin, ctl, logs, addModel: add } = c;
-  const replicas = (model: string) => c.replicas<ReplicaJson>(model);
-  const readyReplica = (model: string) => c.readyReplica<ReplicaJson>(model);
+  const { admin, ctl, logs, replicas, readyReplica, addModel: add } = c;
 
   try {
     const args = [...quickAgentFlags];

@@ -11,6 +11,7 @@ import { assert, assertEquals } from "../assert.ts";
 import { eventually } from "../helpers/llmgw_process.ts";
 import {
   quickClusterFlags,
+  type ReplicaJson,
   runCommand,
   startClusterControlPlane,
 } from "../helpers/control_plane.ts";
@@ -39,15 +40,10 @@ interface Cluster {
    * Declares a one-replica sim model on `source` and waits for its ready replica, adding every
    * state seen on the way to `states`.
    */
-  serveModel(name: string, source: string, states?: Set<string>): Promise<ReplicaRow>;
+  serveModel(name: string, source: string, states?: Set<string>): Promise<ReplicaJson>;
   /** A chat completion through /v1; answers the status. */
   chat(model: string): Promise<number>;
 }
-
-type ReplicaRow = {
-  state: string;
-  fetched?: { bytes: number; total?: number; percent?: number };
-};
 
 async function withCluster(fn: (c: Cluster) => Promise<void>): Promise<void> {
   const root = await Deno.makeTempDir({ prefix: "llmgw-weights-e2e-" });
@@ -89,7 +85,7 @@ name: ${name}
 source: ${source}
 profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
 `);
-      return await c.readyReplica<ReplicaRow>(name, 30_000, states);
+      return await c.readyReplica(name, 30_000, states);
     },
     async chat(model) {
       const key = (await admin("POST", "keys", { name: `weights-${model}` })).body.key as string;

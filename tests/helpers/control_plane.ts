@@ -142,6 +142,18 @@ export const quickClusterFlags: Readonly<Record<string, string>> = {
   "usage-flush-interval-ms": "50",
 };
 
+/** A replica as `GET /api/v1/replicas` lists it: the fields the end-to-end tests read. */
+export interface ReplicaJson {
+  id: string;
+  model: string;
+  node: string;
+  state: string;
+  gpus: number[];
+  ramBytes: number;
+  cores: number;
+  fetched?: { bytes: number; total?: number; percent?: number };
+}
+
 export interface ClusterControlPlane {
   cp: ControlPlane;
   /** What it was started with (what `up` hands its own node too). */
@@ -173,13 +185,9 @@ export interface ClusterControlPlane {
   /** The agents joined so far, in order. */
   agents: LlmgwProcess[];
   /** The replicas of `model` as the admin API lists them. */
-  replicas<R>(model: string): Promise<R[]>;
+  replicas(model: string): Promise<ReplicaJson[]>;
   /** Waits for a ready replica of `model`, adding every state seen on the way to `seen`. */
-  readyReplica<R extends { state: string }>(
-    model: string,
-    timeoutMs?: number,
-    seen?: Set<string>,
-  ): Promise<R>;
+  readyReplica(model: string, timeoutMs?: number, seen?: Set<string>): Promise<ReplicaJson>;
   /** Adds a model from its YAML, asserting it was accepted. */
   addModel(yaml: string): Promise<void>;
   /** A short chat completion for `model` with `key`. */
@@ -213,8 +221,8 @@ export async function startClusterControlPlane(
   const url = cp.url;
   const admin = adminJson(url, token);
   const agents: LlmgwProcess[] = [];
-  const replicas = async <R>(model: string) =>
-    (await admin("GET", `replicas?model=${model}`)).body.data as R[];
+  const replicas = async (model: string) =>
+    (await admin("GET", `replicas?model=${model}`)).body.data as ReplicaJson[];
   return {
     cp,
     config,
@@ -249,13 +257,9 @@ export async function startClusterControlPlane(
       return p;
     },
     replicas,
-    readyReplica: <R extends { state: string }>(
-      model: string,
-      timeoutMs = 20_000,
-      seen = new Set<string>(),
-    ) =>
+    readyReplica: (model, timeoutMs = 20_000, seen = new Set<string>()) =>
       eventually(`a ready replica of ${model}`, async () => {
-        const rows = await replicas<R>(model);
+        const rows = await replicas(model);
         for (const r of rows) seen.add(r.state);
         return rows.find((r) => r.state === "ready");
       }, timeoutMs),
