@@ -12,6 +12,7 @@ import { assert, assertEquals, assertMatch } from "../assert.ts";
 import {
   eventually,
   type LlmgwProcess,
+  loopbackListeners,
   quickAgentFlags,
   spawnLlmgw,
 } from "../helpers/llmgw_process.ts";
@@ -61,12 +62,7 @@ Deno.test({
       "server",
       "--data",
       cpDir,
-      "--listen",
-      "127.0.0.1:0",
-      "--cluster-listen",
-      "127.0.0.1:0",
-      "--metrics-listen",
-      "127.0.0.1:0",
+      ...loopbackListeners,
       "--portal",
       "false",
       "--nodes-heartbeat-ms",
