@@ -16,7 +16,7 @@ import {
   quickAgentFlags,
   spawnLlmgw,
 } from "../helpers/llmgw_process.ts";
-import { adminJson } from "../helpers/control_plane.ts";
+import { adminJson, shortChat } from "../helpers/control_plane.ts";
 import {
   buildStubNvml,
   StubNvmlUnavailable,
@@ -165,15 +165,7 @@ Deno.test({
     // Polling for answers on a loaded machine can pass init's default 60 requests a minute.
     await admin("PATCH", "limits/global/global", { rpm: 100_000, tpm: 100_000_000 });
     const chat = async (model: string) => {
-      const res = await fetch(`${url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          model,
-          max_tokens: 4,
-          messages: [{ role: "user", content: "hello" }],
-        }),
-      });
+      const res = await shortChat(url, key, model);
       const body = await res.json();
       return res.status === 200 ? body : undefined;
     };

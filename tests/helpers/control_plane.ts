@@ -130,6 +130,25 @@ export async function runCommand(
   }
 }
 
+/** A four-token chat completion for `model` through `url`'s /v1, sent with `key`. */
+export function shortChat(
+  url: string,
+  key: string,
+  model: string,
+  extra: Record<string, unknown> = {},
+): Promise<Response> {
+  return fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      model,
+      max_tokens: 4,
+      messages: [{ role: "user", content: "hello" }],
+      ...extra,
+    }),
+  });
+}
+
 /**
  * Node and reconciler timings short enough for an end-to-end test: heartbeats, channel pings and
  * reconcile passes in fractions of a second, usage written at once.
@@ -267,17 +286,7 @@ export async function startClusterControlPlane(
       const r = await admin("POST", "models", { yaml });
       assertEquals(r.status, 201, JSON.stringify(r.body));
     },
-    chat: (key, model, extra = {}) =>
-      fetch(`${url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          model,
-          max_tokens: 4,
-          messages: [{ role: "user", content: "hello" }],
-          ...extra,
-        }),
-      }),
+    chat: (key, model, extra) => shortChat(url, key, model, extra),
     async close() {
       for (const p of agents) await p.kill("SIGTERM").catch(() => {});
       await cp.close();
