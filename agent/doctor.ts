@@ -4,8 +4,7 @@
  * settings (DATA/agent.yaml, flags, environment), so it looks where the agent looks. Works with no
  * control plane and no credential.
  */
-import { parseArgs } from "node:util";
-import { type Command, UsageError } from "../core/command.ts";
+import { type Command, parseStrict } from "../core/command.ts";
 import type { GpuReport, HostInfo } from "../core/protocol/host_report.ts";
 import { parseArgsOptions, settingsHelp } from "../core/settings.ts";
 import { agentLocation, agentSettings, loadAgentConfig } from "./agent_config.ts";
@@ -37,21 +36,11 @@ export const doctorCommand: Command = {
   name: "doctor",
   summary: "Show what this node would report (host, GPUs, engines) and what each engine lacks",
   async run(argv) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        options: {
-          ...parseArgsOptions({ ...agentLocation, ...agentSettings }),
-          json: { type: "boolean" },
-          help: { type: "boolean" },
-        },
-        strict: true,
-        allowPositionals: false,
-      });
-    } catch (e) {
-      throw new UsageError(`${(e as Error).message} (see llmgw doctor --help)`);
-    }
+    const parsed = parseStrict("llmgw doctor", argv, {
+      ...parseArgsOptions({ ...agentLocation, ...agentSettings }),
+      json: { type: "boolean" },
+      help: { type: "boolean" },
+    });
     if (parsed.values.help) {
       console.log(help);
       return 0;

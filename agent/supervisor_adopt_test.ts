@@ -10,19 +10,10 @@ import type { LaunchSpec } from "./launch_spec.ts";
 import { EngineStartError } from "./engine_start_error.ts";
 import { isGone } from "./proc_tree.ts";
 import { Supervisor, type SupervisorDeps } from "./supervisor.ts";
-import { tinyAdapter } from "./testdata/tiny_adapter.ts";
+import { tinyAdapter, tinySpec } from "./testdata/tiny_adapter.ts";
 
 const key = "sk-llmgw-adopt-test-key";
-const spec = (over: Partial<LaunchSpec> = {}): LaunchSpec => ({
-  shardId: "tiny-1",
-  model: "tiny",
-  engine: "tiny",
-  apiKey: key,
-  readyTimeoutMs: 10_000,
-  pollIntervalMs: 50,
-  restart: { maxAttempts: 3, baseDelayMs: 20 },
-  ...over,
-});
+const spec = (over: Partial<LaunchSpec> = {}) => tinySpec(key, over);
 const dying = { restart: { maxAttempts: 0, baseDelayMs: 10 } };
 
 async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 10_000) {

@@ -11,22 +11,11 @@ import { LaunchPlanError } from "./engines/launch_plan_error.ts";
 import { llamacppAdapter } from "./engines/llamacpp.ts";
 import { isGone, readStat } from "./proc_tree.ts";
 import { Supervisor } from "./supervisor.ts";
-import { tinyAdapter } from "./testdata/tiny_adapter.ts";
+import { tinyAdapter, tinySpec } from "./testdata/tiny_adapter.ts";
 
 const key = "sk-llmgw-test-replica-key";
 
-function spec(over: Partial<LaunchSpec> = {}): LaunchSpec {
-  return {
-    shardId: "tiny-1",
-    model: "tiny",
-    engine: "tiny",
-    apiKey: key,
-    readyTimeoutMs: 10_000,
-    pollIntervalMs: 50,
-    restart: { maxAttempts: 3, baseDelayMs: 20 },
-    ...over,
-  };
-}
+const spec = (over: Partial<LaunchSpec> = {}) => tinySpec(key, over);
 
 /** A supervisor in a fresh directory, stopped (with every engine) when the test ends. */
 async function withSupervisor(

@@ -33,20 +33,23 @@ const llamaSkip = !llamaServer
   ? `the fixture ${gguf} is missing (set LLMGW_FIXTURES)`
   : "";
 
+// The sim speaks llama-server's metrics dialect, so both read the same sample the same way.
+const llamacppMetrics: ContractCase["metrics"] = {
+  text: read("llamacpp_metrics.txt"),
+  expect: {
+    known: true,
+    kvCacheUsage: 0.00390625,
+    running: 1,
+    waiting: 0,
+    decodeTokensPerSecond: 0,
+    promptTokensPerSecond: 2.24719,
+  },
+};
+
 const cases: ContractCase[] = [
   {
     adapter: builtinAdapters.sim,
-    metrics: {
-      text: read("llamacpp_metrics.txt"),
-      expect: {
-        known: true,
-        kvCacheUsage: 0.00390625,
-        running: 1,
-        waiting: 0,
-        decodeTokensPerSecond: 0,
-        promptTokensPerSecond: 2.24719,
-      },
-    },
+    metrics: llamacppMetrics,
     live: {
       spec: {
         model: "contract-model",
@@ -62,17 +65,7 @@ const cases: ContractCase[] = [
   {
     adapter: builtinAdapters.llamacpp,
     modelPath: "/var/lib/llmgw/weights/m.gguf",
-    metrics: {
-      text: read("llamacpp_metrics.txt"),
-      expect: {
-        known: true,
-        kvCacheUsage: 0.00390625,
-        running: 1,
-        waiting: 0,
-        decodeTokensPerSecond: 0,
-        promptTokensPerSecond: 2.24719,
-      },
-    },
+    metrics: llamacppMetrics,
     binary: {
       name: "llama-server",
       versionOutput: "version: 6134 (9c4a2d1b)",

@@ -127,3 +127,13 @@ export function readyByStatusAndBody(status: number, body: string): boolean {
   }
   return true;
 }
+
+/**
+ * Where the OpenAI-style HTTP engines (llama-server, vLLM, the sim) are probed: `/health`, judged
+ * by `readyByStatusAndBody`, and Prometheus text at `/metrics`.
+ */
+export const httpProbes: Pick<EngineAdapter, "healthPath" | "isReady" | "metricsPath"> = {
+  healthPath: "/health",
+  isReady: readyByStatusAndBody,
+  metricsPath: "/metrics",
+};

@@ -25,12 +25,20 @@ export interface FlagRules {
   readonly refusedPatterns?: readonly { readonly pattern: RegExp; readonly why: string }[];
 }
 
+/** Reasons that more than one engine's rules give, worded once. */
+export const commonRefusals = {
+  setByAgent: { why: "set by the agent" },
+  credential: { why: "a credential" },
+  readsFile: { why: "reads a file outside the model's weights" },
+  writesFile: { why: "writes files outside the engine's directory" },
+} as const satisfies Record<string, Refusal>;
+
 /** Refused for every engine: the agent sets these itself. */
 export const sharedRefusals: Readonly<Record<string, Refusal>> = {
   "--api-key": { why: "a credential; the agent gives the engine its key in the environment" },
   "--api-key-file": { why: "a credential; the agent gives the engine its key in the environment" },
-  "--host": { why: "set by the agent" },
-  "--port": { why: "set by the agent" },
+  "--host": commonRefusals.setByAgent,
+  "--port": commonRefusals.setByAgent,
 };
 
 /** Long flags are compared with underscores as hyphens, since engines accept both spellings. */

@@ -1,21 +1,14 @@
 /** llama.cpp's `llama-server`: one GGUF, `/health` 503 while loading and 200 once loaded. */
-import {
-  type EngineAdapter,
-  type EngineProfile,
-  type LaunchPlan,
-  type PlanInput,
-  readyByStatusAndBody,
-} from "./engine_adapter.ts";
+import type { EngineAdapter, EngineProfile, LaunchPlan, PlanInput } from "./engine_adapter.ts";
+import { httpProbes } from "./engine_adapter.ts";
 import { detectBinary } from "./detect_binary.ts";
-import { checkFlags, type FlagRules, type Refusal } from "./flag_gate.ts";
+import { checkFlags, commonRefusals, type FlagRules, type Refusal } from "./flag_gate.ts";
 import { LaunchPlanError } from "./launch_plan_error.ts";
 import { llamacppDialect } from "./load_snapshot.ts";
 
-const setByAgent: Refusal = { why: "set by the agent" };
+const { setByAgent, credential, readsFile, writesFile } = commonRefusals;
 const download: Refusal = { why: "downloads a model or file the agent did not fetch and check" };
 const loadsFile: Refusal = { why: "loads a file outside the model's weights" };
-const readsFile: Refusal = { why: "reads a file outside the model's weights" };
-const writesFile: Refusal = { why: "writes files outside the engine's directory" };
 const logsPrompts: Refusal = { why: "logs prompts and answers" };
 
 export const llamacppFlagRules: FlagRules = {
@@ -28,8 +21,8 @@ export const llamacppFlagRules: FlagRules = {
     "--model": setByAgent,
     "-a": setByAgent,
     "--alias": setByAgent,
-    "--hf-token": { why: "a credential" },
-    "-hft": { why: "a credential" },
+    "--hf-token": credential,
+    "-hft": credential,
     "-mu": download,
     "--model-url": download,
     "-hf": download,
@@ -124,9 +117,7 @@ export const llamacppAdapter: EngineAdapter = {
       parseVersion: parseLlamacppVersion,
       versionTimeoutMs: 10_000,
     }, opts),
-  healthPath: "/health",
-  isReady: readyByStatusAndBody,
-  metricsPath: "/metrics",
+  ...httpProbes,
   dialect: llamacppDialect,
   plan(input: PlanInput): LaunchPlan {
     if (!input.modelPath) {

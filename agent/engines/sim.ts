@@ -5,22 +5,20 @@
 import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
 import { VERSION } from "../../core/version.ts";
 import type { EngineAdapter, LaunchPlan, PlanInput } from "./engine_adapter.ts";
-import { readyByStatusAndBody } from "./engine_adapter.ts";
-import { checkFlags, type FlagRules } from "./flag_gate.ts";
+import { httpProbes } from "./engine_adapter.ts";
+import { checkFlags, commonRefusals, type FlagRules } from "./flag_gate.ts";
 import { llamacppDialect } from "./load_snapshot.ts";
 import { LaunchPlanError } from "./launch_plan_error.ts";
 
 export const simFlagRules: FlagRules = {
   engine: "sim",
   abbreviations: false,
-  refused: { "--model": { why: "set by the agent" } },
+  refused: { "--model": commonRefusals.setByAgent },
 };
 
 export const simAdapter: EngineAdapter = {
   name: "sim",
-  healthPath: "/health",
-  isReady: readyByStatusAndBody,
-  metricsPath: "/metrics",
+  ...httpProbes,
   dialect: llamacppDialect,
   requirements: { gpu: "none" },
   /** Built in: always installed, at this program's version. */

@@ -2,20 +2,14 @@
  * vLLM's OpenAI server (`vllm serve`). Its HTTP server only answers once the engine is built, so
  * `/health` 200 means ready.
  */
-import {
-  type EngineAdapter,
-  type EngineProfile,
-  type LaunchPlan,
-  type PlanInput,
-  readyByStatusAndBody,
-} from "./engine_adapter.ts";
+import type { EngineAdapter, EngineProfile, LaunchPlan, PlanInput } from "./engine_adapter.ts";
+import { httpProbes } from "./engine_adapter.ts";
 import { detectBinary } from "./detect_binary.ts";
-import { checkFlags, type FlagRules, type Refusal } from "./flag_gate.ts";
+import { checkFlags, commonRefusals, type FlagRules, type Refusal } from "./flag_gate.ts";
 import { LaunchPlanError } from "./launch_plan_error.ts";
 import { vllmDialect } from "./load_snapshot.ts";
 
-const setByAgent: Refusal = { why: "set by the agent" };
-const readsFile: Refusal = { why: "reads a file outside the model's weights" };
+const { setByAgent, credential, readsFile, writesFile } = commonRefusals;
 const loadsCode: Refusal = { why: "loads Python code" };
 const fetches: Refusal = { why: "fetches another revision than the one pinned and checked" };
 
@@ -30,9 +24,9 @@ export const vllmFlagRules: FlagRules = {
       allowable: true,
     },
     "--load-format": { why: "changes how weights load, and some ways run code (pickle)" },
-    "--download-dir": { why: "writes files outside the engine's directory" },
+    "--download-dir": writesFile,
     "--tokenizer": { why: "reads another repository or path" },
-    "--hf-token": { why: "a credential" },
+    "--hf-token": credential,
     "--hf-overrides": { why: "rewrites the checkpoint config, which can name code to load" },
     "--chat-template": readsFile,
     "--ssl-keyfile": readsFile,
@@ -127,9 +121,7 @@ export const vllmAdapter: EngineAdapter = {
       parseVersion: parseVllmVersion,
       versionTimeoutMs: 60_000,
     }, opts),
-  healthPath: "/health",
-  isReady: readyByStatusAndBody,
-  metricsPath: "/metrics",
+  ...httpProbes,
   dialect: vllmDialect,
   plan(input: PlanInput): LaunchPlan {
     if (!input.modelPath) {

@@ -3,8 +3,7 @@
  * demos and benchmarks exercise the gateway over real HTTP. The key comes from LLAMA_API_KEY, as
  * with llama-server, so the agent can launch either one the same way.
  */
-import { parseArgs } from "node:util";
-import { type Command, UsageError } from "../../core/command.ts";
+import { type Command, parseStrict } from "../../core/command.ts";
 import { createLogger } from "../../core/log.ts";
 import {
   int,
@@ -58,23 +57,13 @@ export const simEngineCommand: Command = {
   name: "sim-engine",
   summary: "Run a simulated OpenAI-compatible engine (llama.cpp dialect) for tests and demos",
   async run(argv) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        options: {
-          ...parseArgsOptions(simEngineSettings),
-          // Bare switches, spelled as llama-server's, so a catalog's args suit either engine.
-          reranking: { type: "boolean" },
-          rerank: { type: "boolean" },
-          help: { type: "boolean" },
-        },
-        strict: true,
-        allowPositionals: false,
-      });
-    } catch (e) {
-      throw new UsageError(`${(e as Error).message} (see llmgw sim-engine --help)`);
-    }
+    const parsed = parseStrict("llmgw sim-engine", argv, {
+      ...parseArgsOptions(simEngineSettings),
+      // Bare switches, spelled as llama-server's, so a catalog's args suit either engine.
+      reranking: { type: "boolean" },
+      rerank: { type: "boolean" },
+      help: { type: "boolean" },
+    });
     if (parsed.values.help) {
       console.log(help);
       return 0;

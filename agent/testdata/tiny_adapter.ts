@@ -5,17 +5,30 @@
  */
 import { selfCommandEnv } from "../../core/self_command.ts";
 import type { EngineAdapter, LaunchPlan, PlanInput } from "../engines/engine_adapter.ts";
-import { readyByStatusAndBody } from "../engines/engine_adapter.ts";
+import { httpProbes } from "../engines/engine_adapter.ts";
+import type { LaunchSpec } from "../launch_spec.ts";
 import { llamacppDialect } from "../engines/load_snapshot.ts";
 
 const script = decodeURIComponent(new URL("./tiny_engine.ts", import.meta.url).pathname);
 
+/** A launch of the tiny engine as shard `tiny-1`: quick polls, three quick restarts. */
+export function tinySpec(apiKey: string, over: Partial<LaunchSpec> = {}): LaunchSpec {
+  return {
+    shardId: "tiny-1",
+    model: "tiny",
+    engine: "tiny",
+    apiKey,
+    readyTimeoutMs: 10_000,
+    pollIntervalMs: 50,
+    restart: { maxAttempts: 3, baseDelayMs: 20 },
+    ...over,
+  };
+}
+
 export function tinyAdapter(opts: { withDescendants?: boolean } = {}): EngineAdapter {
   return {
     name: "tiny",
-    healthPath: "/health",
-    isReady: readyByStatusAndBody,
-    metricsPath: "/metrics",
+    ...httpProbes,
     dialect: llamacppDialect,
     requirements: { gpu: "none" },
     detect: () => Promise.resolve({ installed: true, binary: Deno.execPath() }),

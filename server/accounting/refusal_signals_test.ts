@@ -12,13 +12,7 @@ Deno.test("limit refusals reach the metrics and a spent budget reaches the notif
   h.deps.notifier = {
     budgetReached: (level: string, subject: string) => reached.push(`${level}:${subject}`),
   } as unknown as Notifier;
-  const admin = { authorization: `Bearer ${h.adminToken}`, "content-type": "application/json" };
-  const patch = (body: unknown) =>
-    h.app.request("/api/v1/limits/global/global", {
-      method: "PATCH",
-      headers: admin,
-      body: JSON.stringify(body),
-    });
+  const patch = (body: unknown) => h.admin("PATCH", "limits/global/global", body);
   const ask = () =>
     h.v1("/chat/completions", {
       model: "demo",

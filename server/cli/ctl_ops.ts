@@ -5,6 +5,7 @@
 import type { KyInstance } from "ky";
 import { UsageError } from "../../core/command.ts";
 import { parse as parseYaml } from "yaml";
+import type { SettingView } from "../settings/cluster_settings.ts";
 
 export const opsHelp =
   `  usage [--since DAY] [--until DAY] [--by key|project|team|model|day] [--format table|csv|json]
@@ -124,15 +125,8 @@ function csvCell(s: string): string {
   return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
-interface SettingJson {
-  key: string;
-  value: unknown;
-  default: unknown;
-  type: string;
-  live: boolean;
-  description: string;
-  source: string;
-}
+/** A setting as `GET /settings` lists it; the CLI does not show its flag and env names. */
+type SettingJson = Omit<SettingView, "env" | "flag">;
 
 interface SetJson {
   applied: string[];

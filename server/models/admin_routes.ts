@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import type { AdminRegistry } from "../routes/admin/registry.ts";
+import { type AdminRegistry, parse } from "../routes/admin/registry.ts";
 import { requireRead, requireWrite } from "../tenancy/access.ts";
 import { engines } from "./model_schema.ts";
 import { parseModel, parseModelList, parseModelYaml } from "./model_yaml.ts";
@@ -237,16 +237,4 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
     const model = c.req.query("model");
     return c.json({ data: svc().replicas(model || undefined) });
   });
-}
-
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  const path = issue.path.join(".");
-  throw new AppError(
-    "invalid_request",
-    { detail: `${path || "body"}: ${issue.message}` },
-    path || null,
-  );
 }

@@ -7,7 +7,7 @@
 import { type ClusterSnapshot, withShards } from "./cluster_snapshot.ts";
 import { explainText, place, type PlacementRequest, type PlaceResult } from "./placement.ts";
 import { type CatalogModel, replicaNeed } from "./replica_need.ts";
-import { liveStates, type Shard } from "./shard.ts";
+import { liveStates, type Shard, shardUse } from "./shard.ts";
 
 export interface ProfileExplanation {
   profile: number;
@@ -24,14 +24,7 @@ export function explainModel(
   const occupying = shards.filter((s) => liveStates.has(s.state) || s.state === "draining");
   const view = withShards(
     snapshot,
-    occupying.map((s) => ({
-      shardId: s.id,
-      model: s.model,
-      gpus: s.gpus,
-      perCardBytes: s.perCardBytes,
-      ramBytes: s.ramBytes,
-      cores: s.cores,
-    })),
+    occupying.map(shardUse),
     new Map(occupying.map((s) => [s.id, s.node])),
   );
   return model.def.profiles

@@ -24,7 +24,7 @@ import type { Clock } from "../../core/clock.ts";
 import { type ClusterSnapshot, type NodeView, withShards } from "./cluster_snapshot.ts";
 import { ModelStep, secs } from "./model_step.ts";
 import type { CatalogModel } from "./replica_need.ts";
-import { type Command, liveStates, type Shard } from "./shard.ts";
+import { type Command, liveStates, type Shard, shardUse } from "./shard.ts";
 
 export interface ReconcileSettings {
   evictAfterIdleMs: number;
@@ -98,14 +98,7 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
   );
   const nodes: NodeView[] = withShards(
     input.snapshot,
-    occupying.map((s) => ({
-      shardId: s.id,
-      model: s.model,
-      gpus: s.gpus,
-      perCardBytes: s.perCardBytes,
-      ramBytes: s.ramBytes,
-      cores: s.cores,
-    })),
+    occupying.map(shardUse),
     new Map(occupying.map((s) => [s.id, s.node])),
   ).nodes.map((n) => ({ ...n, shards: [...n.shards] }));
 

@@ -127,16 +127,9 @@ export function specHash(model: CatalogModel, profile: ModelProfile): string {
 }
 
 /** What a GGUF header says, as the estimate takes it (the lead stores it with the catalog entry). */
-export function factsFromGguf(g: {
-  tensorBytes?: number;
-  layers?: number;
-  kvHeads?: number;
-  headDim?: number;
-  trainedContext?: number;
-  experts?: number;
-  architecture?: string;
-  pooling?: string;
-}): ModelFacts {
+export function factsFromGguf(
+  g: Omit<ModelFacts, "weightsBytes"> & { tensorBytes?: number },
+): ModelFacts {
   const f: ModelFacts = {};
   if (g.tensorBytes !== undefined) f.weightsBytes = g.tensorBytes;
   for (const k of ["layers", "kvHeads", "headDim", "trainedContext", "experts"] as const) {

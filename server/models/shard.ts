@@ -7,6 +7,7 @@
  * reason). Agents report fetching/starting/ready/failed; the reconciler's commands set pending
  * (start), draining (drain) and stopped (stop).
  */
+import type { ShardUse } from "./cluster_snapshot.ts";
 
 export const replicaStates = [
   "pending",
@@ -119,4 +120,16 @@ export function applyCommands(shards: readonly Shard[], commands: readonly Comma
     s.reason = c.reason;
   }
   return out;
+}
+
+/** What a shard takes from its node, as placement counts it. */
+export function shardUse(s: Shard): ShardUse {
+  return {
+    shardId: s.id,
+    model: s.model,
+    gpus: s.gpus,
+    perCardBytes: s.perCardBytes,
+    ramBytes: s.ramBytes,
+    cores: s.cores,
+  };
 }

@@ -4,29 +4,12 @@
  * hello gets a welcome; a ready shard becomes a replica and leaves when the channel closes.
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
-import { createLogger } from "../../core/log.ts";
-import { loadServerConfig } from "../config.ts";
-import { startControlPlane } from "../serve.ts";
-import { initDataDir } from "../setup/init.ts";
-import { systemClock } from "../../core/clock.ts";
+import { nodeCredential, openChannel } from "../../tests/helpers/channel_node.ts";
+import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
 
 Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards to replicas", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "llmgw-hub-" });
-  const lines: string[] = [];
-  const logger = createLogger({ sink: (l) => lines.push(l), level: "debug" });
-  await initDataDir(dir, { clock: systemClock });
-  const config = await loadServerConfig({
-    flags: {
-      data: dir,
-      listen: "127.0.0.1:0",
-      "cluster-listen": "127.0.0.1:0",
-      "metrics-listen": "127.0.0.1:0",
-      portal: "false",
-    },
-    env: {},
-  });
-  const cp = await startControlPlane(config, { logger });
-  const caPem = await Deno.readTextFile(`${dir}/tls/ca.pem`);
+  const t = await startTestControlPlane();
+  const { cp, caPem, lines } = t;
   const client = Deno.createHttpClient({ caCerts: [caPem] });
   try {
     const base = cp.clusterUrls![0]!;
@@ -37,20 +20,8 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
     assertEquals(bad.status, 401);
     await bad.body?.cancel();
 
-    const { code } = await cp.deps.nodes!.joinCodes.create({ labels: {}, ttlMs: 60_000 });
-    const secret = JSON.parse(atob(code.slice(8).replaceAll("-", "+").replaceAll("_", "/")))
-      .secret;
-    const joined = await cp.deps.nodes!.joinCodes.redeem(secret, "n1");
-    const ws = new WebSocket(`${base.replace("https", "wss")}/cluster/v1/channel`, {
-      client,
-      headers: { authorization: `Bearer ${joined.credential}` },
-    });
-    const inbox: Record<string, unknown>[] = [];
-    ws.onmessage = (e) => inbox.push(JSON.parse(e.data));
-    await new Promise((r, j) => {
-      ws.onopen = r;
-      ws.onerror = j;
-    });
+    const credential = await nodeCredential(cp, "n1");
+    const { ws, inbox } = await openChannel(cp, client, credential);
     ws.send("not json");
     ws.send(JSON.stringify({ type: "heartbeat", shards: "lots" }));
     ws.send(JSON.stringify({ type: "hello", protocol: 1, version: "test" }));
@@ -60,7 +31,7 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
     };
     await until(() => inbox.some((m) => m.type === "welcome"));
     assertEquals(lines.filter((l) => l.includes("dropped an invalid message")).length, 2);
-    assert(!lines.some((l) => l.includes(joined.credential)), "the credential is never logged");
+    assert(!lines.some((l) => l.includes(credential)), "the credential is never logged");
 
     ws.send(JSON.stringify({
       type: "heartbeat",
@@ -113,7 +84,6 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
     assertEquals(view?.state, "lost");
   } finally {
     client.close();
-    await cp.close();
-    await Deno.remove(dir, { recursive: true });
+    await t.close();
   }
 });

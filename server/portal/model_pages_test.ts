@@ -7,6 +7,7 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { fixture } from "../../tests/helpers/fixtures.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
+import { portalBrowser } from "../../tests/helpers/portal_browser.ts";
 import { makeTenant } from "../../tests/helpers/tenants.ts";
 import { resolveSettings } from "../../core/settings.ts";
 import { buildApp } from "../app.ts";
@@ -73,31 +74,7 @@ async function setup() {
     teamId: null,
     passwordHash: await hashPassword(password),
   });
-  const signIn = async (login: string) => {
-    const first = await app.request("/");
-    const csrfCookie = /llmgw_csrf=([^;]+)/.exec(first.headers.get("set-cookie") ?? "")![1]!;
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(await first.text())![1]!;
-    const res = await app.request("/login", {
-      method: "POST",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        cookie: `llmgw_csrf=${csrfCookie}`,
-      },
-      body: new URLSearchParams({ _csrf: csrf, login, password }),
-    });
-    assertEquals(res.status, 303);
-    return `llmgw_session=${/llmgw_session=([^;]+)/.exec(res.headers.get("set-cookie")!)![1]}`;
-  };
-  const get = (path: string, cookie: string) =>
-    app.request(path, { headers: { cookie, "accept-language": "en" } });
-  const csrfOf = async (path: string, cookie: string) =>
-    /name="_csrf" value="([^"]+)"/.exec(await (await get(path, cookie)).text())![1]!;
-  const post = (path: string, cookie: string, fields: Record<string, string>) =>
-    app.request(path, {
-      method: "POST",
-      headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(fields),
-    });
+  const { signIn, get, post, csrfOf } = portalBrowser(app, password);
   const close = async () => {
     models.close();
     hub.close();

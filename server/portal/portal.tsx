@@ -6,9 +6,10 @@
  */
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { deleteCookie, getCookie } from "hono/cookie";
 import type { AppEnv } from "../app_env.ts";
 import { clientAddr } from "../auth/actor.ts";
+import { browserCookies } from "../auth/browser_cookies.ts";
 import { hashPassword, verifyPassword } from "../auth/passwords.ts";
 import { constantTimeEqual, randomToken } from "../auth/secrets.ts";
 import { sessionCookie } from "../auth/sessions.ts";
@@ -47,16 +48,7 @@ export function portalRoutes(deps: AppDeps, opts: PortalOptions): Hono<AppEnv> {
   const call = adminCaller(deps);
   const statics = loadStatic();
   const load = (c: Context<AppEnv>) => portalCtx(deps, prefs, c, opts.publicUrl);
-  const secure = (c: Context<AppEnv>) =>
-    deps.people.secureCookies || new URL(c.req.url).protocol === "https:";
-  const cookie = (c: Context<AppEnv>, name: string, value: string, maxAgeS: number) =>
-    setCookie(c, name, value, {
-      httpOnly: true,
-      sameSite: "Lax",
-      secure: secure(c),
-      path: "/",
-      maxAge: maxAgeS,
-    });
+  const { secure, cookie } = browserCookies(() => deps.people.secureCookies);
 
   app.get("/static/:file", (c) => {
     const f = statics.get(c.req.param("file"));

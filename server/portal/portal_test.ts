@@ -5,6 +5,7 @@
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
+import { portalBrowser } from "../../tests/helpers/portal_browser.ts";
 import { makeTenant } from "../../tests/helpers/tenants.ts";
 import { buildApp } from "../app.ts";
 
@@ -15,34 +16,7 @@ async function setup() {
   const app = buildApp({ ...h.deps, portal: { publicUrl: "" } });
   const a = await makeTenant(h, "acme");
   const b = await makeTenant(h, "globex");
-  /** Signs in through the portal's form, as a browser would, and returns the cookie header. */
-  const browserSignIn = async (login: string, pw = password, lang = "en") => {
-    const first = await app.request("/", { headers: { "accept-language": lang } });
-    const csrfCookie = /llmgw_csrf=([^;]+)/.exec(first.headers.get("set-cookie") ?? "")![1]!;
-    const html = await first.text();
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
-    const res = await app.request("/login", {
-      method: "POST",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        cookie: `llmgw_csrf=${csrfCookie}`,
-      },
-      body: new URLSearchParams({ _csrf: csrf, login, password: pw }),
-    });
-    assertEquals(res.status, 303, await res.clone().text());
-    const session = /llmgw_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1]!;
-    return `llmgw_session=${session}`;
-  };
-  const get = (path: string, cookie: string, lang = "en") =>
-    app.request(path, { headers: { cookie, "accept-language": lang } });
-  const formCsrf = async (path: string, cookie: string) =>
-    /name="_csrf" value="([^"]+)"/.exec(await (await get(path, cookie)).text())![1]!;
-  const post = (path: string, cookie: string, fields: Record<string, string>) =>
-    app.request(path, {
-      method: "POST",
-      headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(fields),
-    });
+  const { signIn: browserSignIn, get, post, csrfOf: formCsrf } = portalBrowser(app, password);
   return { h, app, a, b, browserSignIn, get, post, formCsrf };
 }
 

@@ -1,20 +1,13 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
-import { chat, usageRows } from "../../tests/helpers/routing.ts";
+import { addHarnessReplica, chat, usageRows } from "../../tests/helpers/routing.ts";
 import { AppError } from "../errors.ts";
 import { Admission } from "./admission.ts";
 
 Deno.test("past its deadline a queued request gets 503 queue_timeout with Retry-After", async () => {
   const h = await startHarness({ tokensPerSecond: 100, routing: { queueTimeoutMs: 100 } });
   try {
-    h.deps.replicas.upsert({
-      id: "r1",
-      model: "demo",
-      baseUrl: h.engine.url,
-      apiKey: "engine-secret",
-      state: "ready",
-      slots: 1,
-    });
+    addHarnessReplica(h, { slots: 1 });
     // Holds the only slot for about half a second.
     const long = h.v1("/chat/completions", chat("hi", { max_tokens: 50 }));
     await new Promise((r) => setTimeout(r, 20));
@@ -36,14 +29,7 @@ Deno.test("past its deadline a queued request gets 503 queue_timeout with Retry-
 Deno.test("a queued request is answered when room frees, and leaves the queue when its client goes", async () => {
   const h = await startHarness({ tokensPerSecond: 200, routing: { queueTimeoutMs: 5_000 } });
   try {
-    h.deps.replicas.upsert({
-      id: "r1",
-      model: "demo",
-      baseUrl: h.engine.url,
-      apiKey: "engine-secret",
-      state: "ready",
-      slots: 1,
-    });
+    addHarnessReplica(h, { slots: 1 });
     const first = h.v1("/chat/completions", chat("hi", { max_tokens: 20 }));
     await new Promise((r) => setTimeout(r, 10));
     const leaving = new AbortController();

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
-import { addSimReplica, chat, usageRows } from "../../tests/helpers/routing.ts";
+import { addHarnessReplica, addSimReplica, chat, usageRows } from "../../tests/helpers/routing.ts";
 
 /** Which replica answered each request, in order, from the usage rows. */
 async function answeredBy(h: Awaited<ReturnType<typeof startHarness>>): Promise<string[]> {
@@ -58,14 +58,7 @@ Deno.test("a slow replica gets less traffic, yet some", async () => {
   // Prompt processing at 60 tokens/s: a first token about a quarter of a second late.
   const slow = await addSimReplica(h, "slow", { promptTokensPerSecond: 60, slots: 16 });
   try {
-    h.deps.replicas.upsert({
-      id: "r1",
-      model: "demo",
-      baseUrl: h.engine.url,
-      apiKey: "engine-secret",
-      state: "ready",
-      slots: 16,
-    });
+    addHarnessReplica(h, { slots: 16 });
     const prompt = "one two three four five six seven eight nine ten eleven twelve";
     for (let round = 0; round < 4; round++) {
       const batch = await Promise.all(

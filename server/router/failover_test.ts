@@ -1,6 +1,14 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
-import { addSimReplica, chat, fakeServer, usageRows } from "../../tests/helpers/routing.ts";
+import {
+  addHarnessReplica,
+  addReplica,
+  addSimReplica,
+  chat,
+  engineKey,
+  fakeServer,
+  usageRows,
+} from "../../tests/helpers/routing.ts";
 
 const batch = { headers: { "x-llmgw-profile": "batch" } };
 
@@ -17,20 +25,8 @@ Deno.test("a failing replica is retried elsewhere before the first byte; its bre
     h.deps.replicas.remove("r1");
     // Inserted first: with equal queues the batch profile tries it first.
     h.deps.replicas.remove("good");
-    h.deps.replicas.upsert({
-      id: "bad",
-      model: "demo",
-      baseUrl: bad.url,
-      apiKey: "k",
-      state: "ready",
-    });
-    h.deps.replicas.upsert({
-      id: "good",
-      model: "demo",
-      baseUrl: good.url,
-      apiKey: "engine-secret",
-      state: "ready",
-    });
+    addReplica(h, "bad", bad.url);
+    addReplica(h, "good", good.url, { apiKey: engineKey });
     for (let i = 0; i < 3; i++) {
       const res = await h.v1("/chat/completions", chat("hi"), batch);
       assertEquals(res.status, 200);
@@ -69,20 +65,8 @@ Deno.test("a replica on a closed port is retried on another; an error after the 
   const h = await startHarness();
   try {
     h.deps.replicas.remove("r1");
-    h.deps.replicas.upsert({
-      id: "dead",
-      model: "demo",
-      baseUrl: "http://127.0.0.1:9",
-      apiKey: "k",
-      state: "ready",
-    });
-    h.deps.replicas.upsert({
-      id: "r1",
-      model: "demo",
-      baseUrl: h.engine.url,
-      apiKey: "engine-secret",
-      state: "ready",
-    });
+    addReplica(h, "dead", "http://127.0.0.1:9");
+    addHarnessReplica(h);
     const res = await h.v1("/chat/completions", chat("hi", { stream: true }), batch);
     assertEquals(res.status, 200);
     assert((await res.text()).includes("[DONE]"));
@@ -107,20 +91,8 @@ Deno.test("a replica on a closed port is retried on another; an error after the 
     try {
       h.deps.replicas.remove("dead");
       h.deps.replicas.remove("r1");
-      h.deps.replicas.upsert({
-        id: "broken",
-        model: "demo",
-        baseUrl: broken.url,
-        apiKey: "k",
-        state: "ready",
-      });
-      h.deps.replicas.upsert({
-        id: "r1",
-        model: "demo",
-        baseUrl: h.engine.url,
-        apiKey: "engine-secret",
-        state: "ready",
-      });
+      addReplica(h, "broken", broken.url);
+      addHarnessReplica(h);
       const cut = await h.v1("/chat/completions", chat("hi", { stream: true }), batch);
       assertEquals(cut.status, 200);
       const got = await cut.text().catch(() => "cut");
@@ -161,13 +133,7 @@ Deno.test("a fallback model answers when the model's replicas cannot, and usage 
     assertEquals(none.headers.get("x-llmgw-served-model"), "demo");
     assertEquals((await none.json()).model, "demo");
     // A replica that cannot be reached.
-    h.deps.replicas.upsert({
-      id: "big-1",
-      model: "big",
-      baseUrl: "http://127.0.0.1:9",
-      apiKey: "k",
-      state: "ready",
-    });
+    addReplica(h, "big-1", "http://127.0.0.1:9", { model: "big" });
     const down = await h.v1("/chat/completions", { ...chat("hi"), model: "big" });
     assertEquals(down.status, 200);
     assertEquals(down.headers.get("x-llmgw-served-model"), "demo");

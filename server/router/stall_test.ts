@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
-import { chat, fakeServer, usageRows } from "../../tests/helpers/routing.ts";
+import { addReplica, chat, fakeServer, usageRows } from "../../tests/helpers/routing.ts";
 
 Deno.test("a stalled engine stream is cut after the idle timeout with an error event and [DONE]", async () => {
   const h = await startHarness({ routing: { streamIdleTimeoutMs: 150 } });
@@ -22,13 +22,7 @@ Deno.test("a stalled engine stream is cut after the idle timeout with an error e
   );
   try {
     h.deps.replicas.remove("r1");
-    h.deps.replicas.upsert({
-      id: "stuck",
-      model: "demo",
-      baseUrl: stalling.url,
-      apiKey: "k",
-      state: "ready",
-    });
+    addReplica(h, "stuck", stalling.url);
     const started = performance.now();
     const res = await h.v1("/chat/completions", chat("hi", { stream: true }));
     assertEquals(res.status, 200);

@@ -16,18 +16,13 @@ Deno.test("the admin API refuses requests without a valid admin token", async ()
 
 Deno.test("a key made through the admin API is shown once, listed by prefix, and works", async () => {
   const h = await startHarness();
-  const admin = { authorization: `Bearer ${h.adminToken}`, "content-type": "application/json" };
   try {
-    const res = await h.app.request("/api/v1/keys", {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify({ name: "alice" }),
-    });
+    const res = await h.admin("POST", "keys", { name: "alice" });
     assertEquals(res.status, 201);
     const created = await res.json();
     assert(created.key.startsWith("sk-llmgw-"));
     assert(created.key.startsWith(created.prefix));
-    const list = await (await h.app.request("/api/v1/keys", { headers: admin })).json();
+    const list = await (await h.admin("GET", "keys")).json();
     const listed = list.data.find((k: { id: string }) => k.id === created.id);
     assertEquals(listed.name, "alice");
     assertEquals("key" in listed, false);
@@ -43,20 +38,11 @@ Deno.test("a key made through the admin API is shown once, listed by prefix, and
 
 Deno.test("creating a key with a bad body names the field", async () => {
   const h = await startHarness();
-  const admin = { authorization: `Bearer ${h.adminToken}`, "content-type": "application/json" };
   try {
-    const res = await h.app.request("/api/v1/keys", {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify({ name: "" }),
-    });
+    const res = await h.admin("POST", "keys", { name: "" });
     assertEquals(res.status, 400);
     assertEquals((await res.json()).error.param, "name");
-    const extra = await h.app.request("/api/v1/keys", {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify({ name: "x", admin: true }),
-    });
+    const extra = await h.admin("POST", "keys", { name: "x", admin: true });
     assertEquals(extra.status, 400);
   } finally {
     await h.close();

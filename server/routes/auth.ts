@@ -7,10 +7,11 @@
  */
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { deleteCookie, getCookie } from "hono/cookie";
 import { z } from "zod";
 import type { AppEnv } from "../app_env.ts";
 import { clientAddr } from "../auth/actor.ts";
+import { browserCookies } from "../auth/browser_cookies.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { constantTimeEqual, randomToken } from "../auth/secrets.ts";
 import { csrfFor, csrfMatches, sessionCookie } from "../auth/sessions.ts";
@@ -31,16 +32,7 @@ const signup = z.strictObject({
 export function authRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const p = () => deps.people;
-  const secure = (c: Context<AppEnv>) =>
-    p().secureCookies || new URL(c.req.url).protocol === "https:";
-  const cookie = (c: Context<AppEnv>, name: string, value: string, maxAgeS: number) =>
-    setCookie(c, name, value, {
-      httpOnly: true,
-      sameSite: "Lax",
-      secure: secure(c),
-      path: "/",
-      maxAge: maxAgeS,
-    });
+  const { secure, cookie } = browserCookies(() => p().secureCookies);
 
   const readForm = async (
     c: Context<AppEnv>,

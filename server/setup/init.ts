@@ -4,6 +4,7 @@
  */
 import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
+import { exists } from "../../core/exists.ts";
 import { defaultYaml } from "../../core/settings.ts";
 import { openStore } from "../../db/store.ts";
 import { limits, users } from "../../db/schema.ts";
@@ -128,16 +129,6 @@ export async function writeIfAbsent(
     return true;
   } catch (e) {
     if (e instanceof Deno.errors.AlreadyExists) return false;
-    throw e;
-  }
-}
-
-export async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
     throw e;
   }
 }

@@ -98,24 +98,16 @@ export class Tenancy {
   }
 
   org(id: string): Org {
-    const o = this.orgs.get(id);
-    if (!o) throw new AppError("not_found", { path: `/api/v1/orgs/${id}` });
-    return o;
+    return found(this.orgs, "orgs", id);
   }
   team(id: string): Team {
-    const t = this.teams.get(id);
-    if (!t) throw new AppError("not_found", { path: `/api/v1/teams/${id}` });
-    return t;
+    return found(this.teams, "teams", id);
   }
   project(id: string): Project {
-    const p = this.projects.get(id);
-    if (!p) throw new AppError("not_found", { path: `/api/v1/projects/${id}` });
-    return p;
+    return found(this.projects, "projects", id);
   }
   person(id: string): Person {
-    const p = this.people.get(id);
-    if (!p) throw new AppError("not_found", { path: `/api/v1/people/${id}` });
-    return p;
+    return found(this.people, "people", id);
   }
 
   async createOrg(name: string): Promise<Org> {
@@ -123,38 +115,26 @@ export class Tenancy {
     if ([...this.orgs.values()].some((o) => o.name === row.name)) {
       throw new AppError("conflict", { detail: `an organisation named '${row.name}' exists` });
     }
-    await this.deps.store.write((tx) => tx.insert(orgs).values(row));
-    this.orgs.set(row.id, row);
-    return row;
+    return await this.saveNew(orgs, this.orgs, row);
   }
 
   async renameOrg(id: string, name: string): Promise<Org> {
     const row = { ...this.org(id), name: checkName(name) };
-    await this.deps.store.write((tx) =>
-      tx.update(orgs).set({ name: row.name }).where(eq(orgs.id, id))
-    );
-    this.orgs.set(id, row);
-    return row;
+    return await this.saveName(orgs, this.orgs, row);
   }
 
   async createTeam(orgId: string, name: string): Promise<Team> {
     this.org(orgId);
     const row = { id: ulid(), orgId, name: checkName(name), createdAt: this.deps.clock.now() };
     refuseTaken(this.teams.values(), (t) => t.orgId === orgId, row.name, "team", "organisation");
-    await this.deps.store.write((tx) => tx.insert(teams).values(row));
-    this.teams.set(row.id, row);
-    return row;
+    return await this.saveNew(teams, this.teams, row);
   }
 
   async renameTeam(id: string, name: string): Promise<Team> {
     const row = { ...this.team(id), name: checkName(name) };
     const others = [...this.teams.values()].filter((t) => t.id !== id);
     refuseTaken(others, (t) => t.orgId === row.orgId, row.name, "team", "organisation");
-    await this.deps.store.write((tx) =>
-      tx.update(teams).set({ name: row.name }).where(eq(teams.id, id))
-    );
-    this.teams.set(id, row);
-    return row;
+    return await this.saveName(teams, this.teams, row);
   }
 
   async createProject(teamId: string, name: string): Promise<Project> {
@@ -167,19 +147,37 @@ export class Tenancy {
       createdAt: this.deps.clock.now(),
     };
     refuseTaken(this.projects.values(), (p) => p.teamId === teamId, row.name, "project", "team");
-    await this.deps.store.write((tx) => tx.insert(projects).values(row));
-    this.projects.set(row.id, row);
-    return row;
+    return await this.saveNew(projects, this.projects, row);
   }
 
   async renameProject(id: string, name: string): Promise<Project> {
     const row = { ...this.project(id), name: checkName(name) };
     const others = [...this.projects.values()].filter((p) => p.id !== id);
     refuseTaken(others, (p) => p.teamId === row.teamId, row.name, "project", "team");
+    return await this.saveName(projects, this.projects, row);
+  }
+
+  /** Writes a new `row` to the store, then to the mirror. */
+  private async saveNew<T extends typeof orgs | typeof teams | typeof projects>(
+    table: T,
+    mirror: Map<string, T["$inferSelect"]>,
+    row: T["$inferInsert"] & T["$inferSelect"],
+  ): Promise<T["$inferSelect"]> {
+    await this.deps.store.write((tx) => tx.insert(table).values(row));
+    mirror.set(row.id, row);
+    return row;
+  }
+
+  /** Writes a renamed `row` to the store, then to the mirror. */
+  private async saveName<R extends { id: string; name: string }>(
+    table: typeof orgs | typeof teams | typeof projects,
+    mirror: Map<string, R>,
+    row: R,
+  ): Promise<R> {
     await this.deps.store.write((tx) =>
-      tx.update(projects).set({ name: row.name }).where(eq(projects.id, id))
+      tx.update(table).set({ name: row.name }).where(eq(table.id, row.id))
     );
-    this.projects.set(id, row);
+    mirror.set(row.id, row);
     return row;
   }
 
@@ -325,6 +323,13 @@ export class Tenancy {
  * Names are unique within their parent (the store has the same unique index): a clash is a 409
  * saying so, for a rename as for a creation, never the store's constraint error.
  */
+/** The mirror's entry for `id`, or the 404 its API path would give. */
+function found<T>(mirror: Map<string, T>, collection: string, id: string): T {
+  const v = mirror.get(id);
+  if (!v) throw new AppError("not_found", { path: `/api/v1/${collection}/${id}` });
+  return v;
+}
+
 function refuseTaken<T extends { name: string }>(
   siblings: Iterable<T>,
   sameParent: (row: T) => boolean,

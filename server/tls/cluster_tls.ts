@@ -4,6 +4,7 @@
  * node's credential only ever goes to a control plane of its own cluster. ECDSA P-256 through
  * WebCrypto. Creating is idempotent: files that exist are left exactly as they are.
  */
+import { exists } from "../../core/exists.ts";
 import { x509 } from "./x509.ts";
 
 const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
@@ -158,14 +159,4 @@ function isAddress(s: string): boolean {
 async function writeSecret(path: string, text: string): Promise<void> {
   await Deno.writeTextFile(path, text, { mode: 0o600 });
   await Deno.chmod(path, 0o600);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  }
 }

@@ -13,6 +13,18 @@ export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/** The counters a daily entry (and a summary row made from entries) starts from. */
+export function zeroSums() {
+  return {
+    requests: 0,
+    errors: 0,
+    promptTokens: 0,
+    cachedTokens: 0,
+    completionTokens: 0,
+    costMicros: 0,
+  };
+}
+
 /** Adds the rows' sums to their (day, key, model) entries. */
 export async function addToDaily(tx: Tx, rows: readonly Row[]): Promise<void> {
   const sums = new Map<string, typeof usageDaily.$inferInsert>();
@@ -22,17 +34,7 @@ export async function addToDaily(tx: Tx, rows: readonly Row[]): Promise<void> {
     const id = `${day}\u0000${keyId}\u0000${r.model}`;
     let s = sums.get(id);
     if (!s) {
-      s = {
-        day,
-        keyId,
-        model: r.model,
-        requests: 0,
-        errors: 0,
-        promptTokens: 0,
-        cachedTokens: 0,
-        completionTokens: 0,
-        costMicros: 0,
-      };
+      s = { day, keyId, model: r.model, ...zeroSums() };
       sums.set(id, s);
     }
     s.requests++;

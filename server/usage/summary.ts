@@ -6,7 +6,7 @@ import { and, gte, lte, sql } from "drizzle-orm";
 import type { Store } from "../../db/store.ts";
 import { usageDaily } from "../../db/schema.ts";
 import { AppError } from "../errors.ts";
-import { utcDay } from "./daily.ts";
+import { utcDay, zeroSums } from "./daily.ts";
 
 export const usageGroupings = ["key", "model", "day", "project", "team"] as const;
 export type UsageGrouping = (typeof usageGroupings)[number];
@@ -112,13 +112,5 @@ export async function summarizeUsage(
 }
 
 function zero(group: string): UsageSummaryRow {
-  return {
-    group,
-    requests: 0,
-    errors: 0,
-    promptTokens: 0,
-    cachedTokens: 0,
-    completionTokens: 0,
-    costMicros: 0,
-  };
+  return { group, ...zeroSums() };
 }

@@ -49,14 +49,10 @@ Deno.test("ctl usage --by project and --by team: sums match the rows of the keys
     const loose = await keys.create({ name: "ann-own", userId: ann.id });
     const send = async (key: string, n: number) => {
       for (let i = 0; i < n; i++) {
-        const r = await fetch(`${t.cp.url}/v1/chat/completions`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({
-            model: "demo",
-            messages: [{ role: "user", content: "tally ".repeat(i + 2) }],
-          }),
-        });
+        const r = await t.chat(
+          { model: "demo", messages: [{ role: "user", content: "tally ".repeat(i + 2) }] },
+          { authorization: `Bearer ${key}` },
+        );
         assertEquals(r.status, 200);
         await r.body?.cancel();
       }
@@ -121,14 +117,13 @@ Deno.test("ctl usage: sums match the usage rows, by key, model and day, in every
     const other = await t.cp.deps.keys.create({ name: "other" });
     const send = async (key: string, n: number) => {
       for (let i = 0; i < n; i++) {
-        const r = await fetch(`${t.cp.url}/v1/chat/completions`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({
+        const r = await t.chat(
+          {
             model: "demo",
             messages: [{ role: "user", content: "count these words ".repeat(i + 1) }],
-          }),
-        });
+          },
+          { authorization: `Bearer ${key}` },
+        );
         await r.body?.cancel();
       }
     };

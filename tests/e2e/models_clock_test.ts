@@ -17,27 +17,16 @@
  * moves; wall-clock waits are only for processes and sockets, polled with deadlines.
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { eventually, type LlmgwProcess, spawnLlmgw } from "../helpers/llmgw_process.ts";
+import { alive, eventually, quickAgentFlags } from "../helpers/llmgw_process.ts";
 import {
-  buildStubNvml,
-  StubNvmlUnavailable,
-} from "../../agent/hardware/testdata/build_stub_nvml.ts";
-import { FakeClock, systemClock } from "../../core/clock.ts";
-import { createLogger } from "../../core/log.ts";
+  clientLoop,
+  quickClusterFlags,
+  type ReplicaJson,
+  startClusterControlPlane,
+} from "../helpers/control_plane.ts";
+import { buildStubNvmlOrSkip } from "../../agent/hardware/testdata/build_stub_nvml.ts";
+import { FakeClock } from "../../core/clock.ts";
 import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
-import { loadServerConfig } from "../../server/config.ts";
-import { startControlPlane } from "../../server/serve.ts";
-import { initDataDir } from "../../server/setup/init.ts";
-
-interface ReplicaJson {
-  id: string;
-  model: string;
-  node: string;
-  state: string;
-  gpus: number[];
-  ramBytes: number;
-  cores: number;
-}
 
 const min = 60_000;
 const GiB = 1024 ** 3;
@@ -51,16 +40,6 @@ async function sparseGguf(path: string, bytes: number): Promise<void> {
   await Deno.truncate(path, bytes);
 }
 
-/** True while `pid` is a live process (not gone, not a zombie). */
-function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
-}
-
 Deno.test({
   name:
     "models on a controllable clock: idle eviction after min life, taking turns, ctl gpus/resources",
@@ -68,53 +47,23 @@ Deno.test({
   sanitizeResources: false,
 }, async (t) => {
   const root = await Deno.makeTempDir({ prefix: "llmgw-models-clock-" });
-  let stub: string;
-  try {
-    stub = await buildStubNvml(root);
-  } catch (e) {
-    if (!(e instanceof StubNvmlUnavailable)) throw e;
-    console.warn(`skipped: the stub NVML cannot be built (${e.message})`);
-    return;
-  }
-  const cpDir = `${root}/cp`;
-  await initDataDir(cpDir, { clock: systemClock });
-  const config = await loadServerConfig({
+  const stub = await buildStubNvmlOrSkip(root);
+  if (!stub) return;
+  const clock = new FakeClock(Date.now());
+  const c = await startClusterControlPlane(root, {
+    clock,
     flags: {
-      listen: "127.0.0.1:0",
-      "cluster-listen": "127.0.0.1:0",
-      portal: "false",
-      "nodes-heartbeat-ms": "300",
+      ...quickClusterFlags,
       // The clock jumps minutes at a time; a node is lost only when its channel goes.
       "nodes-lost-after-ms": String(60 * min),
-      "nodes-channel-idle-ms": "1000",
-      "nodes-channel-answer-ms": "1000",
-      "reconciler-interval-ms": "300",
       "on-demand-evict-after-idle-ms": String(2 * min),
       "on-demand-min-lifetime-ms": String(5 * min),
       "on-demand-request-wait-ms": "60000",
       "engines-sim-tokens-per-second": "2000",
-      "usage-flush-interval-ms": "50",
     },
-    env: { LLMGW_DATA: cpDir },
   });
-  const clock = new FakeClock(Date.now());
-  const logs: string[] = [];
-  const cp = await startControlPlane(config, {
-    clock,
-    logger: createLogger({ level: "info", sink: (l) => logs.push(l) }),
-  });
-  const reconciler = cp.deps.modelServices!.reconciler;
-  const procs: LlmgwProcess[] = [];
-  const token = (await Deno.readTextFile(`${cpDir}/admin.token`)).trim();
-  const url = cp.url;
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}/api/v1/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: await res.json() };
-  };
+  const { admin, url, token, logs, replicas, addModel: add } = c;
+  const reconciler = c.cp.deps.modelServices!.reconciler;
   /** The real CLI, as a child process. */
   const ctl = async (...args: string[]) => {
     const { cmd, args: full } = selfCommand(["ctl", ...args, "--url", url, "--token", token]);
@@ -122,16 +71,7 @@ Deno.test({
     const dec = new TextDecoder();
     return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
   };
-  const replicas = async (model: string) =>
-    (await admin("GET", `replicas?model=${model}`)).body.data as ReplicaJson[];
-  const readyReplica = (model: string, timeoutMs = 30_000) =>
-    eventually(`a ready replica of ${model}`, async () => {
-      return (await replicas(model)).find((r) => r.state === "ready");
-    }, timeoutMs);
-  const add = async (yaml: string) => {
-    const r = await admin("POST", "models", { yaml });
-    assertEquals(r.status, 201, JSON.stringify(r.body));
-  };
+  const readyReplica = (model: string, timeoutMs = 30_000) => c.readyReplica(model, timeoutMs);
   /** Moves the clock, then runs a reconcile step that sees the new time. */
   const advance = async (ms: number) => {
     clock.advance(ms);
@@ -147,47 +87,18 @@ Deno.test({
   const shardOf = (r: ReplicaJson) => r.id;
 
   try {
-    const join = async (name: string, labels: Record<string, string>, gpus: string) => {
-      const code = await cp.deps.nodes!.joinCodes.create({ labels, ttlMs: 60_000 });
-      procs.push(spawnLlmgw(
-        [
-          "join",
-          code.code,
-          "--data",
-          `${root}/${name}`,
-          "--name",
-          name,
-          "--gpu-nvml-library",
-          stub,
-          "--gpu-nvidia-smi",
-          `${root}/absent-nvidia-smi`,
-          "--gpu-sample-interval-ms",
-          "500",
-          "--channel-idle-ms",
-          "1000",
-          "--channel-answer-ms",
-          "1000",
-          "--channel-reconnect-max-ms",
-          "500",
-        ],
-        { STUB_NVML_GPUS: gpus },
-        `agent-${name}`,
-      ));
-    };
+    const join = (name: string, labels: Record<string, string>, gpus: string) =>
+      c.joinAgent(name, {
+        labels,
+        nvml: stub,
+        args: [...quickAgentFlags],
+        env: { STUB_NVML_GPUS: gpus },
+      });
     await join("solo", { pool: "solo" }, "1");
     await join("duo", { pool: "duo" }, "2");
     const key = (await admin("POST", "keys", { name: "clock-test" })).body.key as string;
     await admin("PATCH", "limits/global/global", { rpm: 100_000, tpm: 100_000_000 });
-    const chat = (model: string) =>
-      fetch(`${url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          model,
-          max_tokens: 4,
-          messages: [{ role: "user", content: "hello" }],
-        }),
-      });
+    const chat = (model: string) => c.chat(key, model);
     const answered = async (model: string) => {
       const res = await chat(model);
       assertEquals(res.status, 200, await res.clone().text());
@@ -285,19 +196,8 @@ profiles: [{ engine: sim, gpus: 1, node_selector: { pool: duo } }]
       assertEquals(refused.code, 1, refused.stdout);
       assertMatch(refused.stderr, /no node has 3 cards \(the most on one node is 2\)/);
 
-      let stop = false;
-      const failures: string[] = [];
-      let ok = 0;
-      const loop = (async () => {
-        while (!stop) {
-          const res = await chat("wide");
-          if (res.status !== 200) failures.push(`${res.status} ${await res.text()}`);
-          else {
-            ok++;
-            await res.body?.cancel();
-          }
-        }
-      })();
+      const loop = clientLoop(() => chat("wide"));
+      let seen: { answered: number; failures: string[] };
       try {
         const r = await ctl("model", "gpus", "wide", "2");
         assertEquals(r.code, 0, r.stderr);
@@ -310,11 +210,10 @@ profiles: [{ engine: sim, gpus: 1, node_selector: { pool: duo } }]
         }, 30_000);
         assertEquals([after.node, after.gpus], ["duo", [0, 1]]);
       } finally {
-        stop = true;
-        await loop;
+        seen = await loop.stop();
       }
-      assertEquals(failures, []);
-      assert(ok > 0);
+      assertEquals(seen.failures, []);
+      assert(seen.answered > 0);
     });
 
     await t.step(
@@ -344,8 +243,6 @@ profiles: [{ engine: sim, gpus: 1, node_selector: { pool: duo } }]
       },
     );
   } finally {
-    for (const p of procs) await p.kill("SIGTERM").catch(() => {});
-    await cp.close();
-    await Deno.remove(root, { recursive: true }).catch(() => {});
+    await c.close();
   }
 });

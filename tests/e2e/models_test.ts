@@ -12,38 +12,13 @@
  * moves.
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { eventually, type LlmgwProcess, spawnLlmgw } from "../helpers/llmgw_process.ts";
+import { eventually, quickAgentFlags } from "../helpers/llmgw_process.ts";
 import {
-  buildStubNvml,
-  StubNvmlUnavailable,
-} from "../../agent/hardware/testdata/build_stub_nvml.ts";
-import { systemClock } from "../../core/clock.ts";
-import { createLogger } from "../../core/log.ts";
-import { loadServerConfig } from "../../server/config.ts";
-import { startControlPlane } from "../../server/serve.ts";
-import { initDataDir } from "../../server/setup/init.ts";
-import { ctlCommand } from "../../server/cli/ctl.ts";
-
-interface ReplicaJson {
-  id: string;
-  model: string;
-  node: string;
-  state: string;
-  gpus: number[];
-}
-
-const agentFlags = (root: string) => [
-  "--channel-idle-ms",
-  "1000",
-  "--channel-answer-ms",
-  "1000",
-  "--channel-reconnect-max-ms",
-  "500",
-  "--gpu-sample-interval-ms",
-  "500",
-  "--gpu-nvidia-smi",
-  `${root}/absent-nvidia-smi`,
-];
+  clientLoop,
+  quickClusterFlags,
+  startClusterControlPlane,
+} from "../helpers/control_plane.ts";
+import { buildStubNvmlOrSkip } from "../../agent/hardware/testdata/build_stub_nvml.ts";
 
 Deno.test({
   name: "models: placement, explain, roles, max output, rolling context, node loss",
@@ -51,112 +26,32 @@ Deno.test({
   sanitizeResources: false,
 }, async (t) => {
   const root = await Deno.makeTempDir({ prefix: "llmgw-models-" });
-  let stub: string;
-  try {
-    stub = await buildStubNvml(root);
-  } catch (e) {
-    if (!(e instanceof StubNvmlUnavailable)) throw e;
-    console.warn(`skipped: the stub NVML cannot be built (${e.message})`);
-    return;
-  }
-  const cpDir = `${root}/cp`;
-  await initDataDir(cpDir, { clock: systemClock });
-  const config = await loadServerConfig({
+  const stub = await buildStubNvmlOrSkip(root);
+  if (!stub) return;
+  const c = await startClusterControlPlane(root, {
     flags: {
-      listen: "127.0.0.1:0",
-      "cluster-listen": "127.0.0.1:0",
-      portal: "false",
-      "nodes-heartbeat-ms": "300",
+      ...quickClusterFlags,
       "nodes-lost-after-ms": "2000",
-      "nodes-channel-idle-ms": "1000",
-      "nodes-channel-answer-ms": "1000",
-      "reconciler-interval-ms": "300",
       "reconciler-drain-grace-ms": "5000",
       "engines-sim-tokens-per-second": "2000",
-      "usage-flush-interval-ms": "50",
     },
-    env: { LLMGW_DATA: cpDir },
   });
-  const logs: string[] = [];
-  const cp = await startControlPlane(config, {
-    logger: createLogger({ level: "info", sink: (l) => logs.push(l) }),
-  });
-  const procs: LlmgwProcess[] = [];
-  const token = (await Deno.readTextFile(`${cpDir}/admin.token`)).trim();
-  const url = cp.url;
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}/api/v1/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: await res.json() };
-  };
-  /** Runs `llmgw ctl …` in this process, capturing what it prints. */
-  const ctl = async (...args: string[]) => {
-    const out: string[] = [];
-    const log = console.log;
-    console.log = (...a: unknown[]) => out.push(a.join(" "));
-    try {
-      const code = await ctlCommand.run([...args, "--url", url, "--token", token]);
-      return { code, text: out.join("\n") };
-    } finally {
-      console.log = log;
-    }
-  };
-  const replicas = async (model: string) =>
-    (await admin("GET", `replicas?model=${model}`)).body.data as ReplicaJson[];
-  const readyReplica = (model: string, timeoutMs = 20_000) =>
-    eventually(`a ready replica of ${model}`, async () => {
-      return (await replicas(model)).find((r) => r.state === "ready");
-    }, timeoutMs);
-  const add = async (yaml: string) => {
-    const r = await admin("POST", "models", { yaml });
-    assertEquals(r.status, 201, JSON.stringify(r.body));
-  };
+  const { admin, ctl, logs, replicas, readyReplica, addModel: add } = c;
 
   try {
-    const join = async (
-      name: string,
-      labels: Record<string, string>,
-      env: Record<string, string>,
-    ) => {
-      const code = await cp.deps.nodes!.joinCodes.create({ labels, ttlMs: 60_000 });
-      const p = spawnLlmgw(
-        [
-          "join",
-          code.code,
-          "--data",
-          `${root}/${name}`,
-          "--name",
-          name,
-          "--gpu-nvml-library",
-          env.NVML ?? `${root}/absent-libnvidia-ml.so.1`,
-          ...agentFlags(root),
-        ],
-        env,
-        `agent-${name}`,
-      );
-      procs.push(p);
-      return p;
-    };
-    await join("big", {}, { NVML: stub });
-    await join("judge", { "llmgw.role": "judge" }, { NVML: stub, STUB_NVML_GPUS: "1" });
-    const cpuAgent = await join("cpu", {}, {});
+    const args = [...quickAgentFlags];
+    await c.joinAgent("big", { nvml: stub, args });
+    await c.joinAgent("judge", {
+      labels: { "llmgw.role": "judge" },
+      nvml: stub,
+      args,
+      env: { STUB_NVML_GPUS: "1" },
+    });
+    const cpuAgent = await c.joinAgent("cpu", { args });
     const key = (await admin("POST", "keys", { name: "models-test" })).body.key as string;
     // The client loops below send more than init's default 60 requests a minute per key.
     await admin("PATCH", "limits/global/global", { rpm: 100_000, tpm: 100_000_000 });
-    const chat = (model: string, extra: Record<string, unknown> = {}) =>
-      fetch(`${url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          model,
-          max_tokens: 4,
-          messages: [{ role: "user", content: "hello" }],
-          ...extra,
-        }),
-      });
+    const chat = (model: string, extra: Record<string, unknown> = {}) => c.chat(key, model, extra);
 
     await eventually("three nodes reporting hardware", async () => {
       const nodes = (await admin("GET", "nodes")).body.data as {
@@ -240,7 +135,7 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
       const ok = await chat("chatty", { max_tokens: 8 });
       assertEquals(ok.status, 200, await ok.clone().text());
       await ok.body?.cancel();
-      const models = await (await fetch(`${url}/v1/models`, {
+      const models = await (await fetch(`${c.url}/v1/models`, {
         headers: { authorization: `Bearer ${key}` },
       })).json();
       const entry = models.data.find((m: { id: string }) => m.id === "chatty");
@@ -255,19 +150,7 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
       "a context change restarts replicas one by one; a client loop sees no error",
       async () => {
         const before = await readyReplica("chatty");
-        let stop = false;
-        const failures: string[] = [];
-        let answered = 0;
-        const loop = (async () => {
-          while (!stop) {
-            const res = await chat("chatty");
-            if (res.status !== 200) failures.push(`${res.status} ${await res.text()}`);
-            else {
-              answered++;
-              await res.body?.cancel();
-            }
-          }
-        })();
+        const loop = clientLoop(() => chat("chatty"));
         const r = await ctl("model", "context", "chatty", "1024");
         assertEquals(r.code, 0, r.text);
         assertMatch(r.text, /restart one by one/);
@@ -277,15 +160,14 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
             ? now
             : undefined;
         }, 30_000).catch(async (e) => {
-          stop = true;
+          await loop.stop();
           throw new Error(
             `${e.message}\n${JSON.stringify(await replicas("chatty"))}\n${
               JSON.stringify((await admin("GET", "models/chatty/explain")).body.notes)
             }\n${logs.filter((l) => /chatty|replica/.test(l)).slice(-15).join("\n")}`,
           );
         });
-        stop = true;
-        await loop;
+        const { answered, failures } = await loop.stop();
         assertEquals(failures, []);
         assert(answered > 0);
       },
@@ -311,7 +193,7 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
       await eventually("pair gone", async () => (await replicas("pair")).length === 0 || undefined);
       // `chatty` is a CPU model; whichever node has it, another can take it.
       const where = await readyReplica("chatty");
-      const victim = procs[["big", "judge", "cpu"].indexOf(where.node)]!;
+      const victim = c.agents[["big", "judge", "cpu"].indexOf(where.node)]!;
       const node = (await admin("GET", `nodes/${where.node}`)).body as {
         shards: { pid: number }[];
       };
@@ -344,8 +226,6 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
       assertMatch((await res.json()).error.message, /stopped by an administrator/);
     });
   } finally {
-    for (const p of procs) await p.kill("SIGTERM").catch(() => {});
-    await cp.close();
-    await Deno.remove(root, { recursive: true }).catch(() => {});
+    await c.close();
   }
 });

@@ -9,7 +9,14 @@
  * Short heartbeats and timeouts (settings) keep it fast.
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { eventually, type LlmgwProcess, spawnLlmgw } from "../helpers/llmgw_process.ts";
+import {
+  eventually,
+  type LlmgwProcess,
+  loopbackListeners,
+  quickAgentFlags,
+  spawnLlmgw,
+} from "../helpers/llmgw_process.ts";
+import { adminJson, shortChat } from "../helpers/control_plane.ts";
 import {
   buildStubNvml,
   StubNvmlUnavailable,
@@ -26,17 +33,6 @@ interface NodeJson {
   engines?: { name: string; version?: string }[];
   shards: { shardId: string; state: string; pid: number; restarts?: number; error?: string }[];
 }
-
-const channelFlags = [
-  "--channel-idle-ms",
-  "1000",
-  "--channel-answer-ms",
-  "1000",
-  "--channel-reconnect-max-ms",
-  "500",
-  "--gpu-sample-interval-ms",
-  "500",
-];
 
 Deno.test({
   name:
@@ -66,12 +62,7 @@ Deno.test({
       "server",
       "--data",
       cpDir,
-      "--listen",
-      "127.0.0.1:0",
-      "--cluster-listen",
-      "127.0.0.1:0",
-      "--metrics-listen",
-      "127.0.0.1:0",
+      ...loopbackListeners,
       "--portal",
       "false",
       "--nodes-heartbeat-ms",
@@ -86,14 +77,7 @@ Deno.test({
     const url = (await server.waitFor(/control plane on (http:\/\/\S+)/))[1]!;
     const clusterUrl = (await server.waitFor(/cluster listener on (https:\/\/\S+)/))[1]!;
     const token = (await Deno.readTextFile(`${cpDir}/admin.token`)).trim();
-    const admin = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${url}/api/v1/${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: res.status, body: await res.json() };
-    };
+    const admin = adminJson(url, token);
     const nodes = async () => (await admin("GET", "nodes")).body.data as NodeJson[];
     const node = async (name: string) => (await nodes()).find((n) => n.name === name);
     const ctl = async (...args: string[]) => {
@@ -113,14 +97,14 @@ Deno.test({
     const gpuDir = `${root}/gpu-node`;
     const cpuDir = `${root}/cpu-node`;
     const gpuArgs = [
-      ...channelFlags,
+      ...quickAgentFlags,
       "--gpu-nvml-library",
       stub ?? `${root}/absent-libnvidia-ml.so.1`,
       "--gpu-nvidia-smi",
       `${root}/absent-nvidia-smi`,
     ];
     const cpuArgs = [
-      ...channelFlags,
+      ...quickAgentFlags,
       "--gpu-nvml-library",
       `${root}/absent-libnvidia-ml.so.1`,
       "--gpu-nvidia-smi",
@@ -181,15 +165,7 @@ Deno.test({
     // Polling for answers on a loaded machine can pass init's default 60 requests a minute.
     await admin("PATCH", "limits/global/global", { rpm: 100_000, tpm: 100_000_000 });
     const chat = async (model: string) => {
-      const res = await fetch(`${url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          model,
-          max_tokens: 4,
-          messages: [{ role: "user", content: "hello" }],
-        }),
-      });
+      const res = await shortChat(url, key, model);
       const body = await res.json();
       return res.status === 200 ? body : undefined;
     };

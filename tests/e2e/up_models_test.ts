@@ -5,22 +5,10 @@
  * them (a real joined Agent over the loopback TLS listener, sim engines as child processes).
  */
 import { assert, assertEquals } from "../assert.ts";
-import { eventually } from "../helpers/llmgw_process.ts";
-import { systemClock } from "../../core/clock.ts";
-import { createLogger } from "../../core/log.ts";
-import { loadServerConfig } from "../../server/config.ts";
-import { startControlPlane } from "../../server/serve.ts";
-import { initDataDir } from "../../server/setup/init.ts";
+import { alive, eventually } from "../helpers/llmgw_process.ts";
+import { startClusterControlPlane } from "../helpers/control_plane.ts";
 import { type LocalNode, startLocalNode } from "../../server/setup/local_node.ts";
 import { parseModel } from "../../server/models/model_yaml.ts";
-
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
-  } catch {
-    return false;
-  }
-}
 
 Deno.test({
   name:
@@ -28,21 +16,11 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
-  const dir = await Deno.makeTempDir({ prefix: "llmgw-up-models-" });
-  await initDataDir(dir, { clock: systemClock });
-  const config = await loadServerConfig({
-    flags: {
-      listen: "127.0.0.1:0",
-      "cluster-listen": "127.0.0.1:0",
-      portal: "false",
-      "reconciler-interval-ms": "300",
-      "nodes-heartbeat-ms": "300",
-    },
-    env: { LLMGW_DATA: dir },
+  const root = await Deno.makeTempDir({ prefix: "llmgw-up-models-" });
+  const c = await startClusterControlPlane(root, {
+    flags: { "reconciler-interval-ms": "300", "nodes-heartbeat-ms": "300" },
   });
-  const logs: string[] = [];
-  const logger = createLogger({ level: "info", sink: (l) => logs.push(l) });
-  const cp = await startControlPlane(config, { logger });
+  const { cp, config, logs, logger } = c;
   const services = cp.deps.modelServices!;
   const nodes: LocalNode[] = [];
   const served = (name: string) =>
@@ -94,7 +72,6 @@ Deno.test({
     assert(logs.some((l) => /no longer served/.test(l) && /first/.test(l)), "the log says so");
   } finally {
     for (const n of nodes) await n.stop().catch(() => {});
-    await cp.close();
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await c.close();
   }
 });

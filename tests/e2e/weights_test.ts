@@ -8,14 +8,15 @@
  * credential; nothing configured) and the hub after.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { eventually, type LlmgwProcess, spawnLlmgw } from "../helpers/llmgw_process.ts";
+import { eventually } from "../helpers/llmgw_process.ts";
+import {
+  quickClusterFlags,
+  type ReplicaJson,
+  runCommand,
+  startClusterControlPlane,
+} from "../helpers/control_plane.ts";
 import { type FakeHub, generatedBytes, sha256Hex, startFakeHub } from "../helpers/fake_hf.ts";
-import { systemClock } from "../../core/clock.ts";
-import { createLogger } from "../../core/log.ts";
-import { loadServerConfig } from "../../server/config.ts";
-import { type ControlPlane, startControlPlane } from "../../server/serve.ts";
-import { initDataDir } from "../../server/setup/init.ts";
-import { ctlCommand } from "../../server/cli/ctl.ts";
+import type { ControlPlane } from "../../server/serve.ts";
 import { mirrorCommand } from "../../server/cli/mirror.ts";
 
 interface Cluster {
@@ -39,61 +40,18 @@ interface Cluster {
    * Declares a one-replica sim model on `source` and waits for its ready replica, adding every
    * state seen on the way to `states`.
    */
-  serveModel(name: string, source: string, states?: Set<string>): Promise<ReplicaRow>;
+  serveModel(name: string, source: string, states?: Set<string>): Promise<ReplicaJson>;
   /** A chat completion through /v1; answers the status. */
   chat(model: string): Promise<number>;
 }
 
-type ReplicaRow = {
-  state: string;
-  fetched?: { bytes: number; total?: number; percent?: number };
-};
-
 async function withCluster(fn: (c: Cluster) => Promise<void>): Promise<void> {
   const root = await Deno.makeTempDir({ prefix: "llmgw-weights-e2e-" });
   const hub = startFakeHub();
-  const cpDir = `${root}/cp`;
-  await initDataDir(cpDir, { clock: systemClock });
-  const config = await loadServerConfig({
-    flags: {
-      listen: "127.0.0.1:0",
-      "cluster-listen": "127.0.0.1:0",
-      portal: "false",
-      "nodes-heartbeat-ms": "300",
-      "nodes-channel-idle-ms": "1000",
-      "nodes-channel-answer-ms": "1000",
-      "reconciler-interval-ms": "300",
-      "weights-hf-endpoint": hub.url,
-      "usage-flush-interval-ms": "50",
-    },
-    env: { LLMGW_DATA: cpDir },
+  const c = await startClusterControlPlane(root, {
+    flags: { ...quickClusterFlags, "weights-hf-endpoint": hub.url },
   });
-  const logs: string[] = [];
-  const cp = await startControlPlane(config, {
-    logger: createLogger({ level: "info", sink: (l) => logs.push(l) }),
-  });
-  const token = (await Deno.readTextFile(`${cpDir}/admin.token`)).trim();
-  const url = cp.url;
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}/api/v1/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: await res.json() };
-  };
-  const run = async (cmd: typeof ctlCommand, args: string[]) => {
-    const out: string[] = [];
-    const log = console.log;
-    console.log = (...a: unknown[]) => out.push(a.join(" "));
-    try {
-      const code = await cmd.run([...args, "--url", url, "--token", token]);
-      return { code, text: out.join("\n") };
-    } finally {
-      console.log = log;
-    }
-  };
-  const agents: LlmgwProcess[] = [];
+  const { cp, url, token, logs, admin } = c;
   const cluster: Cluster = {
     root,
     hub,
@@ -101,22 +59,11 @@ async function withCluster(fn: (c: Cluster) => Promise<void>): Promise<void> {
     url,
     logs,
     admin,
-    ctl: (...args) => run(ctlCommand, args),
-    mirror: (...args) => run(mirrorCommand, args),
+    ctl: c.ctl,
+    mirror: (...args) => runCommand(mirrorCommand, args, url, token),
     async joinNode({ hubRoute }) {
-      const code = await cp.deps.nodes!.joinCodes.create({ labels: {}, ttlMs: 60_000 });
-      agents.push(spawnLlmgw(
-        [
-          "join",
-          code.code,
-          "--data",
-          `${root}/node`,
-          "--name",
-          "node",
-          "--gpu-nvml-library",
-          `${root}/absent-libnvidia-ml.so.1`,
-          "--gpu-nvidia-smi",
-          `${root}/absent-nvidia-smi`,
+      await c.joinAgent("node", {
+        args: [
           "--weights-hf-endpoint",
           hubRoute ? hub.url : "",
           "--channel-idle-ms",
@@ -124,9 +71,7 @@ async function withCluster(fn: (c: Cluster) => Promise<void>): Promise<void> {
           "--channel-answer-ms",
           "1000",
         ],
-        {},
-        "agent-node",
-      ));
+      });
       await eventually("the node reporting", async () => {
         const nodes = (await admin("GET", "nodes")).body.data as { state: string; engines?: [] }[];
         return nodes.length === 1 && nodes[0]!.state === "ready" && nodes[0]!.engines
@@ -135,31 +80,16 @@ async function withCluster(fn: (c: Cluster) => Promise<void>): Promise<void> {
       }, 30_000);
     },
     async serveModel(name, source, states = new Set()) {
-      const r = await admin("POST", "models", {
-        yaml: `
+      await c.addModel(`
 name: ${name}
 source: ${source}
 profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
-`,
-      });
-      assertEquals(r.status, 201, JSON.stringify(r.body));
-      return await eventually(`a ready replica of ${name}`, async () => {
-        const rows = (await admin("GET", `replicas?model=${name}`)).body.data as ReplicaRow[];
-        for (const x of rows) states.add(x.state);
-        return rows.find((x) => x.state === "ready");
-      }, 30_000);
+`);
+      return await c.readyReplica(name, 30_000, states);
     },
     async chat(model) {
       const key = (await admin("POST", "keys", { name: `weights-${model}` })).body.key as string;
-      const res = await fetch(`${url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          model,
-          max_tokens: 4,
-          messages: [{ role: "user", content: "hello" }],
-        }),
-      });
+      const res = await c.chat(key, model);
       await res.body?.cancel();
       return res.status;
     },
@@ -168,13 +98,11 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
     await fn(cluster);
   } catch (e) {
     console.error(logs.slice(-40).join("\n"));
-    for (const a of agents) console.error(a.output().split("\n").slice(-40).join("\n"));
+    for (const a of c.agents) console.error(a.output().split("\n").slice(-40).join("\n"));
     throw e;
   } finally {
-    for (const a of agents) await a.kill();
-    await cp.close();
+    await c.close();
     await hub.close();
-    await Deno.remove(root, { recursive: true }).catch(() => {});
   }
 }
 

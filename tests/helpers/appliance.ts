@@ -3,6 +3,7 @@
  * the address and API key from what it prints.
  */
 import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
+import { loopbackListeners } from "./llmgw_process.ts";
 
 export interface Appliance {
   url: string;
@@ -25,12 +26,7 @@ export async function startAppliance(
     "up",
     "--data",
     dataDir,
-    "--listen",
-    "127.0.0.1:0",
-    "--cluster-listen",
-    "127.0.0.1:0",
-    "--metrics-listen",
-    "127.0.0.1:0",
+    ...loopbackListeners,
     "--usage-flush-interval-ms",
     "50",
     ...(opts.args ?? []),

@@ -13,20 +13,22 @@ export interface ChannelNode {
   close(): Promise<void>;
 }
 
-export async function joinChannelNode(
+/** Makes a join code and redeems it as the node `name` would: the node's credential. */
+export async function nodeCredential(cp: ControlPlane, name: string): Promise<string> {
+  const { code } = await cp.deps.nodes!.joinCodes.create({ labels: {}, ttlMs: 60_000 });
+  const secret = JSON.parse(atob(code.slice(8).replaceAll("-", "+").replaceAll("_", "/"))).secret;
+  return (await cp.deps.nodes!.joinCodes.redeem(secret, name)).credential;
+}
+
+/**
+ * Opens the control channel with `credential` and says nothing yet: every message the control
+ * plane sends lands in `inbox`.
+ */
+export async function openChannel(
   cp: ControlPlane,
-  caPem: string,
-  name: string,
-  opts: { credential?: string } = {},
-): Promise<ChannelNode & { credential: string }> {
-  let credential = opts.credential;
-  if (!credential) {
-    const { code } = await cp.deps.nodes!.joinCodes.create({ labels: {}, ttlMs: 60_000 });
-    const secret = JSON.parse(atob(code.slice(8).replaceAll("-", "+").replaceAll("_", "/")))
-      .secret;
-    credential = (await cp.deps.nodes!.joinCodes.redeem(secret, name)).credential;
-  }
-  const client = Deno.createHttpClient({ caCerts: [caPem] });
+  client: Deno.HttpClient,
+  credential: string,
+): Promise<{ ws: WebSocket; inbox: Record<string, unknown>[] }> {
   const base = cp.clusterUrls![0]!;
   const ws = new WebSocket(`${base.replace("https", "wss")}/cluster/v1/channel`, {
     client,
@@ -38,6 +40,18 @@ export async function joinChannelNode(
     ws.onopen = r;
     ws.onerror = j;
   });
+  return { ws, inbox };
+}
+
+export async function joinChannelNode(
+  cp: ControlPlane,
+  caPem: string,
+  name: string,
+  opts: { credential?: string } = {},
+): Promise<ChannelNode & { credential: string }> {
+  const credential = opts.credential ?? await nodeCredential(cp, name);
+  const client = Deno.createHttpClient({ caCerts: [caPem] });
+  const { ws, inbox } = await openChannel(cp, client, credential);
   const closed = new Promise((r) => ws.addEventListener("close", r));
   ws.send(JSON.stringify({ type: "hello", protocol: 1, version: "test", name }));
   for (let i = 0; i < 200 && !inbox.some((m) => m.type === "welcome"); i++) {

@@ -31,6 +31,8 @@ export interface Harness {
   people: PeopleServices;
   /** Sends a /v1 request with the key. */
   v1(path: string, body?: unknown, init?: RequestInit): Promise<Response>;
+  /** Sends an /api/v1 request with the admin token, a body as JSON. */
+  admin(method: string, path: string, body?: unknown): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -131,6 +133,12 @@ export async function startHarness(
           "content-type": "application/json",
           ...(init.headers ?? {}),
         },
+      }),
+    admin: async (method, path, body) =>
+      await app.request(`/api/v1/${path}`, {
+        method,
+        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       }),
     people,
     async close() {

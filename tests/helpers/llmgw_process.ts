@@ -68,6 +68,15 @@ export function spawnLlmgw(
   };
 }
 
+/** True while `pid` is a live process (not gone, not a zombie). */
+export function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
+  } catch {
+    return false;
+  }
+}
+
 /** Polls `fn` until it returns a value other than undefined; throws with `what` on timeout. */
 export async function eventually<T>(
   what: string,
@@ -88,3 +97,28 @@ export async function eventually<T>(
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
 }
+
+/** Flags that put every listener of `server` or `up` on a free loopback port. */
+export const loopbackListeners: readonly string[] = [
+  "--listen",
+  "127.0.0.1:0",
+  "--cluster-listen",
+  "127.0.0.1:0",
+  "--metrics-listen",
+  "127.0.0.1:0",
+];
+
+/**
+ * Agent flags for a quick test: channel pings and reconnects, and GPU samples, in fractions of a
+ * second.
+ */
+export const quickAgentFlags: readonly string[] = [
+  "--channel-idle-ms",
+  "1000",
+  "--channel-answer-ms",
+  "1000",
+  "--channel-reconnect-max-ms",
+  "500",
+  "--gpu-sample-interval-ms",
+  "500",
+];

@@ -12,15 +12,33 @@ export async function addSimReplica(
   opts: SimEngineServeOptions & { model?: string; slots?: number } = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
   const engine = await startSimEngine({ tokensPerSecond: 5000, apiKey: engineKey, ...opts });
+  addReplica(h, id, engine.url, { ...opts, apiKey: engineKey });
+  return engine;
+}
+
+/**
+ * Adds (or replaces) a ready replica at `baseUrl`: of `demo` unless `model` says, sent the key
+ * `k` unless `apiKey` says (a fake server reads none).
+ */
+export function addReplica(
+  h: Harness,
+  id: string,
+  baseUrl: string,
+  opts: { model?: string; apiKey?: string; slots?: number } = {},
+): void {
   h.deps.replicas.upsert({
     id,
     model: opts.model ?? "demo",
-    baseUrl: engine.url,
-    apiKey: engineKey,
+    baseUrl,
+    apiKey: opts.apiKey ?? "k",
     state: "ready",
     ...(opts.slots !== undefined ? { slots: opts.slots } : {}),
   });
-  return engine;
+}
+
+/** (Re)adds the harness's own engine as replica `r1`, with `slots` when given. */
+export function addHarnessReplica(h: Harness, opts: { slots?: number } = {}): void {
+  addReplica(h, "r1", h.engine.url, { ...opts, apiKey: engineKey });
 }
 
 /** A real HTTP server on a loopback port answering with `handler`. */

@@ -31,3 +31,14 @@ export async function buildStubNvml(dir: string): Promise<string> {
   }
   return out;
 }
+
+/** `buildStubNvml`, or undefined after a warning saying why the test is skipped. */
+export async function buildStubNvmlOrSkip(dir: string): Promise<string | undefined> {
+  try {
+    return await buildStubNvml(dir);
+  } catch (e) {
+    if (!(e instanceof StubNvmlUnavailable)) throw e;
+    console.warn(`skipped: the stub NVML cannot be built (${e.message})`);
+    return undefined;
+  }
+}

@@ -30,51 +30,49 @@ export const orgsArea: Area = {
   },
 };
 
-export const teamsArea: Area = {
-  name: "teams",
-  help: `  teams list [--org ORG]                      List teams
+/** A level under another (teams under orgs, projects under teams): the same three verbs. */
+const childArea = (
+  name: string,
+  noun: string,
+  parent: "org" | "team",
+  help: string,
+): Area => ({
+  name,
+  help,
+  verbs: {
+    list: async (ctx) => {
+      const id = str(ctx.values, parent);
+      const res = await ctx.api.get(name, { searchParams: id ? { [`${parent}_id`]: id } : {} })
+        .json();
+      return printList(ctx.json, res, ["id", `${parent}Id`, "name"]);
+    },
+    create: async (ctx) => {
+      const row = await ctx.api.post(name, {
+        json: {
+          [`${parent}_id`]: need(ctx.values, parent, `${name} create`),
+          name: arg(ctx, 0, `${name} create needs a NAME`),
+        },
+      }).json<Row>();
+      return printOne(ctx.json, row, `Created ${noun} '${row.name}' (${row.id})`);
+    },
+    rename: rename(name),
+  },
+});
+
+export const teamsArea: Area = childArea(
+  "teams",
+  "team",
+  "org",
+  `  teams list [--org ORG]                      List teams
   teams create --org ORG NAME                 Create a team in an organisation
   teams rename ID NAME                        Rename a team`,
-  verbs: {
-    list: async (ctx) => {
-      const org = str(ctx.values, "org");
-      const res = await ctx.api.get("teams", { searchParams: org ? { org_id: org } : {} }).json();
-      return printList(ctx.json, res, ["id", "orgId", "name"]);
-    },
-    create: async (ctx) => {
-      const row = await ctx.api.post("teams", {
-        json: {
-          org_id: need(ctx.values, "org", "teams create"),
-          name: arg(ctx, 0, "teams create needs a NAME"),
-        },
-      }).json<Row>();
-      return printOne(ctx.json, row, `Created team '${row.name}' (${row.id})`);
-    },
-    rename: rename("teams"),
-  },
-};
+);
 
-export const projectsArea: Area = {
-  name: "projects",
-  help: `  projects list [--team TEAM]                 List projects
+export const projectsArea: Area = childArea(
+  "projects",
+  "project",
+  "team",
+  `  projects list [--team TEAM]                 List projects
   projects create --team TEAM NAME            Create a project in a team
   projects rename ID NAME                     Rename a project`,
-  verbs: {
-    list: async (ctx) => {
-      const team = str(ctx.values, "team");
-      const res = await ctx.api.get("projects", { searchParams: team ? { team_id: team } : {} })
-        .json();
-      return printList(ctx.json, res, ["id", "teamId", "name"]);
-    },
-    create: async (ctx) => {
-      const row = await ctx.api.post("projects", {
-        json: {
-          team_id: need(ctx.values, "team", "projects create"),
-          name: arg(ctx, 0, "projects create needs a NAME"),
-        },
-      }).json<Row>();
-      return printOne(ctx.json, row, `Created project '${row.name}' (${row.id})`);
-    },
-    rename: rename("projects"),
-  },
-};
+);

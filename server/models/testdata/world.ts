@@ -9,7 +9,7 @@ import { GiB } from "../memory_estimate.ts";
 import { parseModel } from "../model_yaml.ts";
 import { type Demand, reconcile, type ReconcileResult } from "../reconcile.ts";
 import type { CatalogModel } from "../replica_need.ts";
-import { applyCommands, type Shard } from "../shard.ts";
+import { applyCommands, type Shard, shardUse } from "../shard.ts";
 
 export function model(
   name: string,
@@ -42,14 +42,7 @@ export class World {
         ...n,
         shards: this.shards.filter((s) =>
           s.node === n.name && s.state !== "stopped" && s.state !== "failed"
-        ).map((s) => ({
-          shardId: s.id,
-          model: s.model,
-          gpus: s.gpus,
-          perCardBytes: s.perCardBytes,
-          ramBytes: s.ramBytes,
-          cores: s.cores,
-        })),
+        ).map(shardUse),
       })),
     };
   }

@@ -6,6 +6,7 @@ import type { FC } from "hono/jsx";
 import type { ApiKeyInfo } from "../../keys/keys.ts";
 import type { Project } from "../../tenancy/tenancy.ts";
 import type { PortalCtx, Viewer } from "../context.ts";
+import { CardForm } from "../card_form.tsx";
 import { Layout, Notice } from "../layout.tsx";
 import { editorSnippets } from "../snippets.ts";
 
@@ -27,6 +28,22 @@ export const KeyStatus: FC<{ ctx: PortalCtx; k: ApiKeyInfo }> = ({ ctx, k }) => 
     return <span class="badge state-failed">{t("expired")}</span>;
   }
   return <span>{k.expiresAt ? ctx.fmt.day(k.expiresAt) : t("no_expiry")}</span>;
+};
+
+/** Revokes `k`; `back` is where the answer sends the browser, when not the keys page. */
+export const RevokeKeyForm: FC<{ ctx: PortalCtx; csrf: string; k: ApiKeyInfo; back?: string }> = (
+  { ctx, csrf, k, back },
+) => {
+  const { t } = ctx.words;
+  return (
+    <form method="post" action={`/keys/${k.id}/revoke`}>
+      <input type="hidden" name="_csrf" value={csrf} />
+      {back && <input type="hidden" name="back" value={back} />}
+      <button type="submit" class="danger" aria-label={t("revoke_named", { name: k.name })}>
+        {t("revoke")}
+      </button>
+    </form>
+  );
 };
 
 export const CopyField: FC<
@@ -92,18 +109,7 @@ export const KeysPage: FC<{ ctx: PortalCtx; viewer: Viewer; data: KeysData }> = 
                   </td>
                   <td>{k.lastUsedAt ? f.ago(k.lastUsedAt, ctx.now) : t("never")}</td>
                   <td>
-                    {!k.revokedAt && (
-                      <form method="post" action={`/keys/${k.id}/revoke`}>
-                        <input type="hidden" name="_csrf" value={viewer.csrf} />
-                        <button
-                          type="submit"
-                          class="danger"
-                          aria-label={t("revoke_named", { name: k.name })}
-                        >
-                          {t("revoke")}
-                        </button>
-                      </form>
-                    )}
+                    {!k.revokedAt && <RevokeKeyForm ctx={ctx} csrf={viewer.csrf} k={k} />}
                   </td>
                 </tr>
               ))}
@@ -111,42 +117,38 @@ export const KeysPage: FC<{ ctx: PortalCtx; viewer: Viewer; data: KeysData }> = 
           </table>
         </div>
       )}
-      <section class="card" aria-labelledby="new-key-h">
-        <h2 id="new-key-h">{t("key_new")}</h2>
-        <form method="post" action="/keys" class="grid">
-          <input type="hidden" name="_csrf" value={viewer.csrf} />
-          <div>
-            <label for="key-name">{t("field_key_name")}</label>
-            <input id="key-name" name="name" required maxlength={100} />
-          </div>
-          <div>
-            <label for="key-project">{t("field_project")}</label>
-            <select id="key-project" name="project_id" required={!data.projectOptional}>
-              {data.projectOptional && <option value="">{t("no_project")}</option>}
-              {data.projects.map((p) => <option value={p.id}>{p.name}</option>)}
-            </select>
-          </div>
-          <div>
-            <label for="key-days">{t("field_expires_days")}</label>
-            <input
-              id="key-days"
-              name="expires_days"
-              type="number"
-              min={1}
-              max={data.maxDays ?? undefined}
-              value={data.maxDays ? String(Math.min(30, data.maxDays)) : ""}
-              required={data.maxDays !== null}
-              aria-describedby="key-days-hint"
-            />
-            <p id="key-days-hint" class="hint">
-              {data.maxDays ? t("expires_hint", { days: data.maxDays }) : t("expires_hint_free")}
-            </p>
-          </div>
-          <div class="end">
-            <button type="submit">{t("key_create")}</button>
-          </div>
-        </form>
-      </section>
+      <CardForm id="new-key" title={t("key_new")} action="/keys" csrf={viewer.csrf}>
+        <div>
+          <label for="key-name">{t("field_key_name")}</label>
+          <input id="key-name" name="name" required maxlength={100} />
+        </div>
+        <div>
+          <label for="key-project">{t("field_project")}</label>
+          <select id="key-project" name="project_id" required={!data.projectOptional}>
+            {data.projectOptional && <option value="">{t("no_project")}</option>}
+            {data.projects.map((p) => <option value={p.id}>{p.name}</option>)}
+          </select>
+        </div>
+        <div>
+          <label for="key-days">{t("field_expires_days")}</label>
+          <input
+            id="key-days"
+            name="expires_days"
+            type="number"
+            min={1}
+            max={data.maxDays ?? undefined}
+            value={data.maxDays ? String(Math.min(30, data.maxDays)) : ""}
+            required={data.maxDays !== null}
+            aria-describedby="key-days-hint"
+          />
+          <p id="key-days-hint" class="hint">
+            {data.maxDays ? t("expires_hint", { days: data.maxDays }) : t("expires_hint_free")}
+          </p>
+        </div>
+        <div class="end">
+          <button type="submit">{t("key_create")}</button>
+        </div>
+      </CardForm>
       <section aria-labelledby="connect-h">
         <h2 id="connect-h">{t("connect_title")}</h2>
         <p>{t("connect_intro", { url: ctx.origin, model })}</p>

@@ -4,6 +4,7 @@ import type { Role } from "../../tenancy/tenancy.ts";
 import type { Org, Person, Team } from "../../tenancy/tenancy.ts";
 import type { PortalCtx, Viewer } from "../context.ts";
 import type { PortalKey } from "../i18n.ts";
+import { CardForm } from "../card_form.tsx";
 import { Layout, Notice } from "../layout.tsx";
 
 export const roleKey: Record<Role, PortalKey> = {
@@ -112,56 +113,57 @@ export const PeoplePage: FC<
         </table>
       </div>
       {data.canWrite && (
-        <section class="card" aria-labelledby="new-person-h">
-          <h2 id="new-person-h">{t("person_new")}</h2>
-          <form method="post" action="/admin/people" class="grid">
-            <input type="hidden" name="_csrf" value={viewer.csrf} />
-            <div>
-              <label for="p-username">{t("field_username")}</label>
-              <input id="p-username" name="username" required maxlength={100} />
-            </div>
-            <div>
-              <label for="p-email">{t("field_email")}</label>
-              <input id="p-email" name="email" type="email" />
-            </div>
-            <div>
-              <label for="p-role">{t("field_role")}</label>
-              <select id="p-role" name="role">
-                {data.grantable.map((r) => (
-                  <option value={r} selected={r === "member"}>{t(roleKey[r])}</option>
-                ))}
-              </select>
-            </div>
-            <div>
-              <label for="p-place">{t("field_team")}</label>
-              <select id="p-place" name="place">
-                {viewer.actor.role === "administrator" && (
-                  <option value="">{t("staff_place")}</option>
-                )}
-                {(viewer.actor.role === "administrator" || !viewer.actor.teamId) &&
-                  data.orgs.map((o) => <option value={`org:${o.id}`}>{o.name}</option>)}
-                {data.teams.map((x) => (
-                  <option value={`team:${x.id}`}>
-                    {`${data.orgs.find((o) => o.id === x.orgId)?.name ?? ""} / ${x.name}`}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div>
-              <label for="p-password">{t("field_person_password")}</label>
-              <input
-                id="p-password"
-                name="password"
-                type="password"
-                minlength={12}
-                autocomplete="new-password"
-              />
-            </div>
-            <div class="end">
-              <button type="submit">{t("person_create")}</button>
-            </div>
-          </form>
-        </section>
+        <CardForm
+          id="new-person"
+          title={t("person_new")}
+          action="/admin/people"
+          csrf={viewer.csrf}
+        >
+          <div>
+            <label for="p-username">{t("field_username")}</label>
+            <input id="p-username" name="username" required maxlength={100} />
+          </div>
+          <div>
+            <label for="p-email">{t("field_email")}</label>
+            <input id="p-email" name="email" type="email" />
+          </div>
+          <div>
+            <label for="p-role">{t("field_role")}</label>
+            <select id="p-role" name="role">
+              {data.grantable.map((r) => (
+                <option value={r} selected={r === "member"}>{t(roleKey[r])}</option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label for="p-place">{t("field_team")}</label>
+            <select id="p-place" name="place">
+              {viewer.actor.role === "administrator" && (
+                <option value="">{t("staff_place")}</option>
+              )}
+              {(viewer.actor.role === "administrator" || !viewer.actor.teamId) &&
+                data.orgs.map((o) => <option value={`org:${o.id}`}>{o.name}</option>)}
+              {data.teams.map((x) => (
+                <option value={`team:${x.id}`}>
+                  {`${data.orgs.find((o) => o.id === x.orgId)?.name ?? ""} / ${x.name}`}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label for="p-password">{t("field_person_password")}</label>
+            <input
+              id="p-password"
+              name="password"
+              type="password"
+              minlength={12}
+              autocomplete="new-password"
+            />
+          </div>
+          <div class="end">
+            <button type="submit">{t("person_create")}</button>
+          </div>
+        </CardForm>
       )}
       <script src="/static/copy.js" defer></script>
     </Layout>

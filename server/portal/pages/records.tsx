@@ -7,7 +7,7 @@ import type { PortalCtx, Viewer } from "../context.ts";
 import { Layout, Notice } from "../layout.tsx";
 import type { SettingView } from "../../settings/cluster_settings.ts";
 import { ClusterSettingsSection } from "./cluster_settings.tsx";
-import { KeyStatus } from "./keys.tsx";
+import { KeyStatus, RevokeKeyForm } from "./keys.tsx";
 
 export const AdminKeysPage: FC<{
   ctx: PortalCtx;
@@ -44,17 +44,7 @@ export const AdminKeysPage: FC<{
                 <td>{k.lastUsedAt ? f.ago(k.lastUsedAt, ctx.now) : t("never")}</td>
                 <td>
                   {k.writable && !k.revokedAt && (
-                    <form method="post" action={`/keys/${k.id}/revoke`}>
-                      <input type="hidden" name="_csrf" value={viewer.csrf} />
-                      <input type="hidden" name="back" value="/admin/keys" />
-                      <button
-                        type="submit"
-                        class="danger"
-                        aria-label={t("revoke_named", { name: k.name })}
-                      >
-                        {t("revoke")}
-                      </button>
-                    </form>
+                    <RevokeKeyForm ctx={ctx} csrf={viewer.csrf} k={k} back="/admin/keys" />
                   )}
                 </td>
               </tr>

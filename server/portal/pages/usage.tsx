@@ -6,7 +6,7 @@ import { BarChart } from "../bar_chart.tsx";
 import type { PortalCtx } from "../context.ts";
 import type { Words } from "../i18n.ts";
 import { Layout } from "../layout.tsx";
-import type { BudgetLine, UsageReport } from "../usage_report.ts";
+import type { BudgetLine, Totals, UsageReport } from "../usage_report.ts";
 
 export function levelName(deps: AppDeps, words: Words, s: Scope): string {
   const t = deps.people.tenancy;
@@ -21,6 +21,43 @@ export function levelName(deps: AppDeps, words: Words, s: Scope): string {
       return words.t("level_person", { name: t.people.get(s.id)?.username ?? s.id });
   }
 }
+
+/** One section of totals: a row a name with its requests, tokens and spend. */
+const TotalsTable: FC<{
+  ctx: PortalCtx;
+  id: string;
+  title: string;
+  nameCol: string;
+  rows: (Totals & { name: string })[];
+}> = ({ ctx, id, title, nameCol, rows }) => {
+  const { t } = ctx.words;
+  const f = ctx.fmt;
+  return (
+    <section aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>{title}</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{nameCol}</th>
+            <th scope="col" class="num">{t("col_requests")}</th>
+            <th scope="col" class="num">{t("col_tokens")}</th>
+            <th scope="col" class="num">{t("col_spend")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr>
+              <th scope="row">{r.name}</th>
+              <td class="num">{f.int(r.requests)}</td>
+              <td class="num">{f.int(r.tokens)}</td>
+              <td class="num">{f.money(r.micros)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+};
 
 export const UsagePage: FC<{
   ctx: PortalCtx;
@@ -78,52 +115,20 @@ export const UsagePage: FC<{
       </div>
       {!empty && (
         <div class="two">
-          <section aria-labelledby="by-model-h">
-            <h2 id="by-model-h">{t("usage_by_model")}</h2>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t("col_model")}</th>
-                  <th scope="col" class="num">{t("col_requests")}</th>
-                  <th scope="col" class="num">{t("col_tokens")}</th>
-                  <th scope="col" class="num">{t("col_spend")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {report.byModel.map((m) => (
-                  <tr>
-                    <th scope="row">{m.model}</th>
-                    <td class="num">{f.int(m.requests)}</td>
-                    <td class="num">{f.int(m.tokens)}</td>
-                    <td class="num">{f.money(m.micros)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </section>
-          <section aria-labelledby="by-key-h">
-            <h2 id="by-key-h">{t("usage_by_key")}</h2>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t("col_name")}</th>
-                  <th scope="col" class="num">{t("col_requests")}</th>
-                  <th scope="col" class="num">{t("col_tokens")}</th>
-                  <th scope="col" class="num">{t("col_spend")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {report.byKey.map((k) => (
-                  <tr>
-                    <th scope="row">{k.name ?? t("deleted_key")}</th>
-                    <td class="num">{f.int(k.requests)}</td>
-                    <td class="num">{f.int(k.tokens)}</td>
-                    <td class="num">{f.money(k.micros)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </section>
+          <TotalsTable
+            ctx={ctx}
+            id="by-model"
+            title={t("usage_by_model")}
+            nameCol={t("col_model")}
+            rows={report.byModel.map((m) => ({ ...m, name: m.model }))}
+          />
+          <TotalsTable
+            ctx={ctx}
+            id="by-key"
+            title={t("usage_by_key")}
+            nameCol={t("col_name")}
+            rows={report.byKey.map((k) => ({ ...k, name: k.name ?? t("deleted_key") }))}
+          />
         </div>
       )}
       <section aria-labelledby="budgets-h">

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
-import { canWrite, requireRead } from "../../tenancy/access.ts";
+import type { Price } from "../../accounting/price.ts";
+import { type Actor, canWrite, requireRead } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";
 
 const micros = z.number().int().min(0);
@@ -14,6 +15,20 @@ const priceBody = z.strictObject({
 
 export function settingsRoutes(r: AdminRegistry, deps: AppDeps): void {
   const staff = { orgId: null, teamId: null };
+  /** Sets a model's price, or with null returns it to the default; staff only, audited. */
+  const changePrice = async (actor: Actor, path: string, model: string, price: Price | null) => {
+    requireRead(actor, "staff", staff, path);
+    if (!canWrite(actor, "staff", staff)) throw new AppError("forbidden");
+    const before = deps.people.prices.list().find((x) => x.model === model)?.price ?? null;
+    await deps.people.prices.set(model, price);
+    await deps.people.audit.record(
+      actor,
+      price ? "price.set" : "price.clear",
+      { kind: "model", id: model, orgId: null },
+      before,
+      price,
+    );
+  };
   r.add({
     method: "get",
     path: "/me",
@@ -45,23 +60,13 @@ export function settingsRoutes(r: AdminRegistry, deps: AppDeps): void {
     body: priceBody,
     access: "administrator, operator",
   }, async (c, { actor, body }) => {
-    requireRead(actor, "staff", staff, c.req.path);
-    if (!canWrite(actor, "staff", staff)) throw new AppError("forbidden");
     const model = c.req.param("model")!;
-    const before = deps.people.prices.list().find((x) => x.model === model)?.price ?? null;
     const price = {
       promptPer1k: body.prompt_per_1k,
       completionPer1k: body.completion_per_1k,
       cachedPer1k: body.cached_per_1k ?? 0,
     };
-    await deps.people.prices.set(model, price);
-    await deps.people.audit.record(
-      actor,
-      "price.set",
-      { kind: "model", id: model, orgId: null },
-      before,
-      price,
-    );
+    await changePrice(actor, c.req.path, model, price);
     return c.json({ model, price });
   });
   r.add({
@@ -71,18 +76,8 @@ export function settingsRoutes(r: AdminRegistry, deps: AppDeps): void {
     summary: "Return a model to the default price",
     access: "administrator, operator",
   }, async (c, { actor }) => {
-    requireRead(actor, "staff", staff, c.req.path);
-    if (!canWrite(actor, "staff", staff)) throw new AppError("forbidden");
     const model = c.req.param("model")!;
-    const before = deps.people.prices.list().find((x) => x.model === model)?.price ?? null;
-    await deps.people.prices.set(model, null);
-    await deps.people.audit.record(
-      actor,
-      "price.clear",
-      { kind: "model", id: model, orgId: null },
-      before,
-      null,
-    );
+    await changePrice(actor, c.req.path, model, null);
     return c.json({ model, price: deps.people.prices.defaultPrice });
   });
 
