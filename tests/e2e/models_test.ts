@@ -173,18 +173,25 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
       },
     );
 
-    await t.step("ctl restart --model replaces the replica, the new one ready first", async () => {
-      const before = await readyReplica("chatty");
-      const r = await ctl("restart", "--model", "chatty");
-      assertEquals(r.code, 0, r.text);
-      assertMatch(r.text, /Restarting 1 replica/);
-      await eventually("chatty replaced", async () => {
-        const now = await replicas("chatty");
-        return now.length === 1 && now[0]!.id !== before.id && now[0]!.state === "ready"
-          ? now
-          : undefined;
-      }, 30_000);
-    });
+    await t.step(
+      "ctl restart --model: the new replica ready first, no request dropped",
+      async () => {
+        const before = await readyReplica("chatty");
+        const clients = clientLoop(() => chat("chatty"));
+        const r = await ctl("restart", "--model", "chatty");
+        assertEquals(r.code, 0, r.text);
+        assertMatch(r.text, /Restarting 1 replica/);
+        await eventually("chatty replaced", async () => {
+          const now = await replicas("chatty");
+          return now.length === 1 && now[0]!.id !== before.id && now[0]!.state === "ready"
+            ? now
+            : undefined;
+        }, 30_000).finally(() => clients.stop());
+        const { answered, failures } = await clients.stop();
+        assertEquals(failures, []);
+        assert(answered > 0);
+      },
+    );
 
     await t.step("a lost node's replicas move elsewhere", async () => {
       // Removing `pair` gives its core on "big" back (a 2-core machine has 2 cores per node).
