@@ -5,6 +5,7 @@
  * time and memory come from its own process's accounting in /proc, so the engine it starts (a
  * separate process) and the load generator are not charged to it.
  */
+import { loopbackListeners } from "../server/setup/loopback_listeners.ts";
 import { randomToken } from "../server/auth/secrets.ts";
 import { type Child, startChild } from "./child.ts";
 import { errorCount, type LoadResult, mergeResults, runLoad, withoutSamples } from "./load.ts";
@@ -144,13 +145,8 @@ async function runScenario(
         "up",
         "--data",
         dataDir,
-        "--listen",
-        "127.0.0.1:0",
         // Ports of their own: an appliance already running on this box keeps its defaults.
-        "--cluster-listen",
-        "127.0.0.1:0",
-        "--metrics-listen",
-        "127.0.0.1:0",
+        ...loopbackListeners,
         "--engines-sim-tokens-per-second",
         tps,
         "--engines-sim-slots",

@@ -33,18 +33,21 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
     assertEquals(lines.filter((l) => l.includes("dropped an invalid message")).length, 2);
     assert(!lines.some((l) => l.includes(credential)), "the credential is never logged");
 
+    const shard = (extra: Record<string, unknown>) => ({
+      shardId: "s1",
+      model: "m1",
+      engine: "sim",
+      state: "ready",
+      baseUrl: "http://127.0.0.1:9",
+      pid: 1234,
+      ...extra,
+    });
     ws.send(JSON.stringify({
       type: "heartbeat",
-      shards: [{
-        shardId: "s1",
-        model: "m1",
-        engine: "sim",
-        state: "ready",
-        baseUrl: "http://127.0.0.1:9",
-        pid: 1234,
+      shards: [shard({
         slots: 12,
         load: { known: true, running: 3, waiting: 1, kvCacheUsage: 0.25, readAt: 2_000 },
-      }],
+      })],
     }));
     await until(() => cp.deps.replicas.forModel("m1").length === 1);
     const replica = cp.deps.replicas.forModel("m1")[0]!;
@@ -62,15 +65,7 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
     // A report older than the one held (a late heartbeat) does not undo a fresher read.
     ws.send(JSON.stringify({
       type: "shard_state",
-      shard: {
-        shardId: "s1",
-        model: "m1",
-        engine: "sim",
-        state: "ready",
-        baseUrl: "http://127.0.0.1:9",
-        pid: 1234,
-        load: { known: true, running: 0, readAt: 1_000 },
-      },
+      shard: shard({ load: { known: true, running: 0, readAt: 1_000 } }),
     }));
     ws.send(JSON.stringify({ type: "ping", id: "after-stale" }));
     await until(() => inbox.some((m) => m.type === "pong" && m.id === "after-stale"));

@@ -98,15 +98,7 @@ export async function eventually<T>(
   throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
 }
 
-/** Flags that put every listener of `server` or `up` on a free loopback port. */
-export const loopbackListeners: readonly string[] = [
-  "--listen",
-  "127.0.0.1:0",
-  "--cluster-listen",
-  "127.0.0.1:0",
-  "--metrics-listen",
-  "127.0.0.1:0",
-];
+export { loopbackListeners } from "../../server/setup/loopback_listeners.ts";
 
 /**
  * Agent flags for a quick test: channel pings and reconnects, and GPU samples, in fractions of a
