@@ -83,7 +83,7 @@ async function tryAll(
   state: PartState,
 ): Promise<void> {
   const dead = new Set<number>();
-  // The last failure of each place tried, so the final message names every one of them.
+  // The last failure of each place tried, in the order tried, so the message names every one.
   const reasons = new Map<number, string>();
   let preferred = 0;
   for (let attempt = 1; attempt <= deps.tries; attempt++) {
@@ -119,9 +119,8 @@ async function tryAll(
   }
   throw new AppError("weights_fetch_failed", {
     file: job.display,
-    detail: `${
-      [...reasons.keys()].sort((a, b) => a - b).map((i) => reasons.get(i)).join("; ")
-    } (the ${state.offset} bytes fetched are kept for the next try)`,
+    detail: `${[...reasons.values()].join("; ")} (the ${state.offset} bytes fetched are kept for ` +
+      `the next try)`,
   });
 }
 

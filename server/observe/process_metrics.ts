@@ -6,8 +6,6 @@
 import { cpuUsage } from "node:process";
 import type { Registry } from "../../core/metrics/registry.ts";
 
-const startedAtS = Date.now() / 1000 - performance.now() / 1000;
-
 export function registerProcessMetrics(registry: Registry): void {
   const rss = registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes");
   const cpu = registry.counter(
@@ -31,7 +29,7 @@ export function registerProcessMetrics(registry: Registry): void {
     "llmgw_js_external_memory_bytes",
     "Memory held by JavaScript objects outside the heap (buffers)",
   );
-  start.set({}, Math.round(startedAtS));
+  start.set({}, Math.round(performance.timeOrigin / 1000));
   let cpuSeen = 0;
   registry.collect(async () => {
     const m = Deno.memoryUsage();
