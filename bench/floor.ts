@@ -4,10 +4,10 @@
  *   deno run -A bench/floor.ts [concurrency=128] [seconds=5] [tokens/s=50] [max_tokens=64] [legs]
  *     [stream|plain]
  *
- * legs: a comma list of direct, pipe, js, byob, gateway (default: all of them). `plain` sends
+ * legs: a comma list of direct, pipe, js, byob, raw, gateway (default: all of them). `plain` sends
  * requests that are not streamed (then use a fast engine, e.g. 100000 tokens/s).
  *
- * One sim engine serves every leg. Each proxy (bench/floor_proxy.ts in its three modes, then
+ * One sim engine serves every leg. Each proxy (bench/floor_proxy.ts in each of its modes, then
  * `llmgw up` with its own sim engine of the same settings) gets the same streamed load, and its
  * CPU time per request is read from /proc as `bench overhead` does. A yardstick for where the
  * gateway's time goes: the runtime's share (pipe, js) and the gateway's own (the rest).
@@ -18,11 +18,12 @@ import { type Child, startChild, startProcess } from "./child.ts";
 import { errorCount, type LoadOptions, runLoad } from "./load.ts";
 import { clockTicks, readCpu, RssSampler } from "./proc_stats.ts";
 import { table } from "./report.ts";
+import { raiseLimits } from "./overhead.ts";
 
 const [concurrency = 128, seconds = 5, tps = 50, maxTokens = 64] = Deno.args.slice(0, 4).map(
   Number,
 );
-const legs = new Set((Deno.args[4] ?? "direct,pipe,js,byob,gateway").split(","));
+const legs = new Set((Deno.args[4] ?? "direct,pipe,js,byob,raw,gateway").split(","));
 const stream = Deno.args[5] !== "plain";
 const hz = await clockTicks();
 const engineKey = randomToken("llmgw_bench_");
@@ -64,9 +65,10 @@ try {
       pid ? (peak / 2 ** 20).toFixed(0) : "-",
     ]);
     console.error(rows.at(-1)!.join("  "));
+    if (errorCount(r)) console.error(r.errorSamples);
   };
   if (legs.has("direct")) await measure("direct (no proxy)", `${engine.match[1]}/v1`, null);
-  for (const mode of ["pipe", "js", "byob"].filter((m) => legs.has(m))) {
+  for (const mode of ["pipe", "js", "byob", "raw"].filter((m) => legs.has(m))) {
     const { cmd, args } = selfCommand([]);
     const script = decodeURIComponent(new URL("./floor_proxy.ts", import.meta.url).pathname);
     const proxy = await startProcess(
@@ -94,6 +96,7 @@ try {
       "warn",
     ], { readyWhen: /llmgw is up on (\S+)[\s\S]*?API key: (sk-llmgw-\S+)/, timeoutMs: 60_000 });
     children.push(gw);
+    await raiseLimits(gw.match[1]!, dataDir);
     await measure("llmgw up (gateway)", `${gw.match[1]}/v1`, gw.pid, gw.match[2]!);
     await gw.stop();
   }

@@ -6,11 +6,14 @@
  *
  * Modes: `pipe` hands the engine's body to Deno.serve untouched (Deno copies it natively, with no
  * JavaScript per chunk); `js` reads each chunk in JavaScript with the default reader and enqueues
- * it (what relay.ts does, less its parsing); `byob` does the same with one reused buffer.
+ * it; `byob` does the same with one reused buffer; `raw` reaches the engine through llmgw's own
+ * HTTP/1.1 connections (server/router/upstream/http1_pool.ts), as relay.ts does, less its parsing.
  */
+import { Http1Pool } from "../server/router/upstream/http1_pool.ts";
+
 const [upstream, mode = "pipe"] = Deno.args;
-if (!upstream || !["pipe", "js", "byob"].includes(mode)) {
-  console.error("usage: floor_proxy.ts <upstream-base-url> pipe|js|byob");
+if (!upstream || !["pipe", "js", "byob", "raw"].includes(mode)) {
+  console.error("usage: floor_proxy.ts <upstream-base-url> pipe|js|byob|raw");
   Deno.exit(2);
 }
 
@@ -41,18 +44,57 @@ function relayBody(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array>
   });
 }
 
-Deno.serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  onListen: (a) => console.log(`floor proxy (${mode}) on http://127.0.0.1:${a.port}`),
-}, async (req) => {
+const pool = new Http1Pool();
+
+async function rawProxy(req: Request): Promise<Response> {
   const url = new URL(req.url);
-  const res = await fetch(upstream + url.pathname, {
+  const headers: Record<string, string> = {};
+  for (const name of ["content-type", "authorization", "accept"]) {
+    const v = req.headers.get(name);
+    if (v) headers[name] = v;
+  }
+  const res = await pool.request({
     method: req.method,
-    headers: req.headers,
-    body: req.body,
+    url: upstream + url.pathname,
+    headers,
+    body: new Uint8Array(await req.arrayBuffer()),
     signal: req.signal,
   });
-  if (!res.body) return res;
-  return new Response(relayBody(res.body), { status: res.status, headers: res.headers });
-});
+  const contentType = res.headers.get("content-type") ?? "application/json";
+  if (!contentType.includes("event-stream")) {
+    return new Response(await res.text(), {
+      status: res.status,
+      headers: { "content-type": contentType },
+    });
+  }
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      async pull(ctrl) {
+        const piece = await res.read();
+        if (piece === null) return ctrl.close();
+        ctrl.enqueue(piece.slice());
+      },
+      cancel: () => res.cancel(),
+    }),
+    { status: res.status, headers: { "content-type": contentType } },
+  );
+}
+
+if (mode !== "rawserve") {
+  Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: (a) => console.log(`floor proxy (${mode}) on http://127.0.0.1:${a.port}`),
+  }, async (req) => {
+    if (mode === "raw") return await rawProxy(req);
+    const url = new URL(req.url);
+    const res = await fetch(upstream + url.pathname, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+      signal: req.signal,
+    });
+    if (!res.body) return res;
+    return new Response(relayBody(res.body), { status: res.status, headers: res.headers });
+  });
+}

@@ -297,7 +297,7 @@ async function machineInfo(clkTck: number, loadAvgBefore: number[]): Promise<Mac
  * Limits stay on (every request is still admitted, counted and settled), set high enough that
  * the load is never refused: init's defaults of 60 requests a minute per key would be.
  */
-async function raiseLimits(baseUrl: string, dataDir: string): Promise<void> {
+export async function raiseLimits(baseUrl: string, dataDir: string): Promise<void> {
   const token = (await Deno.readTextFile(`${dataDir}/admin.token`)).trim();
   const res = await fetch(`${baseUrl}/api/v1/limits/global/global`, {
     method: "PATCH",

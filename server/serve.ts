@@ -130,6 +130,7 @@ export async function startControlPlane(
     opts.logger,
     (endpoint) => notifications.notifier.keyRefused(endpoint),
   );
+  started.push(() => routing.upstream.close());
   replicas.onRoom = (model) => {
     routing.admission.wake(model);
     notifications.notifier.modelReady(model);
@@ -301,6 +302,7 @@ export async function startControlPlane(
       // Requests in flight finish (or are cut after the grace) before anything they use stops.
       await listener.drain(config.shutdownGraceMs);
       models?.close();
+      routing.upstream.close();
       await tracer?.close();
       loadPoller.stop();
       retention.stop();

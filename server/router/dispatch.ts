@@ -179,6 +179,7 @@ export async function dispatch(
     replica.breaker.take();
     const relayStarted = performance.now();
     const result = await relay({
+      upstream: routing.upstream,
       replica,
       path,
       body: served === entry && !served.upstreamModel && model === entry.name

@@ -6,6 +6,7 @@ import type { Logger } from "../../core/log.ts";
 import { Admission } from "./admission.ts";
 import { PrefixIndex } from "./prefix_index.ts";
 import { defaultPrefixOptions, type PrefixOptions } from "./request_keys.ts";
+import { engineUpstream, type Upstream } from "./upstream/upstream.ts";
 
 export interface RoutingSettings {
   queueTimeoutMs: number;
@@ -30,6 +31,8 @@ export interface Routing {
   readonly settings: RoutingSettings;
   readonly admission: Admission;
   readonly prefixIndex: PrefixIndex;
+  /** Requests to engines and outside providers; closed with the control plane. */
+  readonly upstream: Upstream;
   /**
    * An outside provider refused a key (401). Names the endpoint (`external:MODEL#n`), never the
    * key. Logs a warning; a notification can hook in here.
@@ -50,6 +53,7 @@ export function createRouting(
       batchSharePercent: s.batchSharePercent,
     }),
     prefixIndex: new PrefixIndex(s.prefixIndexSize),
+    upstream: engineUpstream(),
     keyRefused: (endpoint) => {
       logger.warn("an outside provider refused a key; its endpoint is skipped for a while", {
         endpoint,

@@ -142,6 +142,7 @@ export async function startHarness(
       }),
     people,
     async close() {
+      routing.upstream.close();
       await usage.close();
       await people.close();
       await engine.close();

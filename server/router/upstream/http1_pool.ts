@@ -1,0 +1,420 @@
+/**
+ * A small HTTP/1.1 client over plain TCP with kept-alive connections, for the router's requests
+ * to engines on `http:` addresses. `fetch` costs the gateway more than the rest of its request
+ * path together: a Request, a header list and a web stream per request, and per streamed token a
+ * read through that stream. Here a request is one write, and a token one socket read into a buffer
+ * the connection keeps.
+ *
+ * Only what engines answer is understood: a status line, headers, and a body delimited by
+ * `content-length`, `chunked` or the connection's close. Anything else fails the request, and the
+ * connection is never reused after a request that did not end cleanly.
+ */
+import { type ChunkedDecoder, chunkedDecoder } from "./chunked.ts";
+
+export interface Http1Request {
+  method: string;
+  /** `http://host:port/path?query`. */
+  url: string;
+  headers: Record<string, string>;
+  body?: Uint8Array;
+  signal?: AbortSignal;
+}
+
+export interface Http1Response {
+  readonly status: number;
+  /** Lower-cased names; a repeated header keeps its last value. */
+  readonly headers: ReadonlyMap<string, string>;
+  /**
+   * The next piece of the body, or null at its end. The bytes belong to the connection and are
+   * overwritten by the next read: use them before reading again.
+   */
+  read(): Promise<Uint8Array | null>;
+  /** The rest of the body as text. */
+  text(): Promise<string>;
+  /** Gives up on the rest of the body: the connection is closed, not reused. */
+  cancel(): void;
+}
+
+export interface Http1PoolOptions {
+  /** Idle connections kept per host; more are closed when their request ends. */
+  maxIdlePerHost?: number;
+  /**
+   * A connection idle this long is not reused: an engine may have closed it, and a request sent on
+   * a closed connection is only found out by its missing answer. Shorter than servers' own
+   * keep-alive timeouts (llama-server: 5 s).
+   */
+  idleMs?: number;
+  /** Longest status line and headers accepted. */
+  maxHeadBytes?: number;
+}
+
+const encoder = new TextEncoder();
+const bufferSize = 16 * 1024;
+
+export class Http1Pool {
+  readonly #idle = new Map<string, Connection[]>();
+  readonly #maxIdle: number;
+  readonly #idleMs: number;
+  readonly #maxHead: number;
+  #closed = false;
+
+  constructor(opts: Http1PoolOptions = {}) {
+    this.#maxIdle = opts.maxIdlePerHost ?? 256;
+    this.#idleMs = opts.idleMs ?? 3_000;
+    this.#maxHead = opts.maxHeadBytes ?? 64 * 1024;
+  }
+
+  /** Connections waiting for a request, over all hosts. */
+  get idleCount(): number {
+    let n = 0;
+    for (const list of this.#idle.values()) n += list.length;
+    return n;
+  }
+
+  async request(req: Http1Request): Promise<Http1Response> {
+    const url = new URL(req.url);
+    if (url.protocol !== "http:") throw new TypeError(`not an http: URL: ${url.protocol}`);
+    const hostKey = url.host;
+    const head = requestHead(req, url);
+    const signal = req.signal;
+    signal?.throwIfAborted();
+    // A kept-alive connection may have been closed by the engine since: if it answers nothing at
+    // all, the request goes once more on a fresh one (nothing was processed: no byte came back).
+    for (let attempt = 0;; attempt++) {
+      const reused = this.#takeIdle(hostKey);
+      const conn = reused ?? await this.#connect(url, signal);
+      const onAbort = () => conn.close();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        await conn.writeAll(head, req.body);
+        const res = await conn.readHead(this.#maxHead);
+        if (res === "closed") {
+          conn.close();
+          if (reused && attempt === 0) continue;
+          throw new Deno.errors.ConnectionReset(
+            "the engine closed the connection without answering",
+          );
+        }
+        return new Body(
+          conn,
+          res,
+          req.method === "HEAD",
+          signal,
+          onAbort,
+          (c) => this.#release(c, hostKey),
+        );
+      } catch (e) {
+        signal?.removeEventListener("abort", onAbort);
+        conn.close();
+        if (signal?.aborted) throw signal.reason;
+        if (reused && attempt === 0 && isResetLike(e)) continue;
+        throw e;
+      }
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const list of this.#idle.values()) for (const c of list) c.close();
+    this.#idle.clear();
+  }
+
+  #takeIdle(hostKey: string): Connection | undefined {
+    const list = this.#idle.get(hostKey);
+    const now = performance.now();
+    while (list?.length) {
+      const c = list.pop()!;
+      if (now - c.idleSince < this.#idleMs) return c;
+      c.close();
+    }
+    return undefined;
+  }
+
+  async #connect(url: URL, signal: AbortSignal | undefined): Promise<Connection> {
+    const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+    const tcp = await Deno.connect({ hostname, port: Number(url.port || 80) });
+    if (signal?.aborted) {
+      tcp.close();
+      throw signal.reason;
+    }
+    tcp.setNoDelay(true);
+    return new Connection(tcp);
+  }
+
+  #release(c: Connection, hostKey: string): void {
+    if (this.#closed) return c.close();
+    let list = this.#idle.get(hostKey);
+    if (!list) this.#idle.set(hostKey, list = []);
+    if (list.length >= this.#maxIdle) return c.close();
+    c.idleSince = performance.now();
+    list.push(c);
+  }
+}
+
+function requestHead(req: Http1Request, url: URL): Uint8Array {
+  let head = `${req.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+  for (const [name, value] of Object.entries(req.headers)) {
+    // A line break in a value would start a header (or a request) of the value's choosing.
+    if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) {
+      throw new TypeError(`header ${JSON.stringify(name)} holds a line break`);
+    }
+    head += `${name}: ${value}\r\n`;
+  }
+  head += `content-length: ${req.body?.byteLength ?? 0}\r\n\r\n`;
+  return encoder.encode(head);
+}
+
+function isResetLike(e: unknown): boolean {
+  return e instanceof Deno.errors.ConnectionReset || e instanceof Deno.errors.BrokenPipe ||
+    e instanceof Deno.errors.UnexpectedEof;
+}
+
+interface Head {
+  status: number;
+  headers: Map<string, string>;
+}
+
+/** One TCP connection and the bytes read from it but not yet used. */
+class Connection {
+  idleSince = 0;
+  #buf = new Uint8Array(bufferSize);
+  #start = 0;
+  #end = 0;
+  #closed = false;
+  readonly #tcp: Deno.TcpConn;
+
+  constructor(tcp: Deno.TcpConn) {
+    this.#tcp = tcp;
+  }
+
+  async writeAll(head: Uint8Array, body: Uint8Array | undefined): Promise<void> {
+    let bytes = head;
+    if (body?.byteLength) {
+      bytes = new Uint8Array(head.byteLength + body.byteLength);
+      bytes.set(head);
+      bytes.set(body, head.byteLength);
+    }
+    for (let off = 0; off < bytes.byteLength;) off += await this.#tcp.write(bytes.subarray(off));
+  }
+
+  /** The status line and headers; "closed" when the connection ended before any byte of them. */
+  async readHead(maxBytes: number): Promise<Head | "closed"> {
+    for (;;) {
+      const at = indexOfHeadEnd(this.#buf, this.#start, this.#end);
+      if (at >= 0) {
+        const text = new TextDecoder().decode(this.#buf.subarray(this.#start, at));
+        this.#start = at + 4;
+        const head = parseHead(text);
+        // 1xx answers (100 Continue) come before the real one.
+        if (head.status >= 100 && head.status < 200) continue;
+        return head;
+      }
+      if (this.#end - this.#start >= maxBytes) {
+        throw new Error("the engine's answer headers are too long");
+      }
+      const n = await this.#fill();
+      if (n === null) {
+        if (this.#end === this.#start) return "closed";
+        throw new Deno.errors.UnexpectedEof("the engine closed the connection mid-headers");
+      }
+    }
+  }
+
+  /** Up to `max` buffered bytes (reading more first when none are left); null at end of stream. */
+  async take(max: number): Promise<Uint8Array | null> {
+    if (this.#start === this.#end && (await this.#fill()) === null) return null;
+    const n = Math.min(max, this.#end - this.#start);
+    const out = this.#buf.subarray(this.#start, this.#start + n);
+    this.#start += n;
+    return out;
+  }
+
+  /** Whatever is buffered, without reading. */
+  buffered(): Uint8Array {
+    const out = this.#buf.subarray(this.#start, this.#end);
+    this.#start = this.#end;
+    return out;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#tcp.close();
+    } catch {
+      // Already closed by the runtime.
+    }
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async #fill(): Promise<number | null> {
+    if (this.#start === this.#end) {
+      this.#start = this.#end = 0;
+    } else if (this.#end === this.#buf.byteLength) {
+      // Unused bytes move to the front; a head longer than the buffer grows it.
+      if (this.#start === 0) {
+        const grown = new Uint8Array(this.#buf.byteLength * 2);
+        grown.set(this.#buf);
+        this.#buf = grown;
+      } else {
+        this.#buf.copyWithin(0, this.#start, this.#end);
+        this.#end -= this.#start;
+        this.#start = 0;
+      }
+    }
+    const n = await this.#tcp.read(this.#buf.subarray(this.#end));
+    if (n === null) return null;
+    this.#end += n;
+    return n;
+  }
+}
+
+function indexOfHeadEnd(buf: Uint8Array, from: number, to: number): number {
+  for (let i = buf.indexOf(13, from); i >= 0 && i + 3 < to; i = buf.indexOf(13, i + 1)) {
+    if (buf[i + 1] === 10 && buf[i + 2] === 13 && buf[i + 3] === 10) return i;
+  }
+  return -1;
+}
+
+function parseHead(text: string): Head {
+  const lines = text.split("\r\n");
+  const m = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(lines[0] ?? "");
+  if (!m) throw new Error("the engine's answer is not HTTP/1.1");
+  const headers = new Map<string, string>();
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const colon = line.indexOf(":");
+    if (colon <= 0) throw new Error("the engine's answer has a malformed header");
+    headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+  }
+  return { status: Number(m[1]), headers };
+}
+
+type Framing =
+  | { kind: "length"; left: number }
+  | { kind: "chunked"; decoder: ChunkedDecoder }
+  | { kind: "close" }
+  | { kind: "none" };
+
+class Body implements Http1Response {
+  readonly status: number;
+  readonly headers: ReadonlyMap<string, string>;
+  readonly #conn: Connection;
+  readonly #framing: Framing;
+  readonly #keepAlive: boolean;
+  readonly #signal: AbortSignal | undefined;
+  readonly #onAbort: () => void;
+  readonly #release: (c: Connection) => void;
+  #done = false;
+  /** Every byte of the body has been handed out; the next read ends it. */
+  #complete = false;
+
+  constructor(
+    conn: Connection,
+    head: Head,
+    isHead: boolean,
+    signal: AbortSignal | undefined,
+    onAbort: () => void,
+    release: (c: Connection) => void,
+  ) {
+    this.#conn = conn;
+    this.status = head.status;
+    this.headers = head.headers;
+    this.#signal = signal;
+    this.#onAbort = onAbort;
+    this.#release = release;
+    const te = head.headers.get("transfer-encoding")?.toLowerCase();
+    const cl = head.headers.get("content-length");
+    if (isHead || head.status === 204 || head.status === 304) {
+      this.#framing = { kind: "none" };
+    } else if (te) {
+      if (te !== "chunked") throw new Error(`the engine sent transfer-encoding ${te}`);
+      this.#framing = { kind: "chunked", decoder: chunkedDecoder() };
+    } else if (cl !== undefined) {
+      const left = Number(cl);
+      if (!/^\d+$/.test(cl) || !Number.isSafeInteger(left)) {
+        throw new Error("the engine sent a malformed content-length");
+      }
+      this.#framing = { kind: "length", left };
+    } else {
+      this.#framing = { kind: "close" };
+    }
+    this.#keepAlive = this.#framing.kind !== "close" &&
+      head.headers.get("connection")?.toLowerCase() !== "close";
+    if (
+      this.#framing.kind === "none" || (this.#framing.kind === "length" && this.#framing.left === 0)
+    ) {
+      this.#complete = true;
+    }
+  }
+
+  async read(): Promise<Uint8Array | null> {
+    if (this.#done) return null;
+    // The connection goes back to the pool on the read after the last bytes, not with them: they
+    // live in its buffer until the caller has used them.
+    if (this.#complete) {
+      this.#end(true);
+      return null;
+    }
+    try {
+      const f = this.#framing;
+      if (f.kind === "length") {
+        const piece = await this.#conn.take(f.left);
+        if (piece === null) {
+          throw new Deno.errors.UnexpectedEof("the engine's answer was cut short");
+        }
+        f.left -= piece.byteLength;
+        if (f.left === 0) this.#complete = true;
+        return piece;
+      }
+      if (f.kind === "chunked") {
+        for (;;) {
+          let raw = this.#conn.buffered();
+          if (raw.byteLength === 0) {
+            const more = await this.#conn.take(Infinity);
+            if (more === null) {
+              throw new Deno.errors.UnexpectedEof("the engine's answer was cut short");
+            }
+            raw = more;
+          }
+          const { data, ended, extra } = f.decoder.decode(raw);
+          if (extra) throw new Error("the engine sent bytes after its answer");
+          if (ended) this.#complete = true;
+          if (data.byteLength) return data;
+          if (ended) return this.read();
+        }
+      }
+      const piece = await this.#conn.take(Infinity);
+      if (piece === null) this.#end(false);
+      return piece;
+    } catch (e) {
+      this.#end(false);
+      if (this.#signal?.aborted) throw this.#signal.reason;
+      throw e;
+    }
+  }
+
+  async text(): Promise<string> {
+    const decoder = new TextDecoder();
+    let out = "";
+    for (let piece = await this.read(); piece; piece = await this.read()) {
+      out += decoder.decode(piece, { stream: true });
+    }
+    return out + decoder.decode();
+  }
+
+  cancel(): void {
+    this.#end(false);
+  }
+
+  #end(clean: boolean): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+    if (clean && this.#keepAlive && !this.#conn.closed) this.#release(this.#conn);
+    else this.#conn.close();
+  }
+}
