@@ -3,6 +3,8 @@
  * helper), whether it runs from source or as a `deno compile`d binary.
  */
 
+import { v8Flags } from "./v8_flags.ts";
+
 /**
  * `Deno.build.standalone` is what the runtime itself says about being a compiled binary. Guessing
  * from `Deno.execPath()`'s basename would break for a binary someone names "deno", or a deno
@@ -27,7 +29,10 @@ function mainModulePath(): string {
 /** The command line that runs `llmgw <args...>`. */
 export function selfCommand(args: string[]): { cmd: string; args: string[] } {
   if (isCompiled()) return { cmd: Deno.execPath(), args: [...args] };
-  return { cmd: Deno.execPath(), args: ["run", "-A", mainModulePath(), ...args] };
+  return {
+    cmd: Deno.execPath(),
+    args: ["run", "-A", `--v8-flags=${v8Flags}`, mainModulePath(), ...args],
+  };
 }
 
 /**

@@ -6,11 +6,10 @@
 # (package.json pins it) and deno compile uses it instead.
 #
 # What is embedded: every statically imported module (so locales/), and the files read at run
-# time through import.meta.url: the store's migrations (db/migrations) and the portal (web/).
-# The weights hashing worker is loaded by URL too, so it is included by name.
-# time through import.meta.url: the store's migrations (db/migrations), the portal (web/), and
-# core/build_info.json (version, commit, build date; written here, removed after, never
-# committed), which `llmgw version` prints.
+# time through import.meta.url: the store's migrations (db/migrations), the portal (web/), the
+# weights hashing worker (loaded by URL, so included by name), and core/build_info.json (version,
+# commit, build date; written here, removed after, never committed), which `llmgw version` prints.
+# The V8 flags of core/v8_flags.ts are baked in, as the tasks pass them from source.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,12 +29,15 @@ if [ "$commit" != unknown ] && [ -n "$(git status --porcelain --untracked-files=
   commit="$commit-dirty"
 fi
 date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+v8_flags=$(sed -n 's/^export const v8Flags = "\(.*\)";$/\1/p' core/v8_flags.ts)
+[ -n "$v8_flags" ] || { echo "cannot read the V8 flags from core/v8_flags.ts" >&2; exit 1; }
 trap 'rm -f core/build_info.json' EXIT
 printf '{"version":"%s","commit":"%s","date":"%s"}\n' "$version" "$commit" "$date" >core/build_info.json
 
 "$deno" compile \
   --allow-all \
   --no-check=remote \
+  --v8-flags="$v8_flags" \
   --include db/migrations \
   --include web \
   --include locales \
