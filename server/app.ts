@@ -3,9 +3,9 @@
  * environment or opens files: that is serve.ts's job, so tests build the same app in-process.
  */
 import { Hono } from "hono";
-import { ulid } from "ulid";
 import type { AppEnv } from "./app_env.ts";
 import type { AppDeps } from "./deps.ts";
+import { requestId as newRequestId } from "../core/request_id.ts";
 import { AppError, errorResponseFor, makeOnError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { authRoutes } from "./routes/auth.ts";
@@ -20,7 +20,7 @@ import { portalRoutes } from "./portal/portal.tsx";
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", async (c, next) => {
-    const requestId = ulid();
+    const requestId = newRequestId();
     c.set("requestId", requestId);
     await next();
     c.res.headers.set("x-request-id", requestId);

@@ -171,13 +171,14 @@ export class KeyService {
 
   async check(presented: string, clientAddr = "local"): Promise<KeyCheck> {
     const now = this.deps.clock.now();
-    if (!wellFormed(presented)) return this.#refuse(clientAddr, now, "invalid");
     const hash = sha256HexSync(presented);
     const cached = this.#cache.get(hash);
     let result: KeyCheck;
     if (cached && cached.until > now) {
+      // Only a well-formed key is ever looked up, so only one has a cache entry.
       result = cached.result;
     } else {
+      if (!wellFormed(presented)) return this.#refuse(clientAddr, now, "invalid");
       let flight = this.#inflight.get(hash);
       if (!flight) {
         flight = this.#resolve(hash).finally(() => this.#inflight.delete(hash));

@@ -30,6 +30,8 @@ export interface DispatchOptions {
    * relay then reports the answer's end and size to the access log itself.
    */
   meter?: AnswerMeter;
+  /** The bytes `body` was parsed from, sent as they are when the body goes on unchanged. */
+  rawBody?: Uint8Array<ArrayBuffer>;
 }
 
 export async function dispatch(
@@ -178,13 +180,13 @@ export async function dispatch(
     replica.lastRequestAt = deps.clock.now();
     replica.breaker.take();
     const relayStarted = performance.now();
+    const unchanged = served === entry && !served.upstreamModel && model === entry.name;
     const result = await relay({
       upstream: routing.upstream,
       replica,
       path,
-      body: served === entry && !served.upstreamModel && model === entry.name
-        ? body
-        : { ...body, model: served.upstreamModel ?? served.name },
+      body: unchanged ? body : { ...body, model: served.upstreamModel ?? served.name },
+      ...(unchanged && opts.rawBody ? { rawBody: opts.rawBody } : {}),
       clientSignal: signal,
       firstByteTimeoutMs: deps.limits.firstByteTimeoutMs,
       idleTimeoutMs: routing.settings.streamIdleTimeoutMs,

@@ -3,6 +3,17 @@ import { AppError } from "../errors.ts";
 import { isRecord } from "./relay.ts";
 
 export async function readJsonBody(req: Request, limit: number): Promise<Record<string, unknown>> {
+  return (await readJsonRequest(req, limit)).body;
+}
+
+/**
+ * The body parsed, and the bytes it was parsed from: a request the router passes on unchanged is
+ * sent as those bytes, not serialised again (a long prompt costs as much to write as to read).
+ */
+export async function readJsonRequest(
+  req: Request,
+  limit: number,
+): Promise<{ body: Record<string, unknown>; bytes: Uint8Array<ArrayBuffer> }> {
   const declared = Number(req.headers.get("content-length") ?? "NaN");
   if (declared > limit) throw new AppError("body_too_large", { limit });
   // A declared length is enforced by the HTTP server's framing, so the body can be read whole;
@@ -20,7 +31,7 @@ export async function readJsonBody(req: Request, limit: number): Promise<Record<
   if (!isRecord(value)) {
     throw new AppError("invalid_json", { detail: "the body must be a JSON object" });
   }
-  return value;
+  return { body: value, bytes };
 }
 
 /** The body's `model`, which every /v1 request that reaches an engine must name. */
@@ -42,7 +53,7 @@ export function requireModel(body: Record<string, unknown>): string {
 async function readBounded(
   body: ReadableStream<Uint8Array> | null,
   limit: number,
-): Promise<Uint8Array> {
+): Promise<Uint8Array<ArrayBuffer>> {
   if (!body) return new Uint8Array();
   const parts: Uint8Array[] = [];
   let size = 0;

@@ -32,6 +32,8 @@ export interface RelayRequest {
   /** The OpenAI path under the replica's API base, e.g. `/chat/completions`. */
   path: string;
   body: Record<string, unknown>;
+  /** `body` as the client sent it: sent as it is when nothing in it needs changing. */
+  rawBody?: Uint8Array<ArrayBuffer>;
   /** Aborted when the client disconnects. */
   clientSignal: AbortSignal;
   firstByteTimeoutMs: number;
@@ -57,6 +59,8 @@ export type RelayResult =
 
 const encoder = new TextEncoder();
 const nullUsage = /,\s*"usage"\s*:\s*null|"usage"\s*:\s*null\s*,?/;
+const nullUsageAnywhere = /,"usage":null|"usage":null,?/g;
+const usageObject = /"usage":\s*\{/;
 /** Durations come from a monotonic timer: a wall clock can jump. */
 const elapsed = (since: number) => Math.round(performance.now() - since);
 
@@ -66,7 +70,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
   const stream = body.stream === true;
   const clientWantsUsage = stream && isRecord(body.stream_options) &&
     body.stream_options.include_usage === true;
-  const upstreamBody = stream
+  const upstreamBody = stream && !clientWantsUsage
     ? {
       ...body,
       stream_options: {
@@ -107,7 +111,9 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
         authorization: `Bearer ${replica.apiKey}`,
         accept: stream ? "text/event-stream" : "application/json",
       },
-      body: encoder.encode(JSON.stringify(upstreamBody)),
+      body: upstreamBody === body && req.rawBody
+        ? req.rawBody
+        : encoder.encode(JSON.stringify(upstreamBody)),
       signal: upstreamAbort.signal,
     });
   } catch (e) {
@@ -263,29 +269,35 @@ function relayStream(
       : data.includes(',"usage":null')
       ? data.replace(',"usage":null', "")
       : data.replace(nullUsage, "");
-    out.push(ev.event ? `event: ${ev.event}\ndata: ${shown}\n\n` : `data: ${shown}\n\n`);
+    // A data field of several lines goes out as several `data:` lines, as it came.
+    const lines = shown.includes("\n") ? shown.replaceAll("\n", "\ndata: ") : shown;
+    out.push(ev.event ? `event: ${ev.event}\ndata: ${lines}\n\n` : `data: ${lines}\n\n`);
   };
   const parser = createParser({ onEvent });
   // Fast path: the whole events of one read pass on as text, counted but not parsed; only a read
-  // holding a usage object, or anything but plain `data:` lines, goes through the full parser.
+  // holding a usage object, or anything but one-line `data:` events, goes through the full parser.
   let pending = "";
   const feed = (text: string) => {
-    pending += text;
-    if (pending.includes("\r")) pending = pending.replace(/\r\n?/g, "\n");
-    const cut = pending.lastIndexOf("\n\n");
-    if (cut < 0) return;
-    let complete = pending.slice(0, cut + 2);
-    pending = pending.slice(cut + 2);
-    if (/"usage":\s*\{|^(?!data: )/m.test(complete.replaceAll("\n\n", "\n").trimEnd())) {
+    let complete: string;
+    if (pending === "" && text.endsWith("\n\n") && !text.includes("\r")) {
+      // Nearly every read is whole events: nothing to join or cut.
+      complete = text;
+    } else {
+      pending += text;
+      if (pending.includes("\r")) pending = pending.replace(/\r\n?/g, "\n");
+      const cut = pending.lastIndexOf("\n\n");
+      if (cut < 0) return;
+      complete = pending.slice(0, cut + 2);
+      pending = pending.slice(cut + 2);
+    }
+    const n = countDataEvents(complete);
+    if (n < 0 || usageObject.test(complete)) {
       parser.feed(complete);
       return;
     }
-    let n = 0;
-    for (let i = complete.indexOf("\n\n"); i >= 0; i = complete.indexOf("\n\n", i + 2)) n++;
-    if (complete.includes("data: [DONE]")) n--;
     contentEvents += n;
     if (!opts.clientWantsUsage && complete.includes('"usage":null')) {
-      complete = complete.replaceAll(',"usage":null', "").replace(/"usage":null,?/g, "");
+      complete = complete.replace(nullUsageAnywhere, "");
     }
     out.push(complete);
   };
@@ -389,6 +401,28 @@ function relayStream(
       ...opts.headers,
     },
   });
+}
+
+/**
+ * How many content events `text` (whole events) holds when every line of it is a `data:` field,
+ * the closing `[DONE]` not counted; -1 when anything else is there (a comment, an `event:` or `id:`
+ * field), which only the full parser reads right.
+ */
+export function countDataEvents(text: string): number {
+  let n = 0;
+  for (let at = 0; at < text.length;) {
+    if (!text.startsWith("data: ", at)) return -1;
+    const end = text.indexOf("\n", at);
+    if (end < 0) return -1;
+    if (text.charCodeAt(end + 1) === 10) {
+      // The event ends here.
+      if (!text.startsWith("data: [DONE]\n", at)) n++;
+      at = end + 2;
+    } else {
+      at = end + 1;
+    }
+  }
+  return n;
 }
 
 /**

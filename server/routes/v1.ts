@@ -8,7 +8,7 @@ import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import type { ModelEntry } from "../router/catalog.ts";
 import { dispatch, type EnginePath } from "../router/dispatch.ts";
-import { readJsonBody } from "../router/read_body.ts";
+import { readJsonRequest } from "../router/read_body.ts";
 import { modelLimits } from "../models/model_limits.ts";
 
 const relayed: EnginePath[] = ["/chat/completions", "/completions", "/embeddings"];
@@ -43,8 +43,8 @@ export function v1Routes(deps: AppDeps): Hono<AppEnv> {
 
   for (const path of relayed) {
     app.post(path, async (c) => {
-      const body = await readJsonBody(c.req.raw, deps.limits.maxBodyBytes);
-      return await dispatch(deps, c, path, body, { meter: c.get("answerMeter") });
+      const { body, bytes } = await readJsonRequest(c.req.raw, deps.limits.maxBodyBytes);
+      return await dispatch(deps, c, path, body, { meter: c.get("answerMeter"), rawBody: bytes });
     });
   }
   return app;
