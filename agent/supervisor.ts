@@ -171,9 +171,16 @@ export class Supervisor {
     shard.stopping = true;
     shard.wake?.();
     clearInterval(shard.watch);
-    if (shard.proc) await shard.proc.terminate(this.#graceMs);
-    else if (shard.adopted) await stopRecorded(shard.adopted, this.#graceMs);
+    const terminate = async () => {
+      if (shard.proc) await shard.proc.terminate(this.#graceMs);
+      else if (shard.adopted) await stopRecorded(shard.adopted, this.#graceMs);
+    };
+    await terminate();
     await shard.settled.catch(() => {});
+    // A stop that came while an earlier engine was being judged for adoption, or before the new
+    // one was spawned, found no process: the one adopted or spawned meanwhile must go too, or it
+    // runs on, out of the registry, holding its GPU memory until someone kills it by hand.
+    await terminate();
     if (this.#shards.get(shardId) === shard) this.#shards.delete(shardId);
     this.#setState(shard, "stopped");
     this.#saveRegistry();

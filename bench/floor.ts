@@ -72,7 +72,7 @@ try {
     const { cmd, args } = selfCommand([]);
     const script = decodeURIComponent(new URL("./floor_proxy.ts", import.meta.url).pathname);
     const proxy = await startProcess(
-      { cmd, args: [...args.slice(0, 2), script, engine.match[1]!, mode] },
+      { cmd, args: [...args.slice(0, -1), script, engine.match[1]!, mode] },
       `floor proxy ${mode}`,
       { readyWhen: /on (\S+)/, timeoutMs: 60_000 },
     );

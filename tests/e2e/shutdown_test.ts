@@ -2,12 +2,37 @@
  * Stopping a real `llmgw up`: SIGTERM lets a stream in flight finish and writes its usage row
  * before exit, while new connections are refused; SIGKILL loses at most the last
  * `usage.flush_interval_ms` (1 s by default) of usage rows: a request that completed 1.5 s
- * before the kill is in the store.
+ * before the kill is in the store, and the engine it left running is stopped by the next start
+ * when that start wants another (its settings changed meanwhile), never left to run on.
  */
 import { assert, assertEquals } from "../assert.ts";
 import { startAppliance } from "../helpers/appliance.ts";
 import { openStore } from "../../db/store.ts";
 import { usage } from "../../db/schema.ts";
+
+/** The engine pids the appliance's agent recorded (its shards.json, wherever under the data). */
+async function recordedEnginePids(dir: string): Promise<number[]> {
+  for await (const e of Deno.readDir(dir)) {
+    const path = `${dir}/${e.name}`;
+    if (e.isFile && e.name === "shards.json") {
+      const file = JSON.parse(await Deno.readTextFile(path)) as { shards?: { pid: number }[] };
+      return (file.shards ?? []).map((s) => s.pid);
+    }
+    if (e.isDirectory) {
+      const found = await recordedEnginePids(path);
+      if (found.length) return found;
+    }
+  }
+  return [];
+}
+
+const alive = (pid: number) => {
+  try {
+    return !Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]!.startsWith("Z");
+  } catch {
+    return false;
+  }
+};
 
 async function rows(dataDir: string) {
   const store = await openStore(`${dataDir}/llmgw.db`);
@@ -38,6 +63,32 @@ Deno.test({
       await app.kill("SIGKILL");
       const written = await rows(app.dataDir);
       assert(written.some((r) => r.requestId === id), "the completed request's row was written");
+
+      // Nothing could stop the engine: it outlives the appliance. The next start, with another
+      // engine speed, first adopts it, then replaces it.
+      let [engine] = await recordedEnginePids(app.dataDir);
+      assert(engine && alive(engine), "the engine outlived its SIGKILLed appliance");
+      const again = await startAppliance({
+        dataDir: app.dataDir,
+        args: ["--engines-sim-tokens-per-second", "4000"],
+      });
+      try {
+        const res = await fetch(`${again.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
+          body: JSON.stringify({ model: "demo", messages: [{ role: "user", content: "hi" }] }),
+        });
+        assertEquals(res.status, 200);
+        await res.text();
+        const now = await recordedEnginePids(app.dataDir);
+        assertEquals(now.length, 1);
+        assert(now[0] !== engine, "a new engine serves");
+        assert(!alive(engine), "the engine left running was stopped, not left out of the record");
+        engine = now[0]!;
+      } finally {
+        assertEquals(await again.stop(), 0);
+      }
+      assert(!alive(engine), "stopped with the appliance");
     } finally {
       await app.kill("SIGKILL");
       await Deno.remove(app.dataDir, { recursive: true });
