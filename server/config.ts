@@ -193,7 +193,7 @@ export const serverSettings = {
     "Most prompt-prefix blocks remembered for prefix affinity (in memory)",
     { min: 1 },
   ),
-  usageFlushMs: int("usage.flush_interval_ms", 1_000, "How often usage rows are written, in ms", {
+  usageFlushMs: int("usage.flush_interval_ms", 200, "How often usage rows are written, in ms", {
     min: 10,
   }),
   usageRetainDays: live(int(
@@ -202,7 +202,7 @@ export const serverSettings = {
     "Days raw usage rows are kept (0: forever); the per-day sums behind usage summaries are kept regardless",
     { min: 0 },
   )),
-  usageBatch: int("usage.batch_size", 500, "Most usage rows written in one transaction", {
+  usageBatch: int("usage.batch_size", 50, "Most usage rows written in one transaction", {
     min: 1,
   }),
   keyCacheMs: int(

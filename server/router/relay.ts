@@ -111,9 +111,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
         authorization: `Bearer ${replica.apiKey}`,
         accept: stream ? "text/event-stream" : "application/json",
       },
-      body: upstreamBody === body && req.rawBody
-        ? req.rawBody
-        : encoder.encode(JSON.stringify(upstreamBody)),
+      body: upstreamBytes(body, upstreamBody, req.rawBody),
       signal: upstreamAbort.signal,
     });
   } catch (e) {
@@ -163,6 +161,34 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
 }
 
 const noTokens = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+const usageOption = encoder.encode(',"stream_options":{"include_usage":true}');
+const closingBrace = 0x7d;
+
+/**
+ * What goes to the engine: the client's own bytes when the body is unchanged, or when the only
+ * change is the usage option of a body that has no `stream_options` (appended before its closing
+ * brace); otherwise the body written anew. A long prompt costs as much to write as to read.
+ */
+function upstreamBytes(
+  body: Record<string, unknown>,
+  upstreamBody: Record<string, unknown>,
+  raw: Uint8Array<ArrayBuffer> | undefined,
+): Uint8Array<ArrayBuffer> {
+  if (raw && upstreamBody === body) return raw;
+  if (raw && !("stream_options" in body)) {
+    // The body parsed as a JSON object with a model in it: its last non-blank byte closes it.
+    let end = raw.byteLength - 1;
+    while (end > 0 && raw[end] !== closingBrace) end--;
+    if (end > 0) {
+      const out = new Uint8Array(end + usageOption.byteLength + 1);
+      out.set(raw.subarray(0, end));
+      out.set(usageOption, end);
+      out[out.byteLength - 1] = closingBrace;
+      return out;
+    }
+  }
+  return encoder.encode(JSON.stringify(upstreamBody));
+}
 type Finished = Omit<RelayOutcome, "latencyMs">;
 
 /** Passes on an engine's answer that failed and could not go elsewhere, as it came. */

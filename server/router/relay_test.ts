@@ -141,13 +141,23 @@ Deno.test("relay: a body that needs no change reaches the engine byte for byte; 
     });
     assertEquals(res.status, 200);
     assertEquals(received[0], sent);
-    // A stream must ask the engine for usage: that body is written anew.
-    await (await h.app.request("/v1/chat/completions", {
-      method: "POST",
-      headers: { authorization: `Bearer ${h.key}`, "content-type": "application/json" },
-      body: sent.replace('"model"', '"stream": true, "model"'),
-    })).text();
+    // A stream must ask the engine for usage: the option is added to the client's bytes...
+    const streamed = sent.replace('"model"', '"stream": true, "model"') + "\n";
+    const send = async (body: string) =>
+      await (await h.app.request("/v1/chat/completions", {
+        method: "POST",
+        headers: { authorization: `Bearer ${h.key}`, "content-type": "application/json" },
+        body,
+      })).text();
+    await send(streamed);
+    assertEquals(
+      received[1],
+      streamed.replace(/ }\n$/, ' ,"stream_options":{"include_usage":true}}'),
+    );
     assertEquals(JSON.parse(received[1]!).stream_options, { include_usage: true });
+    // ...and merged into options the client set, by writing the body anew.
+    await send(streamed.replace('"stream": true', '"stream": true, "stream_options": {"x": 1}'));
+    assertEquals(JSON.parse(received[2]!).stream_options, { x: 1, include_usage: true });
   } finally {
     await engine.close();
     await h.close();
