@@ -171,6 +171,8 @@ function isResetLike(e: unknown): boolean {
 
 interface Head {
   status: number;
+  /** HTTP/1.0: the connection closes after the answer unless the engine says keep-alive. */
+  http10: boolean;
   headers: Map<string, string>;
 }
 
@@ -281,7 +283,7 @@ function indexOfHeadEnd(buf: Uint8Array, from: number, to: number): number {
 
 function parseHead(text: string): Head {
   const lines = text.split("\r\n");
-  const m = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(lines[0] ?? "");
+  const m = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/.exec(lines[0] ?? "");
   if (!m) throw new Error("the engine's answer is not HTTP/1.1");
   const headers = new Map<string, string>();
   for (let i = 1; i < lines.length; i++) {
@@ -290,7 +292,7 @@ function parseHead(text: string): Head {
     if (colon <= 0) throw new Error("the engine's answer has a malformed header");
     headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
   }
-  return { status: Number(m[1]), headers };
+  return { status: Number(m[2]), http10: m[1] === "0", headers };
 }
 
 type Framing =
@@ -342,8 +344,9 @@ class Body implements Http1Response {
     } else {
       this.#framing = { kind: "close" };
     }
+    const connection = head.headers.get("connection")?.toLowerCase();
     this.#keepAlive = this.#framing.kind !== "close" &&
-      head.headers.get("connection")?.toLowerCase() !== "close";
+      (head.http10 ? connection === "keep-alive" : connection !== "close");
     if (
       this.#framing.kind === "none" || (this.#framing.kind === "length" && this.#framing.left === 0)
     ) {

@@ -169,13 +169,15 @@ Deno.test("http1 pool: a connection idle past idleMs is not reused", async () =>
   }
 });
 
-Deno.test("http1 pool: a body to the connection's close, and `connection: close`, are read whole and not reused", async () => {
+Deno.test("http1 pool: a body to the connection's close, `connection: close` and HTTP/1.0 are read whole and not reused", async () => {
   const server = rawServer(async (conn, _request, n) => {
     await write(
       conn,
       n === 1
         ? "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nall of it"
-        : "HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 4\r\n\r\nbye!",
+        : n === 2
+        ? "HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 4\r\n\r\nbye!"
+        : "HTTP/1.0 200 OK\r\ncontent-length: 4\r\n\r\nold!",
     );
     return false;
   });
@@ -183,6 +185,7 @@ Deno.test("http1 pool: a body to the connection's close, and `connection: close`
   try {
     assertEquals(await (await pool.request(post(server.url))).text(), "all of it");
     assertEquals(await (await pool.request(post(server.url))).text(), "bye!");
+    assertEquals(await (await pool.request(post(server.url))).text(), "old!");
     assertEquals(pool.idleCount, 0);
   } finally {
     pool.close();
