@@ -43,6 +43,24 @@ Deno.test({
       }
       assert(chunks > 1, "the answer arrived in pieces");
       assert((usage?.completion_tokens ?? 0) > 0, "usage was reported");
+
+      // Rounds of concurrent requests (41 in all, inside the default 60 a minute) over kept-alive
+      // connections, with a pause longer than the engine's keep-alive: llama-server closes kept
+      // connections on its own terms, and the router must never answer 502 for a connection the
+      // engine had already closed.
+      const round = () =>
+        Promise.all([...Array(8).keys()].map(async (i) => {
+          const r = await client.chat.completions.create({
+            model: "tiny-random-llama",
+            messages: [{ role: "user", content: `count to ${i}` }],
+            max_tokens: 8,
+            stream: i % 2 === 0,
+          });
+          if (Symbol.asyncIterator in r) { for await (const _ of r) { /* drain */ } }
+        }));
+      for (let i = 0; i < 3; i++) await round();
+      await new Promise((r) => setTimeout(r, 6_000));
+      for (let i = 0; i < 2; i++) await round();
     } finally {
       assertEquals(await app.stop(), 0);
       await Deno.remove(app.dataDir, { recursive: true });

@@ -78,10 +78,11 @@ export class Http1Pool {
     const head = requestHead(req, url);
     const signal = req.signal;
     signal?.throwIfAborted();
-    // A kept-alive connection may have been closed by the engine since: if it answers nothing at
-    // all, the request goes once more on a fresh one (nothing was processed: no byte came back).
+    // A kept-alive connection may have been closed by the engine since (idle connections are
+    // watched, but a close can cross the request on the wire): if it answers nothing at all, the
+    // request goes once more, on a fresh connection (nothing came back, so nothing was answered).
     for (let attempt = 0;; attempt++) {
-      const reused = this.#takeIdle(hostKey);
+      const reused = attempt === 0 ? this.#takeIdle(hostKey) : undefined;
       const conn = reused ?? await this.#connect(url, signal);
       const onAbort = () => conn.close();
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -124,7 +125,10 @@ export class Http1Pool {
     const now = performance.now();
     while (list?.length) {
       const c = list.pop()!;
-      if (now - c.idleSince < this.#idleMs) return c;
+      if (!c.closed && now - c.idleSince < this.#idleMs) {
+        c.idle = false;
+        return c;
+      }
       c.close();
     }
     return undefined;
@@ -147,7 +151,16 @@ export class Http1Pool {
     if (!list) this.#idle.set(hostKey, list = []);
     if (list.length >= this.#maxIdle) return c.close();
     c.idleSince = performance.now();
+    c.idle = true;
     list.push(c);
+    // An idle connection is read from: engines close kept-alive connections when they like (on a
+    // timeout, past a count, when their threads are taken), and a close seen here takes it out of
+    // the pool before a request is sent on it. The read stays the next request's first read.
+    c.watchIdle(() => {
+      const at = list!.indexOf(c);
+      if (at >= 0) list!.splice(at, 1);
+      c.close();
+    });
   }
 }
 
@@ -179,10 +192,14 @@ interface Head {
 /** One TCP connection and the bytes read from it but not yet used. */
 class Connection {
   idleSince = 0;
+  /** In the pool, waiting for a request. */
+  idle = false;
   #buf = new Uint8Array(bufferSize);
   #start = 0;
   #end = 0;
   #closed = false;
+  /** A read started while idle, not yet taken by a request. */
+  #pending: Promise<number | null> | undefined;
   readonly #tcp: Deno.TcpConn;
 
   constructor(tcp: Deno.TcpConn) {
@@ -238,6 +255,22 @@ class Connection {
     return out;
   }
 
+  /** Starts the idle read; `onGone` when it ends the connection's use (a close, stray bytes). */
+  watchIdle(onGone: () => void): void {
+    const read = this.#fill();
+    this.#pending = read;
+    read.then(
+      () => {
+        // Anything but a request's own answer, while idle, ends the connection: a close (null), or
+        // bytes nobody asked for.
+        if (this.idle) onGone();
+      },
+      () => {
+        if (this.idle) onGone();
+      },
+    );
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -253,6 +286,12 @@ class Connection {
   }
 
   async #fill(): Promise<number | null> {
+    if (this.#pending) {
+      // The idle read, started before this request was sent, is this request's first read.
+      const pending = this.#pending;
+      this.#pending = undefined;
+      return await pending;
+    }
     if (this.#start === this.#end) {
       this.#start = this.#end = 0;
     } else if (this.#end === this.#buf.byteLength) {

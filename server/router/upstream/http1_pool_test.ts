@@ -152,6 +152,33 @@ Deno.test("http1 pool: a kept connection the engine closed is replaced without f
   }
 });
 
+Deno.test("http1 pool: idle connections the engine closes leave the pool at once, and no request fails for them", async () => {
+  // Like llama-server's HTTP library, which may close a kept-alive connection whenever it likes
+  // without saying so in the answer: here each one, a moment after answering.
+  const server = rawServer(async (conn) => {
+    await write(conn, "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+    await new Promise((r) => setTimeout(r, 20));
+    return false;
+  });
+  const pool = new Http1Pool();
+  try {
+    const three = await Promise.all([1, 2, 3].map(() => pool.request(post(server.url))));
+    for (const res of three) assertEquals(await res.text(), "ok");
+    assertEquals(pool.idleCount, 3);
+    for (let i = 0; i < 100 && pool.idleCount > 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assertEquals(pool.idleCount, 0, "closed connections noticed while idle");
+    // Requests right after answers, while the closes are on their way: none fails.
+    for (let i = 0; i < 10; i++) {
+      assertEquals(await (await pool.request(post(server.url))).text(), "ok");
+    }
+  } finally {
+    pool.close();
+    await server.close();
+  }
+});
+
 Deno.test("http1 pool: a connection idle past idleMs is not reused", async () => {
   const server = rawServer(async (conn) => {
     await write(conn, "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
