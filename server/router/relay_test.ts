@@ -39,17 +39,29 @@ const pieces = [
   `data: ${usageChunk}\n\ndata: [DONE]\n\n`,
 ];
 
+/** A harness whose one replica is `engine`; both closed after `fn`. */
+async function withEngine(
+  engine: ReturnType<typeof fakeServer>,
+  fn: (h: Awaited<ReturnType<typeof startHarness>>) => Promise<void>,
+): Promise<void> {
+  const h = await startHarness();
+  try {
+    h.deps.replicas.remove("r1");
+    addReplica(h, "engine", engine.url);
+    await fn(h);
+  } finally {
+    await engine.close();
+    await h.close();
+  }
+}
+
 /** The events a client sees, each as its fields. */
 function events(text: string): string[] {
   return text.split("\n\n").filter(Boolean);
 }
 
 Deno.test("stream relay: events cut anywhere reach the client whole, without the usage a client did not ask for", async () => {
-  const h = await startHarness();
-  const engine = piecewiseEngine(pieces);
-  try {
-    h.deps.replicas.remove("r1");
-    addReplica(h, "pieces", engine.url);
+  await withEngine(piecewiseEngine(pieces), async (h) => {
     const res = await h.v1("/chat/completions", chat("hi", { stream: true }));
     assertEquals(res.status, 200);
     const got = events(await res.text());
@@ -62,18 +74,11 @@ Deno.test("stream relay: events cut anywhere reach the client whole, without the
     assertEquals(got.filter((e) => e.startsWith("event: message\n")).length, 1);
     const [row] = await usageRows(h);
     assertEquals([row?.promptTokens, row?.completionTokens, row?.status], [7, 5, 200]);
-  } finally {
-    await engine.close();
-    await h.close();
-  }
+  });
 });
 
 Deno.test("stream relay: a client that asked for usage gets the usage chunk and every field as sent", async () => {
-  const h = await startHarness();
-  const engine = piecewiseEngine(pieces);
-  try {
-    h.deps.replicas.remove("r1");
-    addReplica(h, "pieces", engine.url);
+  await withEngine(piecewiseEngine(pieces), async (h) => {
     const res = await h.v1(
       "/chat/completions",
       chat("hi", { stream: true, stream_options: { include_usage: true } }),
@@ -81,35 +86,28 @@ Deno.test("stream relay: a client that asked for usage gets the usage chunk and 
     const got = events(await res.text());
     assertEquals(got.filter((e) => e.includes('"usage":null')).length, 5);
     assertEquals(got.at(-2), `data: ${usageChunk}`);
-  } finally {
-    await engine.close();
-    await h.close();
-  }
+  });
 });
 
 Deno.test("stream relay: a data field of several lines passes as several data lines", async () => {
-  const h = await startHarness();
-  const engine = piecewiseEngine([
-    `data: {"choices":[{"delta":{"content":"a"}}]\ndata: }\n\n`,
-    // An `id:` field sends the read through the full parser.
-    `id: 7\ndata: {"choices":[{"delta":{"content":"b"}}]\ndata: }\n\ndata: [DONE]\n\n`,
-  ]);
-  try {
-    h.deps.replicas.remove("r1");
-    addReplica(h, "pieces", engine.url);
-    const got = events(
-      await (await h.v1("/chat/completions", chat("hi", { stream: true }))).text(),
-    );
-    assertEquals(got.length, 3);
-    for (const e of got.slice(0, 2)) {
-      const lines = e.split("\n");
-      assertEquals([lines.length, lines.every((l) => l.startsWith("data: "))], [2, true], e);
-      assertEquals(JSON.parse(lines.map((l) => l.slice(6)).join("\n")).choices.length, 1);
-    }
-  } finally {
-    await engine.close();
-    await h.close();
-  }
+  await withEngine(
+    piecewiseEngine([
+      `data: {"choices":[{"delta":{"content":"a"}}]\ndata: }\n\n`,
+      // An `id:` field sends the read through the full parser.
+      `id: 7\ndata: {"choices":[{"delta":{"content":"b"}}]\ndata: }\n\ndata: [DONE]\n\n`,
+    ]),
+    async (h) => {
+      const got = events(
+        await (await h.v1("/chat/completions", chat("hi", { stream: true }))).text(),
+      );
+      assertEquals(got.length, 3);
+      for (const e of got.slice(0, 2)) {
+        const lines = e.split("\n");
+        assertEquals([lines.length, lines.every((l) => l.startsWith("data: "))], [2, true], e);
+        assertEquals(JSON.parse(lines.map((l) => l.slice(6)).join("\n")).choices.length, 1);
+      }
+    },
+  );
 });
 
 Deno.test("stream relay: counting the events of a read", () => {
@@ -122,15 +120,12 @@ Deno.test("stream relay: counting the events of a read", () => {
 });
 
 Deno.test("relay: a body that needs no change reaches the engine byte for byte; one that does is rewritten", async () => {
-  const h = await startHarness();
   const received: string[] = [];
   const engine = fakeServer(async (req) => {
     received.push(await req.text());
     return Response.json({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } });
   });
-  try {
-    h.deps.replicas.remove("r1");
-    addReplica(h, "bytes", engine.url);
+  await withEngine(engine, async (h) => {
     // Spacing, key order and a number written as 1.0 survive only if the bytes are passed on.
     const sent =
       '{ "temperature": 1.0,  "model": "demo", "messages": [{"role":"user","content":"hi"}] }';
@@ -158,8 +153,5 @@ Deno.test("relay: a body that needs no change reaches the engine byte for byte; 
     // ...and merged into options the client set, by writing the body anew.
     await send(streamed.replace('"stream": true', '"stream": true, "stream_options": {"x": 1}'));
     assertEquals(JSON.parse(received[2]!).stream_options, { x: 1, include_usage: true });
-  } finally {
-    await engine.close();
-    await h.close();
-  }
+  });
 });

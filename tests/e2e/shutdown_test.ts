@@ -34,6 +34,18 @@ const alive = (pid: number) => {
   }
 };
 
+/** One chat completion, answered whole; returns its request id. */
+async function chatOnce(url: string, key: string): Promise<string | null> {
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "demo", messages: [{ role: "user", content: "hi" }] }),
+  });
+  assertEquals(res.status, 200);
+  await res.text();
+  return res.headers.get("x-request-id");
+}
+
 async function rows(dataDir: string) {
   const store = await openStore(`${dataDir}/llmgw.db`);
   try {
@@ -51,14 +63,7 @@ Deno.test({
       args: ["--usage-flush-interval-ms", "1000", "--engines-sim-tokens-per-second", "5000"],
     });
     try {
-      const res = await fetch(`${app.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
-        body: JSON.stringify({ model: "demo", messages: [{ role: "user", content: "hi" }] }),
-      });
-      assertEquals(res.status, 200);
-      const id = res.headers.get("x-request-id");
-      await res.text();
+      const id = await chatOnce(app.url, app.key);
       await new Promise((r) => setTimeout(r, 1_500));
       await app.kill("SIGKILL");
       const written = await rows(app.dataDir);
@@ -73,13 +78,7 @@ Deno.test({
         args: ["--engines-sim-tokens-per-second", "4000"],
       });
       try {
-        const res = await fetch(`${again.url}/v1/chat/completions`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
-          body: JSON.stringify({ model: "demo", messages: [{ role: "user", content: "hi" }] }),
-        });
-        assertEquals(res.status, 200);
-        await res.text();
+        await chatOnce(again.url, app.key);
         const now = await recordedEnginePids(app.dataDir);
         assertEquals(now.length, 1);
         assert(now[0] !== engine, "a new engine serves");

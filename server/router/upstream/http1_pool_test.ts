@@ -61,6 +61,22 @@ function rawServer(answer: (conn: Deno.Conn, request: string, n: number) => Prom
   };
 }
 
+/** `fn` with a raw server answering by `answer` and a pool to reach it; both closed after. */
+async function withRawServer(
+  answer: Parameters<typeof rawServer>[0],
+  fn: (server: ReturnType<typeof rawServer>, pool: Http1Pool) => Promise<void>,
+  opts?: ConstructorParameters<typeof Http1Pool>[0],
+): Promise<void> {
+  const server = rawServer(answer);
+  const pool = new Http1Pool(opts);
+  try {
+    await fn(server, pool);
+  } finally {
+    pool.close();
+    await server.close();
+  }
+}
+
 const write = (conn: Deno.Conn, s: string) => conn.write(enc.encode(s));
 const post = (url: string, body = "{}", signal?: AbortSignal) => ({
   method: "POST",
@@ -72,7 +88,7 @@ const post = (url: string, body = "{}", signal?: AbortSignal) => ({
 
 Deno.test("http1 pool: keeps one connection for requests in turn, and sends the body whole", async () => {
   const seen: string[] = [];
-  const server = rawServer(async (conn, request) => {
+  await withRawServer(async (conn, request) => {
     seen.push(request);
     await write(
       conn,
@@ -80,9 +96,7 @@ Deno.test("http1 pool: keeps one connection for requests in turn, and sends the 
     );
     await write(conn, '{"ok":true}');
     return true;
-  });
-  const pool = new Http1Pool();
-  try {
+  }, async (server, pool) => {
     for (let i = 0; i < 3; i++) {
       const res = await pool.request(post(`${server.url}/v1/chat/completions?x=1`, `{"n":${i}}`));
       assertEquals(res.status, 200);
@@ -94,10 +108,7 @@ Deno.test("http1 pool: keeps one connection for requests in turn, and sends the 
     assert(seen[2]!.startsWith("POST /v1/chat/completions?x=1 HTTP/1.1\r\n"));
     assert(seen[2]!.includes("content-length: 7\r\n"));
     assert(seen[2]!.endsWith('\r\n\r\n{"n":2}'));
-  } finally {
-    pool.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("http1 pool: a chunked stream arrives piece by piece, as the engine writes it", async () => {
@@ -135,33 +146,26 @@ Deno.test("http1 pool: a chunked stream arrives piece by piece, as the engine wr
 });
 
 Deno.test("http1 pool: a kept connection the engine closed is replaced without failing the request", async () => {
-  const server = rawServer(async (conn, _request, n) => {
+  await withRawServer(async (conn, _request, n) => {
     await write(conn, "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
     // The first connection is closed after its answer, as a server's keep-alive timeout would.
     return n > 1;
-  });
-  const pool = new Http1Pool();
-  try {
+  }, async (server, pool) => {
     assertEquals(await (await pool.request(post(server.url))).text(), "ok");
     await new Promise((r) => setTimeout(r, 50));
     assertEquals(await (await pool.request(post(server.url))).text(), "ok");
     assertEquals(server.accepted, 2);
-  } finally {
-    pool.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("http1 pool: idle connections the engine closes leave the pool at once, and no request fails for them", async () => {
   // Like llama-server's HTTP library, which may close a kept-alive connection whenever it likes
   // without saying so in the answer: here each one, a moment after answering.
-  const server = rawServer(async (conn) => {
+  await withRawServer(async (conn) => {
     await write(conn, "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
     await new Promise((r) => setTimeout(r, 20));
     return false;
-  });
-  const pool = new Http1Pool();
-  try {
+  }, async (server, pool) => {
     const three = await Promise.all([1, 2, 3].map(() => pool.request(post(server.url))));
     for (const res of three) assertEquals(await res.text(), "ok");
     assertEquals(pool.idleCount, 3);
@@ -173,31 +177,23 @@ Deno.test("http1 pool: idle connections the engine closes leave the pool at once
     for (let i = 0; i < 10; i++) {
       assertEquals(await (await pool.request(post(server.url))).text(), "ok");
     }
-  } finally {
-    pool.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("http1 pool: a connection idle past idleMs is not reused", async () => {
-  const server = rawServer(async (conn) => {
+  await withRawServer(async (conn) => {
     await write(conn, "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
     return true;
-  });
-  const pool = new Http1Pool({ idleMs: 20 });
-  try {
+  }, async (server, pool) => {
     await (await pool.request(post(server.url))).text();
     await new Promise((r) => setTimeout(r, 60));
     await (await pool.request(post(server.url))).text();
     assertEquals(server.accepted, 2);
-  } finally {
-    pool.close();
-    await server.close();
-  }
+  }, { idleMs: 20 });
 });
 
 Deno.test("http1 pool: a body to the connection's close, `connection: close` and HTTP/1.0 are read whole and not reused", async () => {
-  const server = rawServer(async (conn, _request, n) => {
+  await withRawServer(async (conn, _request, n) => {
     await write(
       conn,
       n === 1
@@ -207,43 +203,31 @@ Deno.test("http1 pool: a body to the connection's close, `connection: close` and
         : "HTTP/1.0 200 OK\r\ncontent-length: 4\r\n\r\nold!",
     );
     return false;
-  });
-  const pool = new Http1Pool();
-  try {
+  }, async (server, pool) => {
     assertEquals(await (await pool.request(post(server.url))).text(), "all of it");
     assertEquals(await (await pool.request(post(server.url))).text(), "bye!");
     assertEquals(await (await pool.request(post(server.url))).text(), "old!");
     assertEquals(pool.idleCount, 0);
-  } finally {
-    pool.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("http1 pool: an answer cut short fails the read, and the connection is dropped", async () => {
-  const server = rawServer(async (conn) => {
+  await withRawServer(async (conn) => {
     await write(conn, "HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nonly this");
     return false;
-  });
-  const pool = new Http1Pool();
-  try {
+  }, async (server, pool) => {
     const res = await pool.request(post(server.url));
     await assertRejects(() => res.text(), Deno.errors.UnexpectedEof);
     assertEquals(pool.idleCount, 0);
-  } finally {
-    pool.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("http1 pool: aborting fails the waiting read with the signal's reason", async () => {
-  const server = rawServer(async (conn) => {
+  const abort = new AbortController();
+  await withRawServer(async (conn) => {
     await write(conn, "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nfirst\r\n");
     return true; // and never the rest
-  });
-  const pool = new Http1Pool();
-  const abort = new AbortController();
-  try {
+  }, async (server, pool) => {
     const res = await pool.request(post(server.url, "{}", abort.signal));
     assertEquals(dec.decode(await res.read() ?? new Uint8Array()), "first");
     const pending = res.read();
@@ -259,10 +243,7 @@ Deno.test("http1 pool: aborting fails the waiting read with the signal's reason"
       (e) => e,
     );
     assertEquals((refused as Error).name, "AbortError");
-  } finally {
-    pool.close();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("http1 pool: refuses header values that would start a header of their own", async () => {
