@@ -5,7 +5,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./app_env.ts";
 import type { AppDeps } from "./deps.ts";
-import { requestId as newRequestId } from "../core/request_id.ts";
+import { newUlid } from "../core/ulid.ts";
 import { AppError, errorResponseFor, makeOnError } from "./errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { authRoutes } from "./routes/auth.ts";
@@ -20,7 +20,7 @@ import { portalRoutes } from "./portal/portal.tsx";
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", async (c, next) => {
-    const requestId = newRequestId();
+    const requestId = newUlid();
     c.set("requestId", requestId);
     await next();
     c.res.headers.set("x-request-id", requestId);

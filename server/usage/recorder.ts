@@ -2,7 +2,7 @@
  * Usage rows are collected in memory and written in batches by a timer, so the request path
  * never waits on the store. `close()` writes what is left; a failed batch is kept and retried.
  */
-import { ulid } from "ulid";
+import { newUlid } from "../../core/ulid.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
 import { addToDaily } from "./daily.ts";
@@ -38,7 +38,7 @@ export class UsageRecorder implements UsageSink {
   }
 
   record(row: UsageRow): void {
-    this.#pending.push({ id: ulid(row.at), ...row });
+    this.#pending.push({ id: newUlid(row.at), ...row });
     this.#recordedAt.push(performance.now());
     if (this.#pending.length > maxPending) {
       this.dropped += this.#pending.length - maxPending;

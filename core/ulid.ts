@@ -1,7 +1,8 @@
 /**
- * Request ids: ULIDs (time first, so they sort by arrival and read as a time in logs), made from
- * a pool of random bytes filled a few kilobytes at a time. The `ulid` package draws randomness
- * one character at a time, which was 5% of the gateway's JavaScript time per request.
+ * ULIDs for what is made per request (request ids, usage rows): time first, so they sort by
+ * arrival and read as a time in logs, made from a pool of random bytes filled a few kilobytes at
+ * a time. The `ulid` package draws randomness one character at a time, which was 5% of the
+ * gateway's JavaScript time per request.
  */
 const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; // Crockford's base32
 const poolSize = 4096;
@@ -9,7 +10,7 @@ const pool = new Uint8Array(poolSize);
 let used = poolSize;
 
 /** A ULID for `now` (ms since the epoch): 10 characters of time, 16 of randomness. */
-export function requestId(now = Date.now()): string {
+export function newUlid(now = Date.now()): string {
   if (used + 10 > poolSize) {
     crypto.getRandomValues(pool);
     used = 0;

@@ -1,24 +1,24 @@
 import { decodeTime } from "ulid";
 import { assert, assertEquals, assertMatch } from "../tests/assert.ts";
-import { requestId } from "./request_id.ts";
+import { newUlid } from "./ulid.ts";
 
-Deno.test("request ids are ULIDs: Crockford base32, the time they were made, unique", () => {
+Deno.test("ULIDs: Crockford base32, the time they were made, unique", () => {
   const at = Date.UTC(2026, 10, 30, 9, 0, 0, 123);
-  const id = requestId(at);
+  const id = newUlid(at);
   assertMatch(id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
   assertEquals(decodeTime(id), at);
   const seen = new Set<string>();
-  for (let i = 0; i < 100_000; i++) seen.add(requestId(at));
+  for (let i = 0; i < 100_000; i++) seen.add(newUlid(at));
   assertEquals(seen.size, 100_000);
   // Later ids sort after earlier ones.
-  assert(requestId(at) < requestId(at + 1));
-  assertEquals(decodeTime(requestId(2 ** 48 - 1)), 2 ** 48 - 1);
+  assert(newUlid(at) < newUlid(at + 1));
+  assertEquals(decodeTime(newUlid(2 ** 48 - 1)), 2 ** 48 - 1);
 });
 
-Deno.test("request ids: every random character is used", () => {
+Deno.test("ULIDs: every random character is used", () => {
   const counts = new Map<string, number>();
   for (let i = 0; i < 20_000; i++) {
-    for (const ch of requestId().slice(10)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+    for (const ch of newUlid().slice(10)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
   }
   assertEquals(counts.size, 32);
   // 320,000 characters over 32 symbols: 10,000 each, give or take a few hundred.
