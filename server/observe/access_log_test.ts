@@ -61,6 +61,30 @@ Deno.test("access log: one JSON line per request, ids match, nothing secret", as
   }
 });
 
+Deno.test("access log: an answer made whole in memory (JSON, an error) goes out whole, with its length", async () => {
+  const h = await startHarness();
+  const lines: string[] = [];
+  const app = buildApp({ ...h.deps, logger: createLogger({ sink: (l) => lines.push(l) }) });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
+  try {
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    const res = await fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${h.key}` } });
+    const text = await res.text();
+    // Written in one go: a length, not chunks.
+    assertEquals(res.headers.get("content-length"), String(new TextEncoder().encode(text).length));
+    assertEquals(res.headers.get("transfer-encoding"), null);
+    assertEquals(JSON.parse(lines.at(-1)!).bytes_out, Number(res.headers.get("content-length")));
+    // An error answer too.
+    const refused = await fetch(`${base}/v1/models`, { headers: { authorization: "Bearer nope" } });
+    const refusedText = await refused.text();
+    assertEquals(refused.status, 401);
+    assertEquals(refused.headers.get("content-length"), String(refusedText.length));
+  } finally {
+    await server.shutdown();
+    await h.close();
+  }
+});
+
 Deno.test("logfmt: key=value pairs, quoted when needed", () => {
   assertEquals(
     logfmt({ level: "info", msg: "node lost", n: 3, ok: true, o: { a: 1 }, e: "" }),
