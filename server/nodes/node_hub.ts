@@ -156,7 +156,13 @@ export class NodeHub {
         this.#log.error("node message failed", { nodeId: live.nodeId, error: err })
       );
     };
-    socket.onclose = () => this.#lost(live, "channel closed");
+    // An agent that stops on purpose says so in its close frame (agent/channel/control_channel.ts):
+    // that node left, it was not lost, and nobody is paged for it.
+    socket.onclose = (e) =>
+      this.#lost(
+        live,
+        e.code === 1000 && e.reason === agentStopping ? agentStopping : "channel closed",
+      );
     socket.onerror = () => {};
     this.#log.info("node connected", { nodeId: node.id, name: node.name });
     this.deps.events?.connected(node.name);
@@ -362,10 +368,14 @@ export class NodeHub {
     }
     this.#live.delete(live.nodeId);
     for (const id of live.shards.keys()) this.deps.replicas.remove(replicaId(live.nodeId, id));
-    this.#log.warn("node lost", { nodeId: live.nodeId, reason });
     this.onReport();
-    // Removed on purpose, reconnected, or our own shutdown: not a node lost.
-    if (!notLoss.has(reason)) this.deps.events?.lost(live.name, reason);
+    // Removed on purpose, reconnected, stopped by its operator, or our own shutdown: not a loss.
+    if (notLoss.has(reason)) {
+      this.#log.info("node left", { nodeId: live.nodeId, reason });
+    } else {
+      this.#log.warn("node lost", { nodeId: live.nodeId, reason });
+      this.deps.events?.lost(live.name, reason);
+    }
     this.deps.nodes.update(live.nodeId, { lastHeardAt: live.lastHeard }).catch(() => {});
   }
 
@@ -528,7 +538,13 @@ export class NodeHub {
   }
 }
 
-const notLoss = new Set(["node removed", "replaced by a new connection", "control plane stopping"]);
+const agentStopping = "agent stopping";
+const notLoss = new Set([
+  "node removed",
+  "replaced by a new connection",
+  "control plane stopping",
+  agentStopping,
+]);
 
 function replicaId(nodeId: string, shardId: string): string {
   return `${nodeId}/${shardId}`;

@@ -77,6 +77,15 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
     await until(() => cp.deps.replicas.forModel("m1").length === 0);
     const [view] = await cp.deps.nodes!.hub.list();
     assertEquals(view?.state, "lost");
+    await until(() => cp.notifications.notifier.isOpen("node_lost", "n1"));
+
+    // A node whose agent stops on purpose (its close frame says so) left: nobody is paged.
+    const second = await openChannel(cp, client, await nodeCredential(cp, "n2"));
+    second.ws.send(JSON.stringify({ type: "hello", protocol: 1, version: "test" }));
+    await until(() => second.inbox.some((m) => m.type === "welcome"));
+    second.ws.close(1000, "agent stopping");
+    await until(() => lines.some((l) => l.includes('"node left"')));
+    assertEquals(cp.notifications.notifier.isOpen("node_lost", "n2"), false);
   } finally {
     client.close();
     await t.close();
