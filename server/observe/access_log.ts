@@ -5,7 +5,7 @@
  * byte counts; never a path's parameters, a query string, a prompt, an answer or a header value.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { routePath } from "hono/route";
+import { matchedRoutes, routePath } from "hono/route";
 import type { Logger } from "../../core/log.ts";
 import type { AppEnv } from "../app_env.ts";
 import { AppError } from "../errors.ts";
@@ -105,8 +105,17 @@ function isWholeAnswer(res: Response): boolean {
     !res.headers.has("content-range");
 }
 
-/** The pattern the answering handler was registered under; `unmatched` for a 404 of no route. */
+/**
+ * The pattern the answering handler was registered under. A request a middleware refused (a bad
+ * key on /v1) counts under the route it was for; `unmatched` only for a 404 of no route.
+ */
 function matchedRoute(c: Context<AppEnv>): string {
   const p = routePath(c);
-  return !p || p.endsWith("*") ? "unmatched" : p;
+  if (p && !p.endsWith("*")) return p;
+  const routes = matchedRoutes(c);
+  for (let i = routes.length - 1; i >= 0; i--) {
+    const path = routes[i]!.path;
+    if (path && !path.endsWith("*")) return path;
+  }
+  return "unmatched";
 }

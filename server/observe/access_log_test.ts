@@ -79,6 +79,8 @@ Deno.test("access log: an answer made whole in memory (JSON, an error) goes out 
     const refusedText = await refused.text();
     assertEquals(refused.status, 401);
     assertEquals(refused.headers.get("content-length"), String(refusedText.length));
+    // Refused before its handler ran, it still counts under the route it was for.
+    assertEquals(JSON.parse(lines.at(-1)!).route, "/v1/models");
   } finally {
     await server.shutdown();
     await h.close();
