@@ -5,7 +5,7 @@
  * cannot be gets a 400 naming it.
  */
 import { AppError } from "../errors.ts";
-import { isRecord } from "../router/relay.ts";
+import { isRecord } from "../router/json_fields.ts";
 
 type Json = Record<string, unknown>;
 

@@ -3,7 +3,7 @@
  * asked, text, tool_use), the stop reason in Anthropic's words, and usage with cached prompt
  * tokens apart when the engine reports them.
  */
-import { isRecord } from "../router/relay.ts";
+import { isRecord } from "../router/json_fields.ts";
 import { type AnthropicErrorBody, anthropicErrorBody } from "./error_body.ts";
 
 type Json = Record<string, unknown>;

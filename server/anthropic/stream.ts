@@ -5,7 +5,7 @@
  * the relay does; a stream the engine breaks ends with Anthropic's `error` event.
  */
 import { createParser } from "eventsource-parser";
-import { isRecord } from "../router/relay.ts";
+import { isRecord } from "../router/json_fields.ts";
 import { anthropicErrorBody } from "./error_body.ts";
 import {
   type AnthropicUsage,

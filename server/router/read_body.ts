@@ -1,6 +1,6 @@
 /** Reads a /v1 request body: bounded in size, JSON, an object. Errors say what is wrong. */
 import { AppError } from "../errors.ts";
-import { isRecord } from "./relay.ts";
+import { isRecord } from "./json_fields.ts";
 
 export async function readJsonBody(req: Request, limit: number): Promise<Record<string, unknown>> {
   return (await readJsonRequest(req, limit)).body;

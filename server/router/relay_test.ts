@@ -1,7 +1,7 @@
 import { assertEquals } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
 import { addReplica, chat, fakeServer, usageRows } from "../../tests/helpers/routing.ts";
-import { countDataEvents } from "./relay.ts";
+import { countDataEvents } from "./relay_stream.ts";
 
 /**
  * An engine that writes its stream in the given pieces, each its own socket write (a pause
