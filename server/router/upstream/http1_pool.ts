@@ -47,6 +47,14 @@ export interface Http1PoolOptions {
   idleMs?: number;
   /** Longest status line and headers accepted. */
   maxHeadBytes?: number;
+  /**
+   * How long a new connection may take. An engine on a node that died without a word (power, a
+   * cable) drops the attempt silently; past this the request fails as unreachable and the router
+   * tries another replica, rather than waiting for the system's own timeout of minutes.
+   */
+  connectTimeoutMs?: number;
+  /** Opens TCP connections; `Deno.connect` unless a test gives another. */
+  connect?: (opts: Deno.ConnectOptions) => Promise<Deno.TcpConn>;
 }
 
 const encoder = new TextEncoder();
@@ -55,6 +63,8 @@ export class Http1Pool {
   readonly #idle = new Map<string, Connection[]>();
   readonly #maxIdle: number;
   readonly #idleMs: number;
+  readonly #connectTimeoutMs: number;
+  readonly #dial: (opts: Deno.ConnectOptions) => Promise<Deno.TcpConn>;
   readonly #maxHead: number;
   #closed = false;
 
@@ -62,6 +72,8 @@ export class Http1Pool {
     this.#maxIdle = opts.maxIdlePerHost ?? 256;
     this.#idleMs = opts.idleMs ?? 3_000;
     this.#maxHead = opts.maxHeadBytes ?? 64 * 1024;
+    this.#connectTimeoutMs = opts.connectTimeoutMs ?? 5_000;
+    this.#dial = opts.connect ?? Deno.connect;
   }
 
   /** Connections waiting for a request, over all hosts. */
@@ -136,7 +148,27 @@ export class Http1Pool {
 
   async #connect(url: URL, signal: AbortSignal | undefined): Promise<Connection> {
     const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-    const tcp = await Deno.connect({ hostname, port: Number(url.port || 80) });
+    // The connect attempt has a signal of its own: the request's may fire long after this
+    // connection has gone back to the pool and serves another request.
+    const attempt = new AbortController();
+    const onAbort = () => attempt.abort(signal!.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const timer = setTimeout(
+      () =>
+        attempt.abort(
+          new Deno.errors.TimedOut(`no connection to ${url.host} in ${this.#connectTimeoutMs} ms`),
+        ),
+      this.#connectTimeoutMs,
+    );
+    let tcp: Deno.TcpConn;
+    try {
+      tcp = await this.#dial({ hostname, port: Number(url.port || 80), signal: attempt.signal });
+    } catch (e) {
+      throw attempt.signal.aborted ? attempt.signal.reason : e;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
     if (signal?.aborted) {
       tcp.close();
       throw signal.reason;

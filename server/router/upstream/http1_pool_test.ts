@@ -272,3 +272,24 @@ Deno.test("http1 pool: a refused connection fails as the runtime reports it", as
   );
   pool.close();
 });
+
+Deno.test("http1 pool: a connection that does not open in time fails as unreachable; an abort ends the wait", async () => {
+  // A host that drops the attempt silently: the dial never settles until its signal fires.
+  const silent = (opts: Deno.ConnectOptions) =>
+    new Promise<Deno.TcpConn>((_, reject) => {
+      opts.signal?.addEventListener("abort", () => reject(new Error("dial aborted")));
+    });
+  const pool = new Http1Pool({ connectTimeoutMs: 50, connect: silent });
+  try {
+    const started = performance.now();
+    const err = await pool.request(post("http://10.0.0.1:8080/")).then(() => null, (e) => e);
+    assert(err instanceof Deno.errors.TimedOut, String(err));
+    assert(performance.now() - started < 2_000);
+    const abort = new AbortController();
+    const waiting = pool.request(post("http://10.0.0.1:8080/", "{}", abort.signal));
+    abort.abort(new DOMException("the client went away", "AbortError"));
+    assertEquals(((await waiting.then(() => null, (e) => e)) as Error).name, "AbortError");
+  } finally {
+    pool.close();
+  }
+});
