@@ -83,3 +83,23 @@ export const Layout: FC<{ ctx: PortalCtx; title: string; path: string; children?
 export const Notice: FC<{ kind: "ok" | "error"; children?: Child }> = ({ kind, children }) => (
   <p class={`notice ${kind}`} role={kind === "error" ? "alert" : "status"}>{children}</p>
 );
+
+/** A column of a table head: a message key; `num` for a column of figures (aligned right). */
+export type ColumnHead = PortalKey | { num: PortalKey } | false | undefined;
+
+/** A table's head row, one `<th scope="col">` per column; a false column is left out. */
+export const ColumnHeads: FC<{ t: (key: PortalKey) => string; cols: ColumnHead[] }> = (
+  { t, cols },
+) => (
+  <thead>
+    <tr>
+      {cols.map((c) =>
+        !c
+          ? null
+          : typeof c === "string"
+          ? <th scope="col">{t(c)}</th>
+          : <th scope="col" class="num">{t(c.num)}</th>
+      )}
+    </tr>
+  </thead>
+);

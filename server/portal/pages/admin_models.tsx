@@ -6,7 +6,7 @@ import type { ReplicaRow } from "../../models/model_services.ts";
 import type { Plan } from "../../models/plan.ts";
 import type { PortalCtx } from "../context.ts";
 import type { PortalKey } from "../i18n.ts";
-import { Layout, Notice } from "../layout.tsx";
+import { ColumnHeads, Layout, Notice } from "../layout.tsx";
 import type { Notice as NoticeData } from "../render.ts";
 import { contextOf, type ModelState } from "../model_rows.ts";
 import { ModelActions, Placements, type ServeFields, ServeForm } from "./model_forms.tsx";
@@ -44,17 +44,18 @@ export const AdminModelsTable: FC<{ ctx: PortalCtx; rows: AdminModelRow[]; forms
   return (
     <div class="scroll">
       <table>
-        <thead>
-          <tr>
-            <th scope="col">{t("col_model")}</th>
-            <th scope="col">{t("col_engine")}</th>
-            <th scope="col">{t("col_state")}</th>
-            <th scope="col" class="num">{t("col_context")}</th>
-            <th scope="col" class="num">{t("col_queued")}</th>
-            <th scope="col">{t("col_replicas")}</th>
-            <th scope="col">{t("col_placements")}</th>
-          </tr>
-        </thead>
+        <ColumnHeads
+          t={t}
+          cols={[
+            "col_model",
+            "col_engine",
+            "col_state",
+            { num: "col_context" },
+            { num: "col_queued" },
+            "col_replicas",
+            "col_placements",
+          ]}
+        />
         {rows.map((r) => (
           <tbody class="model">
             <tr>

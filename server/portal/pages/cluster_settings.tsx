@@ -6,6 +6,7 @@
 import type { FC } from "hono/jsx";
 import type { SettingView } from "../../settings/cluster_settings.ts";
 import type { PortalCtx } from "../context.ts";
+import { ColumnHeads } from "../layout.tsx";
 
 /** A value as the form shows it and takes it back: JSON, except a plain string stays plain. */
 export const settingText = (v: unknown): string =>
@@ -20,14 +21,7 @@ export const ClusterSettingsSection: FC<
       <h2 id="s-cluster">{t("settings_cluster")}</h2>
       <div class="scroll">
         <table>
-          <thead>
-            <tr>
-              <th scope="col">{t("col_setting")}</th>
-              <th scope="col">{t("col_value")}</th>
-              <th scope="col">{t("col_default")}</th>
-              <th scope="col">{t("col_applies")}</th>
-            </tr>
-          </thead>
+          <ColumnHeads t={t} cols={["col_setting", "col_value", "col_default", "col_applies"]} />
           <tbody>
             {settings.map((s) => (
               <tr>

@@ -7,7 +7,7 @@ import type { ApiKeyInfo } from "../../keys/keys.ts";
 import type { Project } from "../../tenancy/tenancy.ts";
 import type { PortalCtx, Viewer } from "../context.ts";
 import { CardForm } from "../card_form.tsx";
-import { Layout, Notice } from "../layout.tsx";
+import { ColumnHeads, Layout, Notice } from "../layout.tsx";
 import { editorSnippets } from "../snippets.ts";
 
 export interface KeysData {
@@ -86,17 +86,18 @@ export const KeysPage: FC<{ ctx: PortalCtx; viewer: Viewer; data: KeysData }> = 
       {data.keys.length === 0 ? <p>{t("keys_none")}</p> : (
         <div class="scroll">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">{t("col_name")}</th>
-                <th scope="col">{t("col_prefix")}</th>
-                <th scope="col">{t("col_project")}</th>
-                <th scope="col">{t("col_created")}</th>
-                <th scope="col">{t("col_expires")}</th>
-                <th scope="col">{t("col_last_used")}</th>
-                <th scope="col">{t("col_actions")}</th>
-              </tr>
-            </thead>
+            <ColumnHeads
+              t={t}
+              cols={[
+                "col_name",
+                "col_prefix",
+                "col_project",
+                "col_created",
+                "col_expires",
+                "col_last_used",
+                "col_actions",
+              ]}
+            />
             <tbody>
               {data.keys.map((k) => (
                 <tr>

@@ -8,7 +8,7 @@ import type { ReplicaRow } from "../../models/model_services.ts";
 import type { Plan } from "../../models/plan.ts";
 import type { PortalCtx } from "../context.ts";
 import type { PortalKey } from "../i18n.ts";
-import { Layout, Notice } from "../layout.tsx";
+import { ColumnHeads, Layout, Notice } from "../layout.tsx";
 import type { Notice as NoticeData } from "../render.ts";
 
 const placementKey: Record<string, PortalKey> = {
@@ -187,14 +187,10 @@ export const ServeForm: FC<
           )}
           {plan.layouts.length > 0 && (
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t("plan_layout")}</th>
-                  <th scope="col" class="num">{t("plan_memory")}</th>
-                  <th scope="col">{t("plan_nodes")}</th>
-                  <th scope="col">{t("plan_free_now")}</th>
-                </tr>
-              </thead>
+              <ColumnHeads
+                t={t}
+                cols={["plan_layout", { num: "plan_memory" }, "plan_nodes", "plan_free_now"]}
+              />
               <tbody>
                 {plan.layouts.map((l) => (
                   <tr>

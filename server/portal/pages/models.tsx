@@ -2,7 +2,7 @@
 import type { FC } from "hono/jsx";
 import type { PortalCtx } from "../context.ts";
 import type { PortalKey } from "../i18n.ts";
-import { Layout } from "../layout.tsx";
+import { ColumnHeads, Layout } from "../layout.tsx";
 import type { ModelRow, ModelState } from "../model_rows.ts";
 
 export const stateKey: Record<ModelState, PortalKey> = {
@@ -22,15 +22,16 @@ export const ModelsPage: FC<{ ctx: PortalCtx; rows: ModelRow[] }> = ({ ctx, rows
       {rows.length === 0 ? <p>{t("models_none")}</p> : (
         <div class="scroll">
           <table class="models">
-            <thead>
-              <tr>
-                <th scope="col">{t("col_model")}</th>
-                <th scope="col">{t("col_state")}</th>
-                <th scope="col" class="num">{t("col_context")}</th>
-                <th scope="col" class="num">{t("col_price_prompt")}</th>
-                <th scope="col" class="num">{t("col_price_completion")}</th>
-              </tr>
-            </thead>
+            <ColumnHeads
+              t={t}
+              cols={[
+                "col_model",
+                "col_state",
+                { num: "col_context" },
+                { num: "col_price_prompt" },
+                { num: "col_price_completion" },
+              ]}
+            />
             {rows.map((r) => (
               <tbody class="model">
                 <tr>

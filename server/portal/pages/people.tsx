@@ -5,7 +5,7 @@ import type { Org, Person, Team } from "../../tenancy/tenancy.ts";
 import type { PortalCtx, Viewer } from "../context.ts";
 import type { PortalKey } from "../i18n.ts";
 import { CardForm } from "../card_form.tsx";
-import { Layout, Notice } from "../layout.tsx";
+import { ColumnHeads, Layout, Notice } from "../layout.tsx";
 
 export const roleKey: Record<Role, PortalKey> = {
   administrator: "role_administrator",
@@ -65,16 +65,17 @@ export const PeoplePage: FC<
       )}
       <div class="scroll">
         <table>
-          <thead>
-            <tr>
-              <th scope="col">{t("col_user")}</th>
-              <th scope="col">{t("col_email")}</th>
-              <th scope="col">{t("col_role")}</th>
-              <th scope="col">{t("col_place")}</th>
-              <th scope="col">{t("col_person_state")}</th>
-              {data.canWrite && <th scope="col">{t("col_actions")}</th>}
-            </tr>
-          </thead>
+          <ColumnHeads
+            t={t}
+            cols={[
+              "col_user",
+              "col_email",
+              "col_role",
+              "col_place",
+              "col_person_state",
+              data.canWrite && "col_actions",
+            ]}
+          />
           <tbody>
             {data.people.map((p) => (
               <tr>

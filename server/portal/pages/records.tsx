@@ -4,7 +4,7 @@ import type { Price } from "../../accounting/price.ts";
 import type { OidcStatus } from "../../auth/oidc.ts";
 import type { ApiKeyInfo } from "../../keys/keys.ts";
 import type { PortalCtx, Viewer } from "../context.ts";
-import { Layout, Notice } from "../layout.tsx";
+import { ColumnHeads, Layout, Notice } from "../layout.tsx";
 import type { SettingView } from "../../settings/cluster_settings.ts";
 import { ClusterSettingsSection } from "./cluster_settings.tsx";
 import { KeyStatus, RevokeKeyForm } from "./keys.tsx";
@@ -22,16 +22,17 @@ export const AdminKeysPage: FC<{
       {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
       <div class="scroll">
         <table>
-          <thead>
-            <tr>
-              <th scope="col">{t("col_name")}</th>
-              <th scope="col">{t("col_owner")}</th>
-              <th scope="col">{t("col_prefix")}</th>
-              <th scope="col">{t("col_expires")}</th>
-              <th scope="col">{t("col_last_used")}</th>
-              <th scope="col">{t("col_actions")}</th>
-            </tr>
-          </thead>
+          <ColumnHeads
+            t={t}
+            cols={[
+              "col_name",
+              "col_owner",
+              "col_prefix",
+              "col_expires",
+              "col_last_used",
+              "col_actions",
+            ]}
+          />
           <tbody>
             {keys.map((k) => (
               <tr>
@@ -89,14 +90,7 @@ export const AuditPage: FC<{
       {rows.length === 0 ? <p>{t("audit_none")}</p> : (
         <div class="scroll">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">{t("col_when")}</th>
-                <th scope="col">{t("col_who")}</th>
-                <th scope="col">{t("col_action")}</th>
-                <th scope="col">{t("col_target")}</th>
-              </tr>
-            </thead>
+            <ColumnHeads t={t} cols={["col_when", "col_who", "col_action", "col_target"]} />
             <tbody>
               {rows.map((r) => (
                 <tr>

@@ -5,7 +5,7 @@ import type { AppDeps } from "../../deps.ts";
 import { BarChart } from "../bar_chart.tsx";
 import type { PortalCtx } from "../context.ts";
 import type { Words } from "../i18n.ts";
-import { Layout } from "../layout.tsx";
+import { ColumnHeads, Layout } from "../layout.tsx";
 import type { BudgetLine, Totals, UsageReport } from "../usage_report.ts";
 
 export function levelName(deps: AppDeps, words: Words, s: Scope): string {
@@ -135,15 +135,12 @@ export const UsagePage: FC<{
         <h2 id="budgets-h">{t("budgets_title")}</h2>
         {budgets.length === 0 ? <p>{t("budgets_none")}</p> : (
           <table>
-            <thead>
-              <tr>
-                <th scope="col">{t("col_level")}</th>
-                <th scope="col">{t("col_period")}</th>
-                <th scope="col" class="num">{t("col_budget")}</th>
-                <th scope="col" class="num">{t("col_spent")}</th>
-                <th scope="col" class="num">{t("col_left")}</th>
-              </tr>
-            </thead>
+            <ColumnHeads
+              t={t}
+              cols={["col_level", "col_period", { num: "col_budget" }, { num: "col_spent" }, {
+                num: "col_left",
+              }]}
+            />
             <tbody>
               {budgets.map((b) => {
                 const show = (n: number) =>
