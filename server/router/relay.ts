@@ -68,15 +68,6 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
   const stream = body.stream === true;
   const clientWantsUsage = stream && isRecord(body.stream_options) &&
     body.stream_options.include_usage === true;
-  const upstreamBody = stream && !clientWantsUsage
-    ? {
-      ...body,
-      stream_options: {
-        ...(isRecord(body.stream_options) ? body.stream_options : {}),
-        include_usage: true,
-      },
-    }
-    : body;
 
   const upstreamAbort = new AbortController();
   const onClientAbort = () =>
@@ -109,7 +100,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
         authorization: `Bearer ${replica.apiKey}`,
         accept: stream ? "text/event-stream" : "application/json",
       },
-      body: upstreamBytes(body, upstreamBody, req.rawBody),
+      body: upstreamBytes(body, stream && !clientWantsUsage, req.rawBody),
       signal: upstreamAbort.signal,
     });
   } catch (e) {
@@ -163,16 +154,16 @@ const usageOption = encoder.encode(',"stream_options":{"include_usage":true}');
 const closingBrace = 0x7d;
 
 /**
- * What goes to the engine: the client's own bytes when the body is unchanged, or when the only
- * change is the usage option of a body that has no `stream_options` (appended before its closing
- * brace); otherwise the body written anew. A long prompt costs as much to write as to read.
+ * What goes to the engine: the client's own bytes when nothing changes, or when the only change
+ * is the usage option of a body that has no `stream_options` (appended before its closing brace);
+ * otherwise the body written anew. A long prompt costs as much to write as to read.
  */
 function upstreamBytes(
   body: Record<string, unknown>,
-  upstreamBody: Record<string, unknown>,
+  askUsage: boolean,
   raw: Uint8Array<ArrayBuffer> | undefined,
 ): Uint8Array<ArrayBuffer> {
-  if (raw && upstreamBody === body) return raw;
+  if (raw && !askUsage) return raw;
   if (raw && !("stream_options" in body)) {
     // The body parsed as a JSON object with a model in it: its last non-blank byte closes it.
     let end = raw.byteLength - 1;
@@ -185,9 +176,20 @@ function upstreamBytes(
       return out;
     }
   }
-  return encoder.encode(JSON.stringify(upstreamBody));
+  const sent = askUsage
+    ? {
+      ...body,
+      stream_options: {
+        ...(isRecord(body.stream_options) ? body.stream_options : {}),
+        include_usage: true,
+      },
+    }
+    : body;
+  return encoder.encode(JSON.stringify(sent));
 }
-type Finished = Omit<RelayOutcome, "latencyMs">;
+
+/** An outcome before the relay adds its latency. */
+export type Finished = Omit<RelayOutcome, "latencyMs">;
 
 /** Passes on an engine's answer that failed and could not go elsewhere, as it came. */
 export function passOn(

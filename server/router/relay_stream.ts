@@ -7,10 +7,8 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { AppError, errorBody } from "../errors.ts";
 import { isRecord, readUsage, safeJson } from "./json_fields.ts";
-import type { RelayOutcome } from "./relay.ts";
+import type { Finished } from "./relay.ts";
 import type { UpstreamAnswer } from "./upstream/upstream.ts";
-
-type Finished = Omit<RelayOutcome, "latencyMs">;
 
 const encoder = new TextEncoder();
 const nullUsage = /,\s*"usage"\s*:\s*null|"usage"\s*:\s*null\s*,?/;

@@ -11,6 +11,7 @@
  */
 import { type ChunkedDecoder, chunkedDecoder } from "./chunked.ts";
 import { Connection, type Head } from "./http1_connection.ts";
+import { readText } from "./read_text.ts";
 
 export interface Http1Request {
   method: string;
@@ -25,6 +26,8 @@ export interface Http1Response {
   readonly status: number;
   /** Lower-cased names; a repeated header keeps its last value. */
   readonly headers: ReadonlyMap<string, string>;
+  /** One header's value by any case of its name. */
+  header(name: string): string | undefined;
   /**
    * The next piece of the body, or null at its end. The bytes belong to the connection and are
    * overwritten by the next read: use them before reading again.
@@ -319,13 +322,12 @@ class Body implements Http1Response {
     }
   }
 
-  async text(): Promise<string> {
-    const decoder = new TextDecoder();
-    let out = "";
-    for (let piece = await this.read(); piece; piece = await this.read()) {
-      out += decoder.decode(piece, { stream: true });
-    }
-    return out + decoder.decode();
+  header(name: string): string | undefined {
+    return this.headers.get(name.toLowerCase());
+  }
+
+  text(): Promise<string> {
+    return readText(() => this.read());
   }
 
   cancel(): void {

@@ -4,6 +4,7 @@
  * path, see http1_pool.ts); anything else (an outside provider over HTTPS) through `fetch`.
  */
 import { Http1Pool } from "./http1_pool.ts";
+import { readText } from "./read_text.ts";
 
 export interface UpstreamAnswer {
   readonly status: number;
@@ -29,25 +30,11 @@ export interface Upstream {
   close(): void;
 }
 
-/** Every request through `fetch`. */
-export function fetchUpstream(): Upstream {
-  return { post: fetchPost, close: () => {} };
-}
-
 /** `http:` through kept-alive connections of its own, the rest through `fetch`. */
 export function engineUpstream(pool = new Http1Pool()): Upstream {
   return {
-    async post(req) {
-      if (!req.url.startsWith("http:")) return await fetchPost(req);
-      const res = await pool.request({ method: "POST", ...req });
-      return {
-        status: res.status,
-        header: (name) => res.headers.get(name),
-        read: () => res.read(),
-        text: () => res.text(),
-        cancel: () => res.cancel(),
-      };
-    },
+    post: (req) =>
+      req.url.startsWith("http:") ? pool.request({ method: "POST", ...req }) : fetchPost(req),
     close: () => pool.close(),
   };
 }
@@ -62,26 +49,18 @@ async function fetchPost(req: UpstreamPost): Promise<UpstreamAnswer> {
   // BYOB with one reused buffer: the default reader makes fetch allocate and zero 64 KiB per read.
   const reader = res.body?.getReader({ mode: "byob" });
   let buf = new Uint8Array(16 * 1024);
+  const read = async () => {
+    if (!reader) return null;
+    const r = await reader.read(buf);
+    if (r.done) return null;
+    buf = new Uint8Array(r.value.buffer as ArrayBuffer);
+    return r.value;
+  };
   return {
     status: res.status,
     header: (name) => res.headers.get(name) ?? undefined,
-    async read() {
-      if (!reader) return null;
-      const r = await reader.read(buf);
-      if (r.done) return null;
-      buf = new Uint8Array(r.value.buffer as ArrayBuffer);
-      return r.value;
-    },
-    async text() {
-      if (!reader) return "";
-      const decoder = new TextDecoder();
-      let out = "";
-      for (let r = await reader.read(buf); !r.done; r = await reader.read(buf)) {
-        out += decoder.decode(r.value, { stream: true });
-        buf = new Uint8Array(r.value.buffer as ArrayBuffer);
-      }
-      return out + decoder.decode();
-    },
+    read,
+    text: () => readText(read),
     cancel: () => void reader?.cancel().catch(() => {}),
   };
 }
