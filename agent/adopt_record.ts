@@ -67,9 +67,13 @@ export async function judgeRecord(record: ShardRecord, input: JudgeInput): Promi
  * differs is another process, and a gone pid's group can still hold strays worth stopping (the
  * kernel does not reuse a pid while it names a live group).
  */
-export async function stopRecorded(p: RecordedProcess, graceMs: number): Promise<void> {
+export async function stopRecorded(
+  p: RecordedProcess,
+  graceMs: number,
+  cutShort?: AbortSignal,
+): Promise<void> {
   const stat = readStat(p.pid);
   if (stat && p.procStart !== undefined && stat.startTime !== p.procStart) return;
   if (p.pid <= 1) return;
-  await terminateGroup(p.pid, graceMs);
+  await terminateGroup(p.pid, graceMs, cutShort);
 }

@@ -153,6 +153,11 @@ export class Agent {
     this.#scheduleHeartbeat();
   }
 
+  /** Engines stopped from now on get no grace (a second Ctrl-C); see Supervisor.hurry. */
+  hurry(): void {
+    this.#supervisor.hurry();
+  }
+
   async stop(): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#timer);

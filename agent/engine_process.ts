@@ -109,13 +109,13 @@ export class EngineProcess {
    * Stops the process group and its strays (SIGTERM, grace, SIGKILL), then collects the exit status
    * and the last output. Safe to call more than once and after the process has exited.
    */
-  async terminate(graceMs: number): Promise<void> {
+  async terminate(graceMs: number, cutShort?: AbortSignal): Promise<void> {
     // Once reaped, the pid may belong to someone else; its group is ours only while members remain
     // (the kernel does not reuse a number still in use as a group id).
     const now = readStat(this.pid);
     const reused = this.#status !== undefined && now !== undefined &&
       now.startTime !== this.procStart;
-    if (!reused) await terminateGroup(this.pid, graceMs);
+    if (!reused) await terminateGroup(this.pid, graceMs, cutShort);
     await this.#settle();
   }
 

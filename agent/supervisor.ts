@@ -69,6 +69,7 @@ export class Supervisor {
   readonly #fetch: typeof fetch;
   readonly #onChange: (handle: ShardHandle) => void;
   readonly #graceMs: number;
+  readonly #hurry = new AbortController();
   readonly #registry: ShardRegistry;
   readonly #keys: ShardKeys;
   readonly #ports: PortPicker;
@@ -172,8 +173,9 @@ export class Supervisor {
     shard.wake?.();
     clearInterval(shard.watch);
     const terminate = async () => {
-      if (shard.proc) await shard.proc.terminate(this.#graceMs);
-      else if (shard.adopted) await stopRecorded(shard.adopted, this.#graceMs);
+      const cut = this.#hurry.signal;
+      if (shard.proc) await shard.proc.terminate(this.#graceMs, cut);
+      else if (shard.adopted) await stopRecorded(shard.adopted, this.#graceMs, cut);
     };
     await terminate();
     await shard.settled.catch(() => {});
@@ -191,6 +193,15 @@ export class Supervisor {
   /** Stops every shard, in parallel. Call on SIGINT/SIGTERM (see the module comment). */
   async stopAll(): Promise<void> {
     await Promise.all([...this.#shards.keys()].map((id) => this.stop(id)));
+  }
+
+  /**
+   * From now on engines being stopped, or stopped later, get no grace: SIGKILL at once. For a
+   * second Ctrl-C: whoever presses it wants out now, and a third would end the agent and leave
+   * its engines running, holding their GPU memory.
+   */
+  hurry(): void {
+    this.#hurry.abort();
   }
 
   /** Every shard held, failed ones included until stopped or ensured again. */

@@ -139,6 +139,33 @@ Deno.test("stopping a shard ends its whole process tree, descendants that left t
   });
 });
 
+Deno.test("hurry: an engine that ignores SIGTERM is killed at once instead of after its grace", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "llmgw-sup-" });
+  const sup = new Supervisor({
+    logger: silentLogger,
+    adapters: { tiny: tinyAdapter() },
+    workDir: dir,
+    stopGraceMs: 60_000,
+    onChange: () => {},
+  });
+  try {
+    const h = await sup.ensure(spec({ args: ["--ignore-sigterm"] }));
+    const started = Date.now();
+    const stopped = sup.stop("tiny-1");
+    await new Promise((r) => setTimeout(r, 300));
+    assert(!isGone(h.pid), "SIGTERM alone should not have stopped it");
+    sup.hurry();
+    await stopped;
+    const took = Date.now() - started;
+    assert(isGone(h.pid), "engine still running");
+    assert(took < 10_000, `stopped ${took} ms after the stop began, not after the 60 s grace`);
+  } finally {
+    sup.hurry();
+    await sup.stopAll();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("an engine that exits while starting is reported with its output, key removed", async () => {
   await withSupervisor(async (sup, _dir, events) => {
     await rejects(sup.ensure(spec({ args: ["--fail-at-start"] })), (e: unknown) => {

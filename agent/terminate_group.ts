@@ -2,27 +2,35 @@
  * Stopping an engine means stopping everything it started: SIGTERM to its process group and to any
  * descendants that left the group, a grace period to exit cleanly (an engine frees device memory and
  * flushes on SIGTERM), then SIGKILL for whatever is left. A group that is already gone counts as
- * stopped.
+ * stopped. `cutShort` ends the grace early (someone asked twice to stop now).
  */
 import { findStrays, groupAlive, isGone, signalGroup, signalTree } from "./proc_tree.ts";
 
-/** Polls `done` until it holds or `ms` pass; true when it held. */
-async function waitUntil(done: () => boolean, ms: number): Promise<boolean> {
+/** Polls `done` until it holds, `ms` pass or `cutShort` is aborted; true when it held. */
+async function waitUntil(
+  done: () => boolean,
+  ms: number,
+  cutShort?: AbortSignal,
+): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (!done()) {
-    if (Date.now() >= deadline) return false;
+    if (Date.now() >= deadline || cutShort?.aborted) return false;
     await new Promise((r) => setTimeout(r, 50));
   }
   return true;
 }
 
 /** Resolves once the group led by `pgid` and its strays are gone; true if SIGKILL was needed. */
-export async function terminateGroup(pgid: number, graceMs: number): Promise<boolean> {
+export async function terminateGroup(
+  pgid: number,
+  graceMs: number,
+  cutShort?: AbortSignal,
+): Promise<boolean> {
   const strays = findStrays(pgid);
   signalGroup(pgid, "SIGTERM");
   for (const pid of strays) signalTree(pid, "SIGTERM");
   const allGone = () => !groupAlive(pgid) && strays.every(isGone);
-  if (await waitUntil(allGone, graceMs)) return false;
+  if (await waitUntil(allGone, graceMs, cutShort)) return false;
   signalGroup(pgid, "SIGKILL");
   for (const pid of strays) signalTree(pid, "SIGKILL");
   // SIGKILL cannot be refused; this wait is only for the kernel to tear the processes down.

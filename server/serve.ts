@@ -52,6 +52,8 @@ export interface ControlPlane {
    * (default `shutdown_grace_ms`), then cuts the rest. `close` drains first if not done.
    */
   drain(graceMs?: number): Promise<void>;
+  /** Ends the drain's grace now (asked twice to stop): requests still open are cut. */
+  cutRequests(): void;
   /** Drains, then stops the nodes' listener, notifications, writes usage, closes the store. */
   close(): Promise<void>;
 }
@@ -298,6 +300,7 @@ export async function startControlPlane(
     notifications,
     ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     drain: (graceMs = config.shutdownGraceMs) => listener.drain(graceMs),
+    cutRequests: () => listener.cutNow(),
     async close() {
       // Requests in flight finish (or are cut after the grace) before anything they use stops.
       await listener.drain(config.shutdownGraceMs);

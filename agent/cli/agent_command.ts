@@ -3,7 +3,7 @@ import type { Command } from "../../core/command.ts";
 import { UsageError } from "../../core/command.ts";
 import { createLogger } from "../../core/log.ts";
 import { settingsHelp } from "../../core/settings.ts";
-import { shutdownSignal } from "../../core/signals.ts";
+import { shutdownSignals } from "../../core/signals.ts";
 import { parseFlags } from "../../server/cli/flags.ts";
 import { Agent } from "../agent.ts";
 import { agentLocation, agentSettings, loadAgentConfig } from "../agent_config.ts";
@@ -50,8 +50,11 @@ export async function runAgent(
     throw e;
   }
   console.log(`llmgw agent running (data ${config.dataDir}), dialing ${config.controlUrls}`);
+  const signals = shutdownSignals();
+  // A second signal kills the engines being stopped instead of waiting out their grace.
+  void signals.hurried.then(() => agent.hurry());
   const outcome = await Promise.race([
-    shutdownSignal().then((sig) => ({ signal: sig })),
+    signals.requested.then((sig) => ({ signal: sig })),
     agent.ended,
   ]);
   if ("revoked" in outcome) {

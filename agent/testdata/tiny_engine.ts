@@ -5,6 +5,7 @@
  *   --port N --host H        where to listen
  *   --fail-at-start          print a message (naming its key, to test redaction) and exit 3
  *   --ready-after-ms N       /health answers 503 until N ms after start
+ *   --ignore-sigterm         keep running on SIGTERM, as a stuck engine may
  */
 const args = Deno.args;
 const opt = (name: string) => {
@@ -17,6 +18,8 @@ if (args.includes("--fail-at-start")) {
   console.error(`tiny-engine: cannot load model (key ${key} is fine, the file is not)`);
   Deno.exit(3);
 }
+
+if (args.includes("--ignore-sigterm")) Deno.addSignalListener("SIGTERM", () => {});
 
 const readyAt = Date.now() + Number(opt("--ready-after-ms") ?? 0);
 const metrics = [

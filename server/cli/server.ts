@@ -1,7 +1,7 @@
 import type { Command } from "../../core/command.ts";
 import { createLogger, LevelControl } from "../../core/log.ts";
 import { settingsHelp } from "../../core/settings.ts";
-import { shutdownSignal } from "../../core/signals.ts";
+import { shutdownSignals } from "../../core/signals.ts";
 import { loadServerConfig, locationSettings, serverSettings } from "../config.ts";
 import { startControlPlane } from "../serve.ts";
 import { parseFlags } from "./flags.ts";
@@ -25,8 +25,11 @@ export const serverCommand: Command = {
     const cp = await startControlPlane(config, { logger, logLevel });
     console.log(`llmgw control plane on ${cp.url}`);
     if (cp.clusterUrls) console.log(`llmgw cluster listener on ${cp.clusterUrls.join(", ")}`);
-    const sig = await shutdownSignal();
+    const signals = shutdownSignals();
+    const sig = await signals.requested;
     logger.info("shutting down", { signal: sig });
+    // A second signal cuts what is still open instead of waiting out shutdown_grace_ms.
+    void signals.hurried.then(() => cp.cutRequests());
     await cp.close();
     return 0;
   },

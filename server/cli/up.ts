@@ -7,7 +7,7 @@ import { systemClock } from "../../core/clock.ts";
 import type { Command } from "../../core/command.ts";
 import { createLogger, LevelControl } from "../../core/log.ts";
 import { settingsHelp } from "../../core/settings.ts";
-import { shutdownSignal } from "../../core/signals.ts";
+import { shutdownSignals } from "../../core/signals.ts";
 import { loadServerConfig, locationSettings, serverSettings } from "../config.ts";
 import { startControlPlane } from "../serve.ts";
 import { exists } from "../../core/exists.ts";
@@ -59,7 +59,8 @@ export const upCommand: Command = {
       await cp.close();
       throw e;
     }
-    const stopping = shutdownSignal();
+    const signals = shutdownSignals();
+    const stopping = signals.requested;
     const key = await ensureLocalKey(config.dataDir, cp.deps.keys);
     try {
       await Promise.race([node.ready, stopping]);
@@ -80,6 +81,15 @@ export const upCommand: Command = {
     );
     const sig = await stopping;
     logger.info("shutting down", { signal: sig });
+    console.log(
+      `\nStopping: requests in flight may finish (up to ${config.shutdownGraceMs / 1000} s), ` +
+        `then the engines stop. Ctrl-C again to stop now.`,
+    );
+    void signals.hurried.then(() => {
+      console.log("Stopping now: cutting requests in flight and killing the engines.");
+      cp.cutRequests();
+      node.hurry();
+    });
     // Requests in flight finish first (within shutdown_grace_ms), then the engines stop, then
     // the rest: usage still in memory is written last.
     await cp.drain();

@@ -7,6 +7,7 @@
  * Shutdown is in two steps: `drain` stops taking connections and lets requests in flight (streams
  * included) finish within the grace, then cuts what is left (the router sees the client gone:
  * the engine request is aborted and its usage row written as 499); `close` is then immediate.
+ * `cutNow` ends the grace early.
  */
 import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/settings.ts";
@@ -19,6 +20,8 @@ export interface ClientListener {
   /** Served over HTTPS: session cookies must be Secure. */
   readonly secure: boolean;
   drain(graceMs: number): Promise<void>;
+  /** Ends a drain's grace now: what is still open is cut (a drain not begun yet gets none). */
+  cutNow(): void;
 }
 
 export interface ClientTls {
@@ -106,6 +109,8 @@ export async function startClientListener(
     : addr.hostname;
   const url = config.publicUrl || `${tls ? "https" : "http"}://${shownHost}:${addr.port}`;
   let drained: Promise<void> | undefined;
+  const hurried = Promise.withResolvers<void>();
+  let noGrace = false;
   return {
     url,
     secure: tls !== undefined,
@@ -116,16 +121,26 @@ export async function startClientListener(
         let timer: ReturnType<typeof setTimeout> | undefined;
         const inTime = await Promise.race([
           done.then(() => true),
-          new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs))),
+          new Promise<boolean>((r) => (timer = setTimeout(() => r(false), noGrace ? 0 : graceMs))),
+          hurried.promise.then(() => false),
         ]);
         clearTimeout(timer);
         if (!inTime) {
-          logger.warn("requests still open after the shutdown grace; cutting them", { graceMs });
+          logger.warn(
+            noGrace
+              ? "stopping now, as asked again: cutting requests still open"
+              : "requests still open after the shutdown grace; cutting them",
+            { graceMs },
+          );
           cut.abort(new DOMException("control plane stopping", "AbortError"));
           await done;
         }
       })();
       return drained;
+    },
+    cutNow() {
+      noGrace = true;
+      hurried.resolve();
     },
   };
 }

@@ -62,6 +62,8 @@ export interface LocalNode {
   /** Resolves when the model has a ready replica, or rejects with why it could not start. */
   ready: Promise<void>;
   stop(): Promise<void>;
+  /** Engines stopped from now on get no grace: SIGKILL at once. */
+  hurry(): void;
 }
 
 /** Where `up` keeps its own node's credential, CA and engine records. */
@@ -162,6 +164,7 @@ export async function startLocalNode(
       unwatch();
       return agent.stop();
     },
+    hurry: () => agent.hurry(),
   };
 }
 

@@ -137,3 +137,63 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a second SIGINT stops now: the stream in flight is cut, the engine is gone, its usage row is still written",
+  sanitizeResources: false,
+  async fn() {
+    const app = await startAppliance({
+      // A stream that would take 100 s, well inside a 60 s grace it must not wait out.
+      args: [
+        "--usage-flush-interval-ms",
+        "60000",
+        "--engines-sim-tokens-per-second",
+        "2",
+        "--shutdown-grace-ms",
+        "60000",
+      ],
+    });
+    try {
+      const res = await fetch(`${app.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "demo",
+          stream: true,
+          max_tokens: 200,
+          messages: [{ role: "user", content: "tell me something very long" }],
+        }),
+      });
+      assertEquals(res.status, 200);
+      const reader = res.body!.getReader();
+      await reader.read();
+      const [engine] = await recordedEnginePids(app.dataDir);
+      assert(engine && alive(engine), "the engine runs");
+
+      const started = Date.now();
+      const exited = app.kill("SIGINT");
+      await new Promise((r) => setTimeout(r, 300));
+      assert(
+        app.output().includes("Ctrl-C again to stop now"),
+        "the first Ctrl-C says how to hurry",
+      );
+      Deno.kill(app.pid, "SIGINT");
+      // The stream ends (cut) instead of running its 100 s.
+      for (;;) {
+        const r = await reader.read().catch(() => ({ done: true }));
+        if (r.done) break;
+      }
+      assertEquals(await exited, 0);
+      const took = Date.now() - started;
+      assert(took < 15_000, `stopped in ${took} ms, not after the 60 s grace`);
+      assert(!alive(engine), "the engine was stopped with the appliance");
+      const written = await rows(app.dataDir);
+      assertEquals(written.length, 1);
+      assertEquals(written[0]!.status, 499);
+    } finally {
+      await app.kill("SIGKILL");
+      await Deno.remove(app.dataDir, { recursive: true });
+    }
+  },
+});

@@ -9,6 +9,8 @@ export interface Appliance {
   url: string;
   key: string;
   dataDir: string;
+  /** The `llmgw up` process, for a signal sent while a stop is under way. */
+  pid: number;
   /** Everything printed so far, stdout and stderr. */
   output(): string;
   /** Ctrl-C, then wait for a clean exit; returns the exit code. */
@@ -72,6 +74,7 @@ export async function startAppliance(
     url,
     key,
     dataDir,
+    pid: child.pid,
     output: () => text,
     stop: () => kill("SIGINT"),
     kill,
