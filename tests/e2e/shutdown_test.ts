@@ -46,6 +46,25 @@ async function chatOnce(url: string, key: string): Promise<string | null> {
   return res.headers.get("x-request-id");
 }
 
+/** A streamed chat of `maxTokens` tokens, started; its body is the caller's to read. */
+async function openStream(
+  app: { url: string; key: string },
+  maxTokens: number,
+): Promise<ReadableStream<Uint8Array>> {
+  const res = await fetch(`${app.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "demo",
+      stream: true,
+      max_tokens: maxTokens,
+      messages: [{ role: "user", content: "tell me something long" }],
+    }),
+  });
+  assertEquals(res.status, 200);
+  return res.body!;
+}
+
 async function rows(dataDir: string) {
   const store = await openStore(`${dataDir}/llmgw.db`);
   try {
@@ -103,18 +122,7 @@ Deno.test({
       args: ["--usage-flush-interval-ms", "60000", "--engines-sim-tokens-per-second", "20"],
     });
     try {
-      const res = await fetch(`${app.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          model: "demo",
-          stream: true,
-          max_tokens: 30,
-          messages: [{ role: "user", content: "tell me something long" }],
-        }),
-      });
-      assertEquals(res.status, 200);
-      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      const reader = (await openStream(app, 30)).pipeThrough(new TextDecoderStream()).getReader();
       let text = (await reader.read()).value ?? "";
       const exited = app.kill("SIGTERM");
       await new Promise((r) => setTimeout(r, 200));
@@ -155,18 +163,7 @@ Deno.test({
       ],
     });
     try {
-      const res = await fetch(`${app.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          model: "demo",
-          stream: true,
-          max_tokens: 200,
-          messages: [{ role: "user", content: "tell me something very long" }],
-        }),
-      });
-      assertEquals(res.status, 200);
-      const reader = res.body!.getReader();
+      const reader = (await openStream(app, 200)).getReader();
       await reader.read();
       const [engine] = await recordedEnginePids(app.dataDir);
       assert(engine && alive(engine), "the engine runs");
