@@ -61,24 +61,29 @@ export const upCommand: Command = {
     }
     const signals = shutdownSignals();
     const stopping = signals.requested;
+    let stopAsked = false;
+    void stopping.then(() => (stopAsked = true));
     const key = await ensureLocalKey(config.dataDir, cp.deps.keys);
     try {
       await Promise.race([node.ready, stopping]);
     } catch (e) {
       logger.error("the model's engine did not start", { model: model.name, error: e });
     }
-    console.log(
-      `\nllmgw is up on ${cp.url}\n` +
-        `  model:   ${model.name}${model.engine === "sim" ? " (simulated)" : ""}\n` +
-        `  API key: ${key.key}${
-          key.created
-            ? "  (new; also kept in " + key.path + ", mode 0600)"
-            : "  (from " + key.path + ")"
-        }\n\n` +
-        `Try it:\n  curl ${cp.url}/v1/chat/completions -H "Authorization: Bearer ${key.key}" \\\n` +
-        `    -H "Content-Type: application/json" -d '{"model":"${model.name}","messages":[{"role":"user","content":"Hello"}]}'\n\n` +
-        `Ctrl-C stops llmgw and its engines.`,
-    );
+    // Stopped while the engine was loading: no banner saying it is up.
+    if (!stopAsked) {
+      console.log(
+        `\nllmgw is up on ${cp.url}\n` +
+          `  model:   ${model.name}${model.engine === "sim" ? " (simulated)" : ""}\n` +
+          `  API key: ${key.key}${
+            key.created
+              ? "  (new; also kept in " + key.path + ", mode 0600)"
+              : "  (from " + key.path + ")"
+          }\n\n` +
+          `Try it:\n  curl ${cp.url}/v1/chat/completions -H "Authorization: Bearer ${key.key}" \\\n` +
+          `    -H "Content-Type: application/json" -d '{"model":"${model.name}","messages":[{"role":"user","content":"Hello"}]}'\n\n` +
+          `Ctrl-C stops llmgw and its engines.`,
+      );
+    }
     const sig = await stopping;
     logger.info("shutting down", { signal: sig });
     console.log(
