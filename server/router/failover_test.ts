@@ -95,12 +95,17 @@ Deno.test("a replica on a closed port is retried on another; an error after the 
       addHarnessReplica(h);
       const cut = await h.v1("/chat/completions", chat("hi", { stream: true }), batch);
       assertEquals(cut.status, 200);
-      const got = await cut.text().catch(() => "cut");
-      assert(!got.includes("[DONE]"));
+      // It ends with the engine's failure in OpenAI's error shape, and no [DONE].
+      const events = (await cut.text()).split("\n\n").filter(Boolean);
+      assert(events[0]!.includes('"content":"a"'));
+      const last = JSON.parse(events.at(-1)!.slice("data: ".length));
+      assertEquals(last.error.code, "engine_error");
+      assertEquals(last.error.type, "server_error");
+      assert(!events.includes("data: [DONE]"));
       const rows = await usageRows(h);
       assertEquals(rows.length, 2);
-      const last = rows.find((r) => r.replicaId === "broken");
-      assertEquals(last?.status, 502);
+      const brokenRow = rows.find((r) => r.replicaId === "broken");
+      assertEquals(brokenRow?.status, 502);
       assertEquals(broken.hits(), 1);
     } finally {
       await broken.close();

@@ -144,6 +144,16 @@ export function relayStream(
     });
     return `data: ${JSON.stringify(errorBody(err))}\n\ndata: [DONE]\n\n`;
   };
+  // An engine that dies mid-answer: the client hears why, in the API's error shape (an SDK raises
+  // it as an API error, where a cut connection is only "terminated"), and gets no [DONE], so the
+  // answer cannot pass for a whole one.
+  const brokenEnd = () => {
+    const err = new AppError("engine_error", {
+      model: opts.model,
+      detail: "it stopped in the middle of the answer",
+    });
+    return `data: ${JSON.stringify(errorBody(err))}\n\n`;
+  };
 
   const stream = new ReadableStream<Uint8Array>({
     async pull(ctrl) {
@@ -166,8 +176,11 @@ export function relayStream(
             ctrl.error(new Error("the client went away"));
             return;
           }
+          // What was whole went out with its read; a part-event left over is dropped.
+          out.push(brokenEnd());
+          send(ctrl);
           done(502);
-          ctrl.error(new Error("the engine stopped mid-answer"));
+          ctrl.close();
           return;
         }
         if (piece === null) {

@@ -7,32 +7,9 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { startAppliance } from "../helpers/appliance.ts";
+import { alive, recordedEnginePids } from "../helpers/engine_pids.ts";
 import { openStore } from "../../db/store.ts";
 import { usage } from "../../db/schema.ts";
-
-/** The engine pids the appliance's agent recorded (its shards.json, wherever under the data). */
-async function recordedEnginePids(dir: string): Promise<number[]> {
-  for await (const e of Deno.readDir(dir)) {
-    const path = `${dir}/${e.name}`;
-    if (e.isFile && e.name === "shards.json") {
-      const file = JSON.parse(await Deno.readTextFile(path)) as { shards?: { pid: number }[] };
-      return (file.shards ?? []).map((s) => s.pid);
-    }
-    if (e.isDirectory) {
-      const found = await recordedEnginePids(path);
-      if (found.length) return found;
-    }
-  }
-  return [];
-}
-
-const alive = (pid: number) => {
-  try {
-    return !Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]!.startsWith("Z");
-  } catch {
-    return false;
-  }
-};
 
 /** One chat completion, answered whole; returns its request id. */
 async function chatOnce(url: string, key: string): Promise<string | null> {
