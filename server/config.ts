@@ -148,7 +148,7 @@ export const serverSettings = {
   streamIdleTimeoutMs: live(int(
     "router.stream_idle_timeout_ms",
     60_000,
-    "A stream whose engine sends nothing for this long is cut with an error event, in ms",
+    "A stream whose engine sends nothing for this long is cut with an error event, in ms (time the client takes to read does not count)",
     { min: 100 },
   )),
   maxAttempts: live(int(

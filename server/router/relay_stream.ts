@@ -124,12 +124,15 @@ export function relayStream(
   };
 
   // One timer per idle period, not one per read: it re-arms itself for what is left of the period.
-  let lastByteAt = performance.now();
+  // Only time spent waiting on the engine counts: while the client is slow to take what was sent,
+  // nothing is read (the stream is pulled), and that pause is not the engine's.
+  let readingSince: number | null = null;
   let stalled = false;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   const watch = (ms: number) => {
     idleTimer = setTimeout(() => {
-      const idle = performance.now() - lastByteAt;
+      if (readingSince === null) return watch(opts.idleTimeoutMs);
+      const idle = performance.now() - readingSince;
       if (idle < opts.idleTimeoutMs) return watch(opts.idleTimeoutMs - idle);
       stalled = true;
       opts.abort();
@@ -160,7 +163,9 @@ export function relayStream(
       for (;;) {
         let piece: Uint8Array | null;
         try {
+          readingSince = performance.now();
           piece = await answer.read();
+          readingSince = null;
         } catch {
           if (stalled) {
             out.push(stallEnd());
@@ -192,8 +197,7 @@ export function relayStream(
           ctrl.close();
           return;
         }
-        lastByteAt = performance.now();
-        ttftMs ??= Math.round(lastByteAt - opts.started);
+        ttftMs ??= Math.round(performance.now() - opts.started);
         // Decoded at once: the bytes are the connection's, read into again by the next read.
         feed(decoder.decode(piece, { stream: true }));
         if (out.length === 0) continue;

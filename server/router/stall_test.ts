@@ -46,3 +46,28 @@ Deno.test("a stalled engine stream is cut after the idle timeout with an error e
     await h.close();
   }
 });
+
+Deno.test("a client that stops reading for longer than the idle timeout is not taken for a stalled engine", async () => {
+  const h = await startHarness({ routing: { streamIdleTimeoutMs: 200 } });
+  try {
+    // A real engine that keeps sending; the client reads one chunk, then nothing for 700 ms.
+    const res = await h.v1("/chat/completions", chat("hi", { stream: true, max_tokens: 40 }));
+    assertEquals(res.status, 200);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = (await reader.read()).value ?? "";
+    await new Promise((r) => setTimeout(r, 700));
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    assert(!text.includes("engine_stalled"), "the engine was blamed for the client's pause");
+    assert(text.endsWith("data: [DONE]\n\n"), "the answer ran to its end");
+    const [row] = await usageRows(h);
+    assertEquals(row?.status, 200);
+    assertEquals(row?.completionTokens, 40);
+    assertEquals(h.deps.replicas.get("r1")?.breaker.state(), "closed");
+  } finally {
+    await h.close();
+  }
+});
