@@ -115,6 +115,53 @@ Deno.test("a replica on a closed port is retried on another; an error after the 
   }
 });
 
+Deno.test("a stream whose engine dies before its first token is retried on another replica", async () => {
+  const h = await startHarness();
+  // Headers at once, as engines send them, then the connection dies during the "prefill".
+  const dying = fakeServer(() =>
+    new Response(
+      new ReadableStream({
+        start(ctrl) {
+          setTimeout(() => ctrl.error(new Error("engine died in prefill")), 30);
+        },
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    )
+  );
+  // Headers, then the stream ends with nothing in it.
+  const empty = fakeServer(() =>
+    new Response("", { headers: { "content-type": "text/event-stream" } })
+  );
+  try {
+    h.deps.replicas.remove("r1");
+    addReplica(h, "dying", dying.url);
+    const res = await h.v1("/chat/completions", chat("hi", { stream: true }), batch);
+    // Only one replica: the client hears the engine failed, in OpenAI's shape.
+    assertEquals(res.status, 502);
+    assertEquals((await res.json()).error.code, "engine_error");
+
+    addReplica(h, "empty", empty.url);
+    addHarnessReplica(h);
+    for (let i = 0; i < 4; i++) {
+      const ok = await h.v1("/chat/completions", chat("hi", { stream: true }), batch);
+      assertEquals(ok.status, 200);
+      assert((await ok.text()).endsWith("data: [DONE]\n\n"), "a whole answer, from r1");
+    }
+    const rows = await usageRows(h);
+    assertEquals(rows.slice(1).map((r) => [r.status, r.replicaId]), [
+      [200, "r1"],
+      [200, "r1"],
+      [200, "r1"],
+      [200, "r1"],
+    ]);
+    assert(dying.hits() + empty.hits() >= 2, "the broken replicas were tried first");
+  } finally {
+    await dying.close();
+    await empty.close();
+    await h.close();
+  }
+});
+
 Deno.test("a fallback model answers when the model's replicas cannot, and usage records it", async () => {
   const h = await startHarness();
   try {

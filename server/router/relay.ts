@@ -91,6 +91,22 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
   };
   const headers = { "x-llmgw-served-model": req.servedModel };
 
+  // Whatever fails before the client has been sent anything may go to another replica.
+  const beforeFirstByte = (e: unknown, detail: string): RelayResult => {
+    if (req.clientSignal.aborted) {
+      finish({ ...noTokens, status: 499, ttftMs: null, bytesOut: 0 });
+      return { kind: "answered", response: new Response(null, { status: 499 }), ttftMs: null };
+    }
+    detach();
+    const timedOut = (e as Error).name === "TimeoutError";
+    if (timedOut) {
+      // Waiting as long again elsewhere would double what the client already waited: no retry.
+      finish({ ...noTokens, status: 502, ttftMs: null, bytesOut: 0 });
+      throw new AppError("engine_error", { model: replica.model, detail: "no answer in time" });
+    }
+    return { kind: "failed", status: 0, detail };
+  };
+
   let upstream: UpstreamAnswer;
   try {
     upstream = await req.upstream.post({
@@ -104,18 +120,29 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
       signal: upstreamAbort.signal,
     });
   } catch (e) {
-    if (req.clientSignal.aborted) {
-      finish({ ...noTokens, status: 499, ttftMs: null, bytesOut: 0 });
-      return { kind: "answered", response: new Response(null, { status: 499 }), ttftMs: null };
+    return beforeFirstByte(e, "the engine could not be reached");
+  }
+  const isEventStream = (upstream.header("content-type") ?? "").includes("text/event-stream");
+  const streamed = isOk(upstream.status) && isEventStream;
+  // A stream is answered once its first piece is in, not at its headers (engines send those at
+  // once): an engine that dies in the prompt's prefill, or closes the connection before its first
+  // token, has sent the client nothing yet, so another replica can still take the request.
+  let first: Uint8Array | null = null;
+  if (streamed) {
+    try {
+      first = await upstream.read();
+    } catch (e) {
+      upstream.cancel();
+      return beforeFirstByte(e, "the engine stopped before its first token");
     }
-    detach();
-    const timedOut = (e as Error).name === "TimeoutError";
-    if (timedOut) {
-      // Waiting as long again elsewhere would double what the client already waited: no retry.
-      finish({ ...noTokens, status: 502, ttftMs: null, bytesOut: 0 });
-      throw new AppError("engine_error", { model: replica.model, detail: "no answer in time" });
+    if (first === null) {
+      detach();
+      return {
+        kind: "failed",
+        status: 0,
+        detail: "the engine ended the stream with nothing in it",
+      };
     }
-    return { kind: "failed", status: 0, detail: "the engine could not be reached" };
   }
   const ttftMs = elapsed(started);
   clearTimeout(firstByteTimer);
@@ -131,12 +158,12 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
       answer: { text, contentType },
     };
   }
-  const isEventStream = (upstream.header("content-type") ?? "").includes("text/event-stream");
-  if (!isOk(upstream.status) || !isEventStream) {
+  if (!streamed) {
     const response = await relayWhole(upstream, replica.model, ttftMs, finish, headers);
     return { kind: "answered", response, ttftMs };
   }
   const response = relayStream(upstream, {
+    first: first!,
     clientWantsUsage,
     started,
     idleTimeoutMs: req.idleTimeoutMs,

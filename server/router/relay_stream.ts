@@ -18,6 +18,8 @@ const usageObject = /"usage":\s*\{/;
 export function relayStream(
   answer: UpstreamAnswer,
   opts: {
+    /** The answer's first piece, read before the client was answered (valid until the next read). */
+    first: Uint8Array;
     clientWantsUsage: boolean;
     started: number;
     idleTimeoutMs: number;
@@ -158,8 +160,14 @@ export function relayStream(
     return `data: ${JSON.stringify(errorBody(err))}\n\n`;
   };
 
+  // Taken in at once: the piece is the connection's buffer, which the next read fills again.
+  ttftMs = Math.round(performance.now() - opts.started);
+  feed(decoder.decode(opts.first, { stream: true }));
+
   const stream = new ReadableStream<Uint8Array>({
     async pull(ctrl) {
+      // The first piece's events, the first time.
+      if (out.length) return send(ctrl);
       for (;;) {
         let piece: Uint8Array | null;
         try {
