@@ -162,6 +162,42 @@ Deno.test("a stream whose engine dies before its first token is retried on anoth
   }
 });
 
+Deno.test("an answer (not streamed) the engine breaks off mid-body is retried; alone, it is a 502", async () => {
+  const h = await startHarness();
+  // Headers and half the JSON, then the connection dies.
+  const halfway = fakeServer(() =>
+    new Response(
+      new ReadableStream({
+        start(ctrl) {
+          ctrl.enqueue(new TextEncoder().encode('{"id":"x","choices":[{"mess'));
+          setTimeout(() => ctrl.error(new Error("engine died")), 30);
+        },
+      }),
+      { headers: { "content-type": "application/json" } },
+    )
+  );
+  try {
+    h.deps.replicas.remove("r1");
+    addReplica(h, "halfway", halfway.url);
+    const alone = await h.v1("/chat/completions", chat("hi"), batch);
+    assertEquals(alone.status, 502);
+    assertEquals((await alone.json()).error.code, "engine_error");
+    const [row] = await usageRows(h);
+    assertEquals([row?.status, row?.replicaId], [502, null]);
+
+    addHarnessReplica(h);
+    for (let i = 0; i < 4; i++) {
+      const ok = await h.v1("/chat/completions", chat("hi"), batch);
+      assertEquals(ok.status, 200);
+      assert((await ok.json()).choices[0].message.content.length > 0);
+    }
+    assert(halfway.hits() >= 2, "the broken replica was tried first");
+  } finally {
+    await halfway.close();
+    await h.close();
+  }
+});
+
 Deno.test("a fallback model answers when the model's replicas cannot, and usage records it", async () => {
   const h = await startHarness();
   try {

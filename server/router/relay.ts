@@ -159,7 +159,15 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
     };
   }
   if (!streamed) {
-    const response = await relayWhole(upstream, replica.model, ttftMs, finish, headers);
+    // Read whole before answering: an engine that breaks off mid-body has sent the client nothing.
+    let text: string;
+    try {
+      text = await upstream.text();
+    } catch (e) {
+      upstream.cancel();
+      return beforeFirstByte(e, "the engine's answer broke off before its end");
+    }
+    const response = answerWhole(text, upstream, replica.model, ttftMs, finish, headers);
     return { kind: "answered", response, ttftMs };
   }
   const response = relayStream(upstream, {
@@ -235,20 +243,14 @@ export function passOn(
 }
 
 /** A JSON answer (or an engine's error) is passed on as it came, after reading its usage. */
-async function relayWhole(
+function answerWhole(
+  text: string,
   upstream: UpstreamAnswer,
   model: string,
   ttftMs: number,
   finish: (o: Finished) => void,
   headers: Record<string, string>,
-): Promise<Response> {
-  let text: string;
-  try {
-    text = await upstream.text();
-  } catch {
-    finish({ ...noTokens, status: 499, ttftMs, bytesOut: 0 });
-    return new Response(null, { status: 499 });
-  }
+): Response {
   const usage = readUsage(safeJson(text));
   const contentType = upstream.header("content-type") ?? "application/json";
   if (!isOk(upstream.status) && !contentType.includes("json")) {
