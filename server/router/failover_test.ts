@@ -12,6 +12,21 @@ import {
 
 const batch = { headers: { "x-llmgw-profile": "batch" } };
 
+/** An engine that sends its headers, then `sent` if given, then dies (the connection breaks). */
+function dyingEngine(contentType: string, sent?: string) {
+  return fakeServer(() =>
+    new Response(
+      new ReadableStream({
+        start(ctrl) {
+          if (sent) ctrl.enqueue(new TextEncoder().encode(sent));
+          setTimeout(() => ctrl.error(new Error("engine died")), 30);
+        },
+      }),
+      { headers: { "content-type": contentType } },
+    )
+  );
+}
+
 Deno.test("a failing replica is retried elsewhere before the first byte; its breaker opens, then half-opens for one probe", async () => {
   const h = await startHarness({ breakerFailures: 2, breakerCooldownMs: 10_000 });
   let failing = true;
@@ -75,18 +90,9 @@ Deno.test("a replica on a closed port is retried on another; an error after the 
     assertEquals(row?.servedModel, "demo");
 
     // An engine that breaks mid-stream: the client already has bytes, so nothing is retried.
-    const broken = fakeServer(() =>
-      new Response(
-        new ReadableStream({
-          start(ctrl) {
-            ctrl.enqueue(
-              new TextEncoder().encode('data: {"choices":[{"delta":{"content":"a"}}]}\n\n'),
-            );
-            setTimeout(() => ctrl.error(new Error("engine died")), 20);
-          },
-        }),
-        { headers: { "content-type": "text/event-stream" } },
-      )
+    const broken = dyingEngine(
+      "text/event-stream",
+      'data: {"choices":[{"delta":{"content":"a"}}]}\n\n',
     );
     try {
       h.deps.replicas.remove("dead");
@@ -118,16 +124,7 @@ Deno.test("a replica on a closed port is retried on another; an error after the 
 Deno.test("a stream whose engine dies before its first token is retried on another replica", async () => {
   const h = await startHarness();
   // Headers at once, as engines send them, then the connection dies during the "prefill".
-  const dying = fakeServer(() =>
-    new Response(
-      new ReadableStream({
-        start(ctrl) {
-          setTimeout(() => ctrl.error(new Error("engine died in prefill")), 30);
-        },
-      }),
-      { headers: { "content-type": "text/event-stream" } },
-    )
-  );
+  const dying = dyingEngine("text/event-stream");
   // Headers, then the stream ends with nothing in it.
   const empty = fakeServer(() =>
     new Response("", { headers: { "content-type": "text/event-stream" } })
@@ -165,17 +162,7 @@ Deno.test("a stream whose engine dies before its first token is retried on anoth
 Deno.test("an answer (not streamed) the engine breaks off mid-body is retried; alone, it is a 502", async () => {
   const h = await startHarness();
   // Headers and half the JSON, then the connection dies.
-  const halfway = fakeServer(() =>
-    new Response(
-      new ReadableStream({
-        start(ctrl) {
-          ctrl.enqueue(new TextEncoder().encode('{"id":"x","choices":[{"mess'));
-          setTimeout(() => ctrl.error(new Error("engine died")), 30);
-        },
-      }),
-      { headers: { "content-type": "application/json" } },
-    )
-  );
+  const halfway = dyingEngine("application/json", '{"id":"x","choices":[{"mess');
   try {
     h.deps.replicas.remove("r1");
     addReplica(h, "halfway", halfway.url);
