@@ -60,17 +60,16 @@ export const upCommand: Command = {
       throw e;
     }
     const signals = shutdownSignals();
-    const stopping = signals.requested;
-    let stopAsked = false;
-    void stopping.then(() => (stopAsked = true));
     const key = await ensureLocalKey(config.dataDir, cp.deps.keys);
-    try {
-      await Promise.race([node.ready, stopping]);
-    } catch (e) {
-      logger.error("the model's engine did not start", { model: model.name, error: e });
-    }
+    const stoppedWhileLoading = await Promise.race([
+      node.ready.then(() => false, (e) => {
+        logger.error("the model's engine did not start", { model: model.name, error: e });
+        return false;
+      }),
+      signals.requested.then(() => true),
+    ]);
     // Stopped while the engine was loading: no banner saying it is up.
-    if (!stopAsked) {
+    if (!stoppedWhileLoading) {
       console.log(
         `\nllmgw is up on ${cp.url}\n` +
           `  model:   ${model.name}${model.engine === "sim" ? " (simulated)" : ""}\n` +
@@ -84,7 +83,7 @@ export const upCommand: Command = {
           `Ctrl-C stops llmgw and its engines.`,
       );
     }
-    const sig = await stopping;
+    const sig = await signals.requested;
     logger.info("shutting down", { signal: sig });
     console.log(
       `\nStopping: requests in flight may finish (up to ${config.shutdownGraceMs / 1000} s), ` +

@@ -110,7 +110,6 @@ export async function startClientListener(
   const url = config.publicUrl || `${tls ? "https" : "http"}://${shownHost}:${addr.port}`;
   let drained: Promise<void> | undefined;
   const hurried = Promise.withResolvers<void>();
-  let noGrace = false;
   return {
     url,
     secure: tls !== undefined,
@@ -119,15 +118,15 @@ export async function startClientListener(
       drained ??= (async () => {
         const done = server.shutdown();
         let timer: ReturnType<typeof setTimeout> | undefined;
-        const inTime = await Promise.race([
-          done.then(() => true),
-          new Promise<boolean>((r) => (timer = setTimeout(() => r(false), noGrace ? 0 : graceMs))),
-          hurried.promise.then(() => false),
+        const ended = await Promise.race([
+          done.then(() => "finished" as const),
+          new Promise<"grace over">((r) => (timer = setTimeout(() => r("grace over"), graceMs))),
+          hurried.promise.then(() => "asked again" as const),
         ]);
         clearTimeout(timer);
-        if (!inTime) {
+        if (ended !== "finished") {
           logger.warn(
-            noGrace
+            ended === "asked again"
               ? "stopping now, as asked again: cutting requests still open"
               : "requests still open after the shutdown grace; cutting them",
             { graceMs },
@@ -138,9 +137,6 @@ export async function startClientListener(
       })();
       return drained;
     },
-    cutNow() {
-      noGrace = true;
-      hurried.resolve();
-    },
+    cutNow: () => hurried.resolve(),
   };
 }

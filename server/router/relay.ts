@@ -98,7 +98,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
       return { kind: "answered", response: new Response(null, { status: 499 }), ttftMs: null };
     }
     detach();
-    const timedOut = (e as Error).name === "TimeoutError";
+    const timedOut = (e as Error | null)?.name === "TimeoutError";
     if (timedOut) {
       // Waiting as long again elsewhere would double what the client already waited: no retry.
       finish({ ...noTokens, status: 502, ttftMs: null, bytesOut: 0 });
@@ -136,12 +136,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
       return beforeFirstByte(e, "the engine stopped before its first token");
     }
     if (first === null) {
-      detach();
-      return {
-        kind: "failed",
-        status: 0,
-        detail: "the engine ended the stream with nothing in it",
-      };
+      return beforeFirstByte(null, "the engine ended the stream with nothing in it");
     }
   }
   const ttftMs = elapsed(started);
@@ -172,6 +167,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
   }
   const response = relayStream(upstream, {
     first: first!,
+    ttftMs,
     clientWantsUsage,
     started,
     idleTimeoutMs: req.idleTimeoutMs,

@@ -20,6 +20,8 @@ export function relayStream(
   opts: {
     /** The answer's first piece, read before the client was answered (valid until the next read). */
     first: Uint8Array;
+    /** When that first piece came, in ms from `started`. */
+    ttftMs: number;
     clientWantsUsage: boolean;
     started: number;
     idleTimeoutMs: number;
@@ -39,8 +41,6 @@ export function relayStream(
   let contentEvents = 0;
   let bytesOut = 0;
   let out: string[] = [];
-  // For a stream, the first token is the first body byte: some engines send headers at once.
-  let ttftMs: number | null = null;
 
   const onEvent = (ev: EventSourceMessage) => {
     const data = ev.data;
@@ -114,7 +114,7 @@ export function relayStream(
       // Without a usage report, each content event is about one token.
       completionTokens: sawUsage ? completionTokens : contentEvents,
       cachedTokens,
-      ttftMs,
+      ttftMs: opts.ttftMs,
       bytesOut,
     });
   };
@@ -142,26 +142,26 @@ export function relayStream(
     }, ms);
   };
   watch(opts.idleTimeoutMs);
-  const stallEnd = () => {
-    const err = new AppError("engine_stalled", {
-      model: opts.model,
-      seconds: Math.round(opts.idleTimeoutMs / 1000),
-    });
-    return `data: ${JSON.stringify(errorBody(err))}\n\ndata: [DONE]\n\n`;
-  };
+  const errorEvent = (err: AppError) => `data: ${JSON.stringify(errorBody(err))}\n\n`;
+  const stallEnd = () =>
+    errorEvent(
+      new AppError("engine_stalled", {
+        model: opts.model,
+        seconds: Math.round(opts.idleTimeoutMs / 1000),
+      }),
+    ) + "data: [DONE]\n\n";
   // An engine that dies mid-answer: the client hears why, in the API's error shape (an SDK raises
   // it as an API error, where a cut connection is only "terminated"), and gets no [DONE], so the
   // answer cannot pass for a whole one.
-  const brokenEnd = () => {
-    const err = new AppError("engine_error", {
-      model: opts.model,
-      detail: "it stopped in the middle of the answer",
-    });
-    return `data: ${JSON.stringify(errorBody(err))}\n\n`;
-  };
+  const brokenEnd = () =>
+    errorEvent(
+      new AppError("engine_error", {
+        model: opts.model,
+        detail: "it stopped in the middle of the answer",
+      }),
+    );
 
   // Taken in at once: the piece is the connection's buffer, which the next read fills again.
-  ttftMs = Math.round(performance.now() - opts.started);
   feed(decoder.decode(opts.first, { stream: true }));
 
   const stream = new ReadableStream<Uint8Array>({
@@ -205,7 +205,6 @@ export function relayStream(
           ctrl.close();
           return;
         }
-        ttftMs ??= Math.round(performance.now() - opts.started);
         // Decoded at once: the bytes are the connection's, read into again by the next read.
         feed(decoder.decode(piece, { stream: true }));
         if (out.length === 0) continue;
