@@ -4,7 +4,7 @@
  * shard's readiness clock, so a large download that keeps moving is not given up on.
  */
 import type { AgentMessage, ServerMessage } from "../core/protocol/messages.ts";
-import { AppError } from "../server/errors.ts";
+import { AppError } from "../core/errors.ts";
 import {
   describeSource,
   type NodeWeights,

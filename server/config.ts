@@ -18,7 +18,7 @@ import { peopleAuthSettings, peopleSettings } from "./auth/settings.ts";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import type { ModelDef } from "./models/model_schema.ts";
 import { parseModelList } from "./models/model_yaml.ts";
-import { AppError } from "./errors.ts";
+import { AppError } from "../core/errors.ts";
 
 /** OpenTelemetry traces (server/observe/tracing.ts). */
 export const otelSettings = {

@@ -1,59 +1,13 @@
 /**
- * The closed list of error codes, their HTTP status, and the one envelope every error is sent
- * in. Services throw `AppError` with a code; only `onError` here knows about HTTP. The
+ * Each error code's HTTP status, and the one envelope every error is sent in. Services throw
+ * `AppError` (core/errors.ts) with a code; only `onError` here knows about HTTP. The
  * envelope is OpenAI's, so SDKs show our message, with the request id added; on Anthropic's
  * path (/v1/messages) the same error goes out in Anthropic's envelope instead.
  */
 import type { Context } from "hono";
-import { errorMessage } from "../locales/mod.ts";
+import { AppError, type ErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import { anthropicErrorBody, isAnthropicPath } from "./anthropic/error_body.ts";
-
-export const errorCodes = [
-  "invalid_json",
-  "invalid_request",
-  "body_too_large",
-  "missing_api_key",
-  "invalid_api_key",
-  "unauthorized",
-  "forbidden",
-  "not_found",
-  "model_not_found",
-  "model_unavailable",
-  "model_starting",
-  "model_stopped",
-  "unsupported_endpoint",
-  "engine_error",
-  "engine_stalled",
-  "queue_timeout",
-  "provider_rate_limited",
-  "conflict",
-  "join_code_invalid",
-  "join_code_used",
-  "join_code_expired",
-  "node_credential_invalid",
-  "node_not_found",
-  "node_not_connected",
-  "internal_error",
-  // people branch: tenancy, limits, sign-in
-  "rate_limited",
-  "budget_exceeded",
-  "too_many_unknown_keys",
-  "too_many_attempts",
-  "invalid_credentials",
-  "csrf_failed",
-  "sign_in_unavailable",
-  // Weights (agent/weights, server/weights): sources, pinning, fetching, the mirror.
-  "weights_source_invalid",
-  "weights_unresolvable",
-  "weights_pickle_refused",
-  "weights_checksum_mismatch",
-  "weights_checksum_conflict",
-  "weights_no_space",
-  "weights_fetch_failed",
-  "weights_not_local",
-] as const;
-export type ErrorCode = (typeof errorCodes)[number];
 
 type OpenAIErrorType =
   | "invalid_request_error"
@@ -126,23 +80,6 @@ export function statusOf(
       return { status: 500, type: "server_error" };
     case "weights_no_space":
       return { status: 507, type: "server_error" };
-  }
-}
-
-/** A failure the caller can act on: a code from the list, the message's parameters, and the field at fault. */
-export class AppError extends Error {
-  override name = "AppError";
-  constructor(
-    readonly code: ErrorCode,
-    readonly params: Record<string, string | number> = {},
-    readonly param: string | null = null,
-    /**
-     * `retryAfterS`: when trying again may work, sent as `Retry-After`; `headers`: others the
-     * refusal carries (a 429's `x-ratelimit-*`).
-     */
-    readonly hints: { retryAfterS?: number; headers?: Record<string, string> } = {},
-  ) {
-    super(errorMessage(code, params));
   }
 }
 

@@ -5,7 +5,7 @@
  * try (or the next agent) carries on from it.
  */
 import { dirname } from "node:path";
-import { AppError } from "../../server/errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
 import { backoffDelay } from "../backoff_delay.ts";
 import { removeIfThere, writeChecksum } from "./checksum_file.ts";

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
-import { AppError } from "../../server/errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { readChecksum, removeIfThere, sha256File, sizeIfThere } from "./checksum_file.ts";
 import { formatBytes, freeBytes as systemFreeBytes } from "./disk.ts";
 import { type Candidate, downloadFile } from "./download.ts";

@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch, assertRejects } from "../../tests/assert.ts";
 import { sha256Hex } from "../../tests/helpers/fake_hf.ts";
-import { AppError } from "../../server/errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { checksumPath, sizeIfThere } from "./checksum_file.ts";
 import type { FetchProgress } from "./progress.ts";
 import { percentOf } from "./progress.ts";

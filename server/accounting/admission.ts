@@ -10,7 +10,7 @@
  * keys beneath it.
  */
 import type { Clock } from "../../core/clock.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { Scope, Tenancy } from "../tenancy/tenancy.ts";
 import { type BudgetBook, type Period, periodEnd } from "./budgets.ts";

@@ -2,7 +2,7 @@
  * Prices and costs, in micro-units of currency per 1,000 tokens. Costs always round up: rounding
  * down would make a stream of tiny requests free, exactly the traffic a quota exists to bound.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { ModelCatalog, ModelEntry } from "../router/catalog.ts";
 
 export interface Price {

@@ -4,7 +4,7 @@
  * came so the engine, not llmgw, decides what it accepts. A field that must be translated and
  * cannot be gets a 400 naming it.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { isRecord } from "../router/json_fields.ts";
 
 type Json = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { assertEquals, assertThrows } from "../../tests/assert.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { toChatRequest } from "./request.ts";
 
 Deno.test("a full Anthropic request becomes the OpenAI body an engine expects", () => {

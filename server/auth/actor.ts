@@ -11,7 +11,7 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppEnv } from "../app_env.ts";
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { keyPrefix } from "../keys/keys.ts";
 import type { Actor } from "../tenancy/access.ts";
 import type { Person } from "../tenancy/tenancy.ts";

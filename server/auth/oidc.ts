@@ -8,7 +8,7 @@
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { Person, Role, Tenancy } from "../tenancy/tenancy.ts";
 import type { AuditLog } from "../audit/audit.ts";
 import type { Actor } from "../tenancy/access.ts";

@@ -5,7 +5,7 @@
  * with the identity provider (`!oidc`) never match a local password.
  */
 import type { Clock } from "../../core/clock.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { Person, Tenancy } from "../tenancy/tenancy.ts";
 import { toPerson } from "../tenancy/tenancy.ts";
 import { decoyHash, hashPassword, needsRehash, verifyPassword } from "./passwords.ts";

@@ -13,7 +13,7 @@ import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
 import { apiKeys } from "../../db/schema.ts";
 import { randomToken, sha256HexSync } from "../auth/secrets.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 
 export const keyPrefix = "sk-llmgw-";
 /** Long enough to tell keys apart in a listing and a log line, far too short to help guess one. */

@@ -1,6 +1,6 @@
 /** A failed key check as the error the client gets: 429 with `retry-after` when throttled, else 401. */
 import { formatReset } from "../accounting/window.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { KeyCheck } from "./keys.ts";
 
 export function keyRefusal(check: Exclude<KeyCheck, { ok: true }>): AppError {

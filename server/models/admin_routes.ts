@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { type AdminRegistry, parse } from "../routes/admin/registry.ts";
 import { requireRead, requireWrite } from "../tenancy/access.ts";
 import { engines } from "./model_schema.ts";

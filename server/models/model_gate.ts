@@ -7,7 +7,7 @@
  *
  * The router's demand is in memory only (`Reconciler.want`): no store write per request.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { ModelEntry } from "../router/catalog.ts";
 import { hasUsable } from "../router/choose.ts";
 import type { ReplicaTable } from "../router/replicas.ts";

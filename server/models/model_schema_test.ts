@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertThrows } from "../../tests/assert.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { parseModel, parseModelList, parseModelYaml } from "./model_yaml.ts";
 import { parseSource } from "./model_source.ts";
 

@@ -7,7 +7,7 @@
  */
 import { readGgufFile } from "../../core/gguf/read_gguf_file.ts";
 import type { Logger } from "../../core/log.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { ModelCatalog, ModelEntry } from "../router/catalog.ts";
 import { catalogModelOf, type ModelOrigin, rowFromDef } from "./catalog_row.ts";
 import { changeContext, type ContextChange } from "./context_change.ts";

@@ -10,7 +10,7 @@
  */
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { type ModelDef, modelInputSchema, toModelDef } from "./model_schema.ts";
 
 type Path = PropertyKey[];

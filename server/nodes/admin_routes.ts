@@ -1,6 +1,6 @@
 /** The admin API for nodes, under /api/v1/nodes (declared through the admin registry). */
 import { z } from "zod";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { AdminRegistry } from "../routes/admin/registry.ts";
 import { requireRead, requireWrite } from "../tenancy/access.ts";
 import type { JoinCodes } from "./join_codes.ts";

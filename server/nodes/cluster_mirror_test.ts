@@ -11,7 +11,7 @@ import { decodeJoinCode } from "../../core/protocol/join_code.ts";
 import { hubFixture, shard1, tinyFiles } from "../../agent/weights/testdata/hub_fixture.ts";
 import { WeightsFetcher } from "../../agent/weights/fetcher.ts";
 import { clusterMirrors } from "../../agent/weights/cluster_mirrors.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 
 async function withClusterMirror(
   fn: (ctx: {

@@ -10,7 +10,7 @@ import { encodeJoinCode } from "../../core/protocol/join_code.ts";
 import { joinCodes, nodes } from "../../db/schema.ts";
 import type { Store } from "../../db/store.ts";
 import { randomToken, sha256Hex } from "../auth/secrets.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 
 export interface CreatedJoinCode {
   id: string;

@@ -24,7 +24,7 @@ import {
 import { VERSION } from "../../core/version.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { DesiredShard, NodeRow, NodeStore } from "./node_store.ts";
 import { replicaKey } from "./replica_key.ts";
 

@@ -4,7 +4,7 @@ import type { Clock } from "../../core/clock.ts";
 import { nodes, nodeShards } from "../../db/schema.ts";
 import type { Store } from "../../db/store.ts";
 import { sha256Hex } from "../auth/secrets.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 
 export type NodeRow = typeof nodes.$inferSelect;
 export type DesiredShard = typeof nodeShards.$inferSelect;

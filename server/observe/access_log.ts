@@ -8,7 +8,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes, routePath } from "hono/route";
 import type { Logger } from "../../core/log.ts";
 import type { AppEnv } from "../app_env.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { GatewayMetrics } from "./gateway_metrics.ts";
 import type { Tracer } from "./tracing.ts";
 import { AnswerMeter } from "./answer_meter.ts";

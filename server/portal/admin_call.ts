@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { adminRoutes } from "../routes/admin.ts";
 
 export type AdminCall = (

@@ -6,7 +6,7 @@
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { NodeView } from "../nodes/node_hub.ts";
 import { placeOfKey } from "../routes/admin/keys.ts";
 import { canGrant, canRead, canWrite } from "../tenancy/access.ts";

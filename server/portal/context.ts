@@ -8,7 +8,7 @@ import type { AppEnv } from "../app_env.ts";
 import { personActor } from "../auth/actor.ts";
 import { csrfFor, csrfMatches, sessionCookie } from "../auth/sessions.ts";
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { Actor } from "../tenancy/access.ts";
 import type { Person } from "../tenancy/tenancy.ts";
 import { chooseLocale, Fmt, langCookie, type Words, wordsFor } from "./i18n.ts";

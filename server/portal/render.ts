@@ -1,7 +1,7 @@
 /** Shared pieces of the portal's handlers: rendering, form reading, notices, refusals. */
 import type { Context } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { errorText } from "./chat_route.ts";
 import type { PortalCtx, Viewer } from "./context.ts";
 import { checkCsrf } from "./context.ts";

@@ -5,7 +5,7 @@
  * requests (streamed, or the chat profile) go first, but while both lanes wait every Nth grant
  * goes to batch, so neither starves. A waiter whose client leaves is taken out at once.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 
 export type Lane = "interactive" | "batch";
 

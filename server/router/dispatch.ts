@@ -8,7 +8,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { ModelEntry } from "./catalog.ts";
 import { choose, hasUsable } from "./choose.ts";
 import { profileHeader, resolveProfile } from "./picker.ts";

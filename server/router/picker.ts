@@ -2,7 +2,7 @@
  * Routing profiles: each scores the replicas that can take a request now and picks one. Chosen
  * per model in the catalog (`routing_profile`) or per request with `x-llmgw-profile`.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { Replica } from "./replicas.ts";
 import { batchPicker } from "./profile_batch.ts";
 import { chatPicker } from "./profile_chat.ts";

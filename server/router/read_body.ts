@@ -1,5 +1,5 @@
 /** Reads a /v1 request body: bounded in size, JSON, an object. Errors say what is wrong. */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { isRecord } from "./json_fields.ts";
 
 export async function readJsonBody(req: Request, limit: number): Promise<Record<string, unknown>> {

@@ -7,7 +7,7 @@
  * elsewhere; `onDone` is not called) or an answer is under way (`answered`: `onDone` gets one
  * outcome when it ends, however it ends). Nothing is retried once the answer has started.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { isRecord, readUsage, safeJson } from "./json_fields.ts";
 import { relayStream } from "./relay_stream.ts";
 import type { Replica } from "./replicas.ts";

@@ -5,7 +5,8 @@
  * proper end.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { AppError, errorBody } from "../errors.ts";
+import { errorBody } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { isRecord, readUsage, safeJson } from "./json_fields.ts";
 import type { Finished } from "./relay.ts";
 import type { UpstreamAnswer } from "./upstream/upstream.ts";

@@ -5,7 +5,7 @@
 import type { AppDeps } from "../deps.ts";
 import type { AdminRegistry } from "./admin/registry.ts";
 import { requireRead, requireWrite } from "../tenancy/access.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { parseDay, summarizeUsage, type UsageGrouping, usageGroupings } from "../usage/summary.ts";
 import { utcDay } from "../usage/daily.ts";
 import { snapshotStream } from "../ops/backup.ts";

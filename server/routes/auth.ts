@@ -16,7 +16,7 @@ import { hashPassword } from "../auth/passwords.ts";
 import { constantTimeEqual, randomToken } from "../auth/secrets.ts";
 import { csrfFor, csrfMatches, sessionCookie } from "../auth/sessions.ts";
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { readJsonBody } from "../router/read_body.ts";
 import { parse } from "./admin/registry.ts";
 

@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { AppEnv } from "../app_env.ts";
 import { bearerToken } from "../auth/admin_tokens.ts";
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { readJsonBody } from "../router/read_body.ts";
 import { serveMirrorFile } from "../weights/serve_mirror_file.ts";
 import type { MirrorService } from "../weights/mirror.ts";

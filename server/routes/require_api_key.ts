@@ -6,7 +6,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import { bearerToken } from "../auth/admin_tokens.ts";
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 
 export function requireApiKey(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

@@ -5,7 +5,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { ModelEntry } from "../router/catalog.ts";
 import { dispatch } from "../router/dispatch.ts";
 import { readJsonBody, requireModel } from "../router/read_body.ts";

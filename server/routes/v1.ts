@@ -5,7 +5,7 @@ import { bearerToken } from "../auth/admin_tokens.ts";
 import { clientAddr } from "../auth/actor.ts";
 import { keyRefusal } from "../keys/refusal.ts";
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { ModelEntry } from "../router/catalog.ts";
 import { dispatch, type EnginePath } from "../router/dispatch.ts";
 import { readJsonRequest } from "../router/read_body.ts";

@@ -12,7 +12,7 @@ import type { Logger } from "../../core/log.ts";
 import type { SettingDefs } from "../../core/settings.ts";
 import type { Store } from "../../db/store.ts";
 import { clusterSettings } from "../../db/schema.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 
 export interface SettingView {
   key: string;

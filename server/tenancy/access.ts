@@ -8,7 +8,7 @@
  * - member: their own keys and usage; reads their part of the tree.
  * - viewer: reads what a tenant administrator of the same scope reads; changes nothing.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { Place, Role } from "./tenancy.ts";
 
 export interface Actor {

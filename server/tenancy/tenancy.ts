@@ -8,7 +8,7 @@ import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
 import type { Store } from "../../db/store.ts";
 import { orgs, projects, type roles, teams, users } from "../../db/schema.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 
 export type Role = (typeof roles)[number];
 export type Org = typeof orgs.$inferSelect;

@@ -1,7 +1,7 @@
 import { assertEquals, assertRejects } from "../../tests/assert.ts";
 import { FakeClock } from "../../core/clock.ts";
 import { openStore } from "../../db/store.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { Tenancy } from "./tenancy.ts";
 
 Deno.test("a team or project name is unique within its parent, for a rename as for a creation", async () => {

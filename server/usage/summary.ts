@@ -5,7 +5,7 @@
 import { and, gte, lte, sql } from "drizzle-orm";
 import type { Store } from "../../db/store.ts";
 import { usageDaily } from "../../db/schema.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { utcDay, zeroSums } from "./daily.ts";
 
 export const usageGroupings = ["key", "model", "day", "project", "team"] as const;

@@ -10,7 +10,7 @@ import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
 import { mirrorVersions } from "../../db/schema.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { manifestDigest, type WeightsFetcher } from "../../agent/weights/fetcher.ts";
 import {
   type PinnedSource,

@@ -10,7 +10,7 @@
  * source it names, so it is pinned like one. `?query` and `#fragment` cannot hide a file name:
  * an `hf:` source may have neither, and a URL's file name is taken from its decoded path.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import { checkFilePath } from "../../agent/weights/pinned_source.ts";
 
 export type ParsedSource =

@@ -8,7 +8,7 @@
  * sha1. They are small by git's rules, so the control plane fetches them at pin time and records
  * their sha256; nodes then check them like any other file.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import {
   checkPickles,
   checkSource,

@@ -3,7 +3,7 @@
  * Range. The main listener (an admin token) and the cluster listener (a node's credential) both
  * answer through this, so the checks on the path exist once; who may ask is the route's own check.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { MirrorService } from "./mirror.ts";
 import { serveFile } from "./serve_file.ts";
 

@@ -1,7 +1,7 @@
 /** API keys: a person's key within a project, or a project's service key. Shown once. */
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../../core/errors.ts";
 import type { ApiKeyInfo } from "../../keys/keys.ts";
 import { type Actor, canRead, requireRead, requireWrite } from "../../tenancy/access.ts";
 import type { Place } from "../../tenancy/tenancy.ts";

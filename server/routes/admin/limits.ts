@@ -1,7 +1,7 @@
 /** Limits at each level: read (own and effective), set partially (PATCH) or wholly (PUT). */
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../../core/errors.ts";
 import type { LimitPatch } from "../../accounting/limits.ts";
 import { type Actor, requireRead, requireWrite } from "../../tenancy/access.ts";
 import type { Place, Scope, ScopeKind } from "../../tenancy/tenancy.ts";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { generatePassword } from "../../auth/secrets.ts";
 import { hashPassword } from "../../auth/passwords.ts";
 import type { AppDeps } from "../../deps.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../../core/errors.ts";
 import { type Actor, canGrant, canRead, requireRead, requireWrite } from "../../tenancy/access.ts";
 import { roles } from "../../../db/schema.ts";
 import type { Person } from "../../tenancy/tenancy.ts";

@@ -3,7 +3,7 @@ import { desc, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { usage } from "../../../db/schema.ts";
 import type { AppDeps } from "../../deps.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../../core/errors.ts";
 import { canRead } from "../../tenancy/access.ts";
 import { placeOfKey } from "./keys.ts";
 import type { AdminRegistry } from "./registry.ts";

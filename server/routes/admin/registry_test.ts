@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { assertEquals } from "../../../tests/assert.ts";
 import type { AppEnv } from "../../app_env.ts";
-import { AppError, makeOnError } from "../../errors.ts";
+import { makeOnError } from "../../errors.ts";
+import { AppError } from "../../../core/errors.ts";
 import { silentLogger } from "../../../core/log.ts";
 import type { Actor } from "../../tenancy/access.ts";
 import { AdminRegistry, type AuditWriter } from "./registry.ts";

@@ -1,7 +1,7 @@
 /** The caller, model prices and the state of sign-in. */
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../../core/errors.ts";
 import type { Price } from "../../accounting/price.ts";
 import { type Actor, canWrite, requireRead } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";

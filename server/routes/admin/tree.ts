@@ -1,7 +1,7 @@
 /** Organisations, teams and projects. */
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../../core/errors.ts";
 import { canRead, requireRead, requireWrite } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";
 
