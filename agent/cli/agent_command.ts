@@ -4,7 +4,7 @@ import { UsageError } from "../../core/command.ts";
 import { createLogger } from "../../core/log.ts";
 import { settingsHelp } from "../../core/settings.ts";
 import { shutdownSignals } from "../../core/signals.ts";
-import { parseFlags } from "../../server/cli/flags.ts";
+import { parseFlags } from "../../core/flags.ts";
 import { Agent } from "../agent.ts";
 import { agentLocation, agentSettings, loadAgentConfig } from "../agent_config.ts";
 import { readNodeFiles } from "../channel/node_files.ts";

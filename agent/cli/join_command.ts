@@ -1,7 +1,7 @@
 /** `llmgw join <code>`: join this machine to a cluster, then run its agent. */
 import type { Command } from "../../core/command.ts";
 import { UsageError } from "../../core/command.ts";
-import { parseFlags } from "../../server/cli/flags.ts";
+import { parseFlags } from "../../core/flags.ts";
 import { resolveSettings } from "../../core/settings.ts";
 import { agentLocation, agentSettings } from "../agent_config.ts";
 import { joinCluster, JoinError } from "../channel/join.ts";

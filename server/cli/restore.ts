@@ -10,7 +10,7 @@ import { resolveSettings } from "../../core/settings.ts";
 import { StoreError } from "../../db/store.ts";
 import { locationSettings } from "../config.ts";
 import { lockDataDir } from "../ops/data_lock.ts";
-import { parseFlags } from "./flags.ts";
+import { parseFlags } from "../../core/flags.ts";
 
 const help = `Usage: llmgw restore FILE --data DIR
 

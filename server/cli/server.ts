@@ -4,7 +4,7 @@ import { settingsHelp } from "../../core/settings.ts";
 import { shutdownSignals } from "../../core/signals.ts";
 import { loadServerConfig, locationSettings, serverSettings } from "../config.ts";
 import { startControlPlane } from "../serve.ts";
-import { parseFlags } from "./flags.ts";
+import { parseFlags } from "../../core/flags.ts";
 
 export const serverCommand: Command = {
   name: "server",

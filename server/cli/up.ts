@@ -15,7 +15,7 @@ import { initDataDir } from "../setup/init.ts";
 import { ensureLocalKey } from "../setup/local_key.ts";
 import { chooseModel, startLocalNode } from "../setup/local_node.ts";
 import { printInitResult } from "./init.ts";
-import { parseFlags } from "./flags.ts";
+import { parseFlags } from "../../core/flags.ts";
 
 export const upCommand: Command = {
   name: "up",

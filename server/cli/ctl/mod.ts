@@ -6,7 +6,7 @@ import { HTTPError, NetworkError } from "ky";
 import type { Command } from "../../../core/command.ts";
 import { UsageError } from "../../../core/command.ts";
 import { locationSettings } from "../../config.ts";
-import { parseFlags } from "../flags.ts";
+import { parseFlags } from "../../../core/flags.ts";
 import { type Area, connect, ctlSettings } from "./client.ts";
 import { keysArea } from "./keys.ts";
 import { limitsArea } from "./limits.ts";

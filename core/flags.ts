@@ -1,7 +1,7 @@
-/** Shared flag handling for commands that run a control plane. */
+/** Flag handling shared by every mode's command line (server, up, agent, join, ctl). */
 import { parseArgs } from "node:util";
-import { UsageError } from "../../core/command.ts";
-import { parseArgsOptions, type SettingDefs } from "../../core/settings.ts";
+import { UsageError } from "./command.ts";
+import { parseArgsOptions, type SettingDefs } from "./settings.ts";
 
 /** Parses argv against settings (all string flags) plus command-specific extras. */
 export function parseFlags(
