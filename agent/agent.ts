@@ -18,7 +18,7 @@ import {
 import { VERSION } from "../core/version.ts";
 import type { AgentConfig } from "./agent_config.ts";
 import { parseLabels, splitUrls } from "./agent_config.ts";
-import { clusterMirrors } from "./weights/cluster_mirrors.ts";
+import { clusterMirrors } from "../core/weights/cluster_mirrors.ts";
 import { ControlChannel } from "./channel/control_channel.ts";
 import { builtinAdapters } from "./engines/builtin_adapters.ts";
 import { EngineStartError } from "./engine_start_error.ts";

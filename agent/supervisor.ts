@@ -10,7 +10,7 @@
 import { runAsPlan } from "./run_as.ts";
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
-import { backoffDelay, wakeableSleep } from "./backoff_delay.ts";
+import { backoffDelay, wakeableSleep } from "../core/backoff_delay.ts";
 import type { EngineAdapter } from "./engines/engine_adapter.ts";
 import { type LoadSnapshot, unknownLoad } from "./engines/load_snapshot.ts";
 import { describeExit, EngineProcess } from "./engine_process.ts";

@@ -2,9 +2,9 @@ import { assert, assertEquals, assertMatch } from "../tests/assert.ts";
 import { FakeClock } from "../core/clock.ts";
 import { silentLogger } from "../core/log.ts";
 import type { AgentMessage } from "../core/protocol/messages.ts";
-import { sizeIfThere } from "./weights/checksum_file.ts";
+import { sizeIfThere } from "../core/weights/checksum_file.ts";
 import { nodeWeights } from "./weights/mod.ts";
-import { hubFixture, shard1 } from "./weights/testdata/hub_fixture.ts";
+import { hubFixture, shard1 } from "../tests/helpers/hub_fixture.ts";
 import { WeightsCommands } from "./weights_commands.ts";
 
 Deno.test("fetch_weights reports progress, touches the shard, answers with the path; remove_weights purges", async () => {

@@ -39,7 +39,7 @@ export const errorCodes = [
   "invalid_credentials",
   "csrf_failed",
   "sign_in_unavailable",
-  // Weights (agent/weights, server/weights): sources, pinning, fetching, the mirror.
+  // Weights (core/weights, agent/weights, server/weights): sources, pinning, fetching, the mirror.
   "weights_source_invalid",
   "weights_unresolvable",
   "weights_pickle_refused",

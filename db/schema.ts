@@ -34,7 +34,7 @@ export const projects = sqliteTable("projects", {
   name: text("name").notNull(),
   createdAt: integer("created_at").notNull(),
 }, (t) => [uniqueIndex("projects_team_name").on(t.teamId, t.name)]);
-import type { PinnedSource } from "../agent/weights/pinned_source.ts";
+import type { PinnedSource } from "../core/weights/pinned_source.ts";
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),

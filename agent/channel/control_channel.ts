@@ -13,7 +13,7 @@ import {
   type ServerMessage,
   serverMessageSchema,
 } from "../../core/protocol/messages.ts";
-import { backoffDelay, wakeableSleep } from "../backoff_delay.ts";
+import { backoffDelay, wakeableSleep } from "../../core/backoff_delay.ts";
 
 export interface ChannelOptions {
   urls: string[];

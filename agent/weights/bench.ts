@@ -11,8 +11,8 @@ import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
 import { systemClock } from "../../core/clock.ts";
 import { silentLogger } from "../../core/log.ts";
-import { WeightsFetcher } from "./fetcher.ts";
-import { formatBytes } from "./disk.ts";
+import { WeightsFetcher } from "../../core/weights/fetcher.ts";
+import { formatBytes } from "../../core/weights/disk.ts";
 
 function parseSize(s: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(B|KiB|MiB|GiB)?$/i.exec(s.trim());

@@ -8,23 +8,23 @@
  *   await weights.purge(source, sourcesOfOtherModels);
  *   await weights.close(); // on agent stop: fetches stop, .part files stay for the next start
  *
- * Errors are AppError with codes weights_* (server/errors.ts); their messages are for people.
+ * Errors are AppError with codes weights_* (core/errors.ts); their messages are for people.
  */
 import {
   type EnsureOptions,
   type EnsureResult,
   WeightsFetcher,
   type WeightsFetcherDeps,
-} from "./fetcher.ts";
-import type { PinnedSource } from "./pinned_source.ts";
-import { type RemoveResult, removeWeights } from "./remove_weights.ts";
+} from "../../core/weights/fetcher.ts";
+import type { PinnedSource } from "../../core/weights/pinned_source.ts";
+import { type RemoveResult, removeWeights } from "../../core/weights/remove_weights.ts";
 
 export {
   type EnsureOptions,
   type EnsureResult,
   WeightsFetcher,
   type WeightsFetcherDeps,
-} from "./fetcher.ts";
+} from "../../core/weights/fetcher.ts";
 export {
   checkSource,
   describeSource,
@@ -32,9 +32,9 @@ export {
   type PinnedSource,
   pinnedSourceSchema,
   versionDir,
-} from "./pinned_source.ts";
-export { type FetchProgress, percentOf } from "./progress.ts";
-export type { RemoveResult } from "./remove_weights.ts";
+} from "../../core/weights/pinned_source.ts";
+export { type FetchProgress, percentOf } from "../../core/weights/progress.ts";
+export type { RemoveResult } from "../../core/weights/remove_weights.ts";
 
 export interface NodeWeights {
   /** Mirrors first, then the origin; one fetch per version however many callers. */

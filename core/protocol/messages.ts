@@ -179,7 +179,7 @@ export const fetchWeightsSchema = z.object({
   type: z.literal("fetch_weights"),
   id: z.string(),
   source: z.string(),
-  /** The pinned source (agent/weights/pinned_source.ts), checked by the agent. */
+  /** The pinned source (core/weights/pinned_source.ts), checked by the agent. */
   pinned: z.unknown().optional(),
   /** The shard waiting on these weights: its readiness clock counts from the last progress. */
   shardId: z.string().optional(),

@@ -8,7 +8,7 @@ import { UsageError } from "../../core/command.ts";
 import { locationSettings } from "../config.ts";
 import { connect, ctlSettings, printList as print } from "./ctl/client.ts";
 import { parseFlags } from "../../core/flags.ts";
-import { formatBytes } from "../../agent/weights/disk.ts";
+import { formatBytes } from "../../core/weights/disk.ts";
 
 const help = `Usage: llmgw mirror <verb> [options] [--json]
 

@@ -8,7 +8,7 @@
  * entry changes; each failure is logged with the reason.
  */
 import type { Logger } from "../../core/log.ts";
-import type { PinnedSource } from "../../agent/weights/pinned_source.ts";
+import type { PinnedSource } from "../../core/weights/pinned_source.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
 import { rowFromDef } from "./catalog_row.ts";
 import type { ModelFacts } from "./memory_estimate.ts";

@@ -24,7 +24,7 @@ import { type CatalogModel, factsFromGguf } from "./replica_need.ts";
 import type { ShardTable } from "./shard_table.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import { isEmbedding } from "./replica_need.ts";
-import type { PinnedSource } from "../../agent/weights/pinned_source.ts";
+import type { PinnedSource } from "../../core/weights/pinned_source.ts";
 
 /**
  * Resolves an hf: or URL source to the commit and sha256s current now (server/weights/pinSource),

@@ -23,7 +23,7 @@ import type { CatalogModel } from "./replica_need.ts";
 import { type Demand, type Note, reconcile, type ReconcileSettings } from "./reconcile.ts";
 import { applyCommands, type Command, type Shard, type StartCommand } from "./shard.ts";
 import type { ShardTable, StoredShard } from "./shard_table.ts";
-import type { PinnedSource } from "../../agent/weights/pinned_source.ts";
+import type { PinnedSource } from "../../core/weights/pinned_source.ts";
 
 export interface ReconcilerSettings extends ReconcileSettings {
   intervalMs: number;

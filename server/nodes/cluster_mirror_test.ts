@@ -8,9 +8,9 @@ import { sha256Hex } from "../../tests/helpers/fake_hf.ts";
 import { silentLogger } from "../../core/log.ts";
 import { FakeClock } from "../../core/clock.ts";
 import { decodeJoinCode } from "../../core/protocol/join_code.ts";
-import { hubFixture, shard1, tinyFiles } from "../../agent/weights/testdata/hub_fixture.ts";
-import { WeightsFetcher } from "../../agent/weights/fetcher.ts";
-import { clusterMirrors } from "../../agent/weights/cluster_mirrors.ts";
+import { hubFixture, shard1, tinyFiles } from "../../tests/helpers/hub_fixture.ts";
+import { WeightsFetcher } from "../../core/weights/fetcher.ts";
+import { clusterMirrors } from "../../core/weights/cluster_mirrors.ts";
 import { AppError } from "../../core/errors.ts";
 
 async function withClusterMirror(

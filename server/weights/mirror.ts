@@ -11,15 +11,15 @@ import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
 import { mirrorVersions } from "../../db/schema.ts";
 import { AppError } from "../../core/errors.ts";
-import { manifestDigest, type WeightsFetcher } from "../../agent/weights/fetcher.ts";
+import { manifestDigest, type WeightsFetcher } from "../../core/weights/fetcher.ts";
 import {
   type PinnedSource,
   redactUrl,
   type RemoteSource,
   versionDir,
-} from "../../agent/weights/pinned_source.ts";
-import type { FetchProgress } from "../../agent/weights/progress.ts";
-import { removeWeights } from "../../agent/weights/remove_weights.ts";
+} from "../../core/weights/pinned_source.ts";
+import type { FetchProgress } from "../../core/weights/progress.ts";
+import { removeWeights } from "../../core/weights/remove_weights.ts";
 import type { HfClient } from "./hf_client.ts";
 import { parseSource, shown } from "./parse_source.ts";
 import { pinSource } from "./pin_source.ts";

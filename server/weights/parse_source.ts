@@ -11,7 +11,7 @@
  * an `hf:` source may have neither, and a URL's file name is taken from its decoded path.
  */
 import { AppError } from "../../core/errors.ts";
-import { checkFilePath } from "../../agent/weights/pinned_source.ts";
+import { checkFilePath } from "../../core/weights/pinned_source.ts";
 
 export type ParsedSource =
   | { kind: "hf"; repo: string; revision: string; path: string | null }

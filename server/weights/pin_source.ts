@@ -15,7 +15,7 @@ import {
   isPickleName,
   type PinnedFile,
   type PinnedSource,
-} from "../../agent/weights/pinned_source.ts";
+} from "../../core/weights/pinned_source.ts";
 import { type HfClient, HubError, type TreeEntry } from "./hf_client.ts";
 import { type ParsedSource, shown } from "./parse_source.ts";
 

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertRejects, assertThrows } from "../../tests/assert.ts";
 import { generatedBytes, sha256Hex, startFakeHub } from "../../tests/helpers/fake_hf.ts";
 import { AppError } from "../../core/errors.ts";
-import { hubFixture, shard1, shard2, tinyFiles } from "../../agent/weights/testdata/hub_fixture.ts";
+import { hubFixture, shard1, shard2, tinyFiles } from "../../tests/helpers/hub_fixture.ts";
 import { HfClient } from "./hf_client.ts";
 import { parseSource } from "./parse_source.ts";
 import { pinSource } from "./pin_source.ts";

@@ -5,7 +5,7 @@
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
-import { WeightsFetcher } from "../../agent/weights/fetcher.ts";
+import { WeightsFetcher } from "../../core/weights/fetcher.ts";
 import type { ServerConfig } from "../config.ts";
 import { HfClient } from "./hf_client.ts";
 import { MirrorService } from "./mirror.ts";

@@ -5,8 +5,8 @@
  * try (or the next agent) carries on from it.
  */
 import { dirname } from "node:path";
-import { AppError } from "../../core/errors.ts";
-import type { Logger } from "../../core/log.ts";
+import { AppError } from "../errors.ts";
+import type { Logger } from "../log.ts";
 import { backoffDelay } from "../backoff_delay.ts";
 import { removeIfThere, writeChecksum } from "./checksum_file.ts";
 import { inlineHasher, type StreamHasher, workerHasher } from "./stream_hasher.ts";

@@ -1,12 +1,12 @@
 /** A fake hub holding one small safetensors model, the fetcher that reads it, and clean-up. */
-import { FakeClock } from "../../../core/clock.ts";
-import { silentLogger } from "../../../core/log.ts";
-import { type FakeHub, generatedBytes, startFakeHub } from "../../../tests/helpers/fake_hf.ts";
-import { HfClient } from "../../../server/weights/hf_client.ts";
-import { parseSource } from "../../../server/weights/parse_source.ts";
-import { pinSource } from "../../../server/weights/pin_source.ts";
-import { WeightsFetcher, type WeightsFetcherDeps } from "../fetcher.ts";
-import type { PinnedSource } from "../pinned_source.ts";
+import { FakeClock } from "../../core/clock.ts";
+import { silentLogger } from "../../core/log.ts";
+import { type FakeHub, generatedBytes, startFakeHub } from "./fake_hf.ts";
+import { HfClient } from "../../server/weights/hf_client.ts";
+import { parseSource } from "../../server/weights/parse_source.ts";
+import { pinSource } from "../../server/weights/pin_source.ts";
+import { WeightsFetcher, type WeightsFetcherDeps } from "../../core/weights/fetcher.ts";
+import type { PinnedSource } from "../../core/weights/pinned_source.ts";
 
 export const shard1 = "model-00001-of-00002.safetensors";
 export const shard2 = "model-00002-of-00002.safetensors";

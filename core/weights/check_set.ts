@@ -4,7 +4,7 @@
  * whose kept checksum already matches costs nothing; any other is hashed and its sum kept.
  */
 import { join } from "node:path";
-import { AppError } from "../../core/errors.ts";
+import { AppError } from "../errors.ts";
 import {
   checksumPath,
   readChecksum,

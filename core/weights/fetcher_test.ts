@@ -1,11 +1,11 @@
 import { assert, assertEquals, assertMatch, assertRejects } from "../../tests/assert.ts";
 import { sha256Hex } from "../../tests/helpers/fake_hf.ts";
-import { AppError } from "../../core/errors.ts";
+import { AppError } from "../errors.ts";
 import { checksumPath, sizeIfThere } from "./checksum_file.ts";
 import type { FetchProgress } from "./progress.ts";
 import { percentOf } from "./progress.ts";
 import { removeWeights } from "./remove_weights.ts";
-import { hubFixture, shard1, shard2, tinyFiles } from "./testdata/hub_fixture.ts";
+import { hubFixture, shard1, shard2, tinyFiles } from "../../tests/helpers/hub_fixture.ts";
 import type { PinnedSource } from "./pinned_source.ts";
 
 Deno.test("a set fetches once, checks every file, writes its marker, and is cached after", async () => {
@@ -300,7 +300,7 @@ Deno.test("a failed fetch keeps a signed URL's query and credentials out of its 
       entry: "m.gguf",
     };
     const logs: string[] = [];
-    const { createLogger } = await import("../../core/log.ts");
+    const { createLogger } = await import("../log.ts");
     const err = await assertRejects(
       () =>
         fx.fetcher({ tries: 2, logger: createLogger({ sink: (l) => logs.push(l) }) }).ensure(

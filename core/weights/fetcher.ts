@@ -9,9 +9,9 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type { Clock } from "../../core/clock.ts";
-import type { Logger } from "../../core/log.ts";
-import { AppError } from "../../core/errors.ts";
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import { AppError } from "../errors.ts";
 import { readChecksum, removeIfThere, sha256File, sizeIfThere } from "./checksum_file.ts";
 import { formatBytes, freeBytes as systemFreeBytes } from "./disk.ts";
 import { type Candidate, downloadFile } from "./download.ts";

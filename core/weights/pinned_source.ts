@@ -5,7 +5,7 @@
  * (which makes them) and the node (which fetches them), so it lives with the fetcher.
  */
 import { z } from "zod";
-import { AppError } from "../../core/errors.ts";
+import { AppError } from "../errors.ts";
 
 export interface PinnedFile {
   /** Relative to the version's directory; may hold `/` for files in sub-folders, never `..`. */

@@ -2,7 +2,7 @@
  * Progress of one fetch, for the set as a whole: a 46 GB shard of a 188 GB set is reported as
  * part of the 188 GB, never as the whole download. A size that is not known stays unknown.
  */
-import type { Clock } from "../../core/clock.ts";
+import type { Clock } from "../clock.ts";
 
 export interface FetchProgress {
   /** What is being fetched, as `describeSource` names it (no credentials). */
