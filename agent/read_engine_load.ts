@@ -5,7 +5,8 @@
  */
 import { boundedGet } from "./bounded_get.ts";
 import type { EngineAdapter } from "./engines/engine_adapter.ts";
-import { loadFromMetrics, type LoadSnapshot, unknownLoad } from "./engines/load_snapshot.ts";
+import { loadFromMetrics } from "./engines/metric_dialect.ts";
+import { type LoadSnapshot, unknownLoad } from "../core/protocol/load_snapshot.ts";
 
 export async function readEngineLoad(
   fetchFn: typeof fetch,

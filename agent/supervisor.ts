@@ -12,7 +12,7 @@ import { type Clock, systemClock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import { backoffDelay, wakeableSleep } from "../core/backoff_delay.ts";
 import type { EngineAdapter } from "./engines/engine_adapter.ts";
-import { type LoadSnapshot, unknownLoad } from "./engines/load_snapshot.ts";
+import { type LoadSnapshot, unknownLoad } from "../core/protocol/load_snapshot.ts";
 import { describeExit, EngineProcess } from "./engine_process.ts";
 import { EngineStartError } from "./engine_start_error.ts";
 import {

@@ -2,7 +2,7 @@
  * What the supervisor needs to know about one kind of inference engine, declared rather than coded:
  * how to launch it, how to tell it is ready, and which Prometheus names carry its load.
  */
-import type { MetricDialect } from "./load_snapshot.ts";
+import type { MetricDialect } from "./metric_dialect.ts";
 import type { RunCommand } from "../run_command.ts";
 
 /** The engines this build knows; the supervisor itself accepts any adapter it is given. */

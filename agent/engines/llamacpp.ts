@@ -4,7 +4,7 @@ import { httpProbes } from "./engine_adapter.ts";
 import { detectBinary } from "./detect_binary.ts";
 import { checkFlags, commonRefusals, type FlagRules, type Refusal } from "./flag_gate.ts";
 import { LaunchPlanError } from "./launch_plan_error.ts";
-import { llamacppDialect } from "./load_snapshot.ts";
+import { llamacppDialect } from "./metric_dialect.ts";
 
 const { setByAgent, credential, readsFile, writesFile } = commonRefusals;
 const download: Refusal = { why: "downloads a model or file the agent did not fetch and check" };

@@ -1,5 +1,5 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { llamacppDialect, loadFromMetrics, vllmDialect } from "./load_snapshot.ts";
+import { llamacppDialect, loadFromMetrics, vllmDialect } from "./metric_dialect.ts";
 import { parsePrometheus } from "./prometheus.ts";
 
 Deno.test("prometheus text is read into names, labels and values, skipping comments and junk", () => {

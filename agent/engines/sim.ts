@@ -7,7 +7,7 @@ import { VERSION } from "../../core/version.ts";
 import type { EngineAdapter, LaunchPlan, PlanInput } from "./engine_adapter.ts";
 import { httpProbes } from "./engine_adapter.ts";
 import { checkFlags, commonRefusals, type FlagRules } from "./flag_gate.ts";
-import { llamacppDialect } from "./load_snapshot.ts";
+import { llamacppDialect } from "./metric_dialect.ts";
 import { LaunchPlanError } from "./launch_plan_error.ts";
 
 export const simFlagRules: FlagRules = {

@@ -7,7 +7,7 @@ import { httpProbes } from "./engine_adapter.ts";
 import { detectBinary } from "./detect_binary.ts";
 import { checkFlags, commonRefusals, type FlagRules, type Refusal } from "./flag_gate.ts";
 import { LaunchPlanError } from "./launch_plan_error.ts";
-import { vllmDialect } from "./load_snapshot.ts";
+import { vllmDialect } from "./metric_dialect.ts";
 
 const { setByAgent, credential, readsFile, writesFile } = commonRefusals;
 const loadsCode: Refusal = { why: "loads Python code" };

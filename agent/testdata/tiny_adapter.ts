@@ -7,7 +7,7 @@ import { selfCommandEnv } from "../../core/self_command.ts";
 import type { EngineAdapter, LaunchPlan, PlanInput } from "../engines/engine_adapter.ts";
 import { httpProbes } from "../engines/engine_adapter.ts";
 import type { LaunchSpec } from "../launch_spec.ts";
-import { llamacppDialect } from "../engines/load_snapshot.ts";
+import { llamacppDialect } from "../engines/metric_dialect.ts";
 
 const script = decodeURIComponent(new URL("./tiny_engine.ts", import.meta.url).pathname);
 

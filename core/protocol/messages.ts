@@ -9,21 +9,12 @@
  */
 import { z } from "zod";
 import { engineInstalledSchema, gpuReportSchema, hostInfoSchema } from "./host_report.ts";
+import { loadSnapshotSchema } from "./load_snapshot.ts";
 
 /** Bumped only for a change an older peer cannot ignore. */
 export const protocolVersion = 1;
 
 export const shardStates = ["starting", "ready", "restarting", "failed", "stopped"] as const;
-
-export const shardLoadSchema = z.object({
-  known: z.boolean(),
-  kvCacheUsage: z.number().min(0).max(1).optional(),
-  running: z.number().nonnegative().optional(),
-  waiting: z.number().nonnegative().optional(),
-  decodeTokensPerSecond: z.number().nonnegative().optional(),
-  promptTokensPerSecond: z.number().nonnegative().optional(),
-  readAt: z.number(),
-});
 
 /** One shard as the agent sees it. */
 export const shardReportSchema = z.object({
@@ -39,7 +30,7 @@ export const shardReportSchema = z.object({
   startedAt: z.number().optional(),
   /** Requests the engine was launched to run at once (the router admits that many). */
   slots: z.number().int().positive().optional(),
-  load: shardLoadSchema.optional(),
+  load: loadSnapshotSchema.optional(),
   /** Why the last start failed, with the tail of the engine's output; absent when it did not. */
   error: z.string().optional(),
 });

@@ -4,7 +4,6 @@
  * closes or it has sent nothing for `lostAfterMs`; its replicas then leave the router at once.
  * What must survive a restart (the node, its desired shards) is in the store (NodeStore).
  */
-import type { LoadSnapshot } from "../../agent/engines/load_snapshot.ts";
 import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
@@ -273,7 +272,7 @@ export class NodeHub {
     });
     // The engine's own report rides on the heartbeat: what the router scores remote replicas by.
     // zod leaves absent keys out, so an unread figure stays absent rather than undefined.
-    if (s.load) this.deps.replicas.setLoad(id, s.load as LoadSnapshot);
+    if (s.load) this.deps.replicas.setLoad(id, s.load);
   }
 
   #forgetShard(live: Live, shardId: string): void {

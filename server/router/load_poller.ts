@@ -7,7 +7,7 @@
  * engine reports arrive on their heartbeats instead (NodeHub); the table keeps whichever read is
  * newer. A source answers undefined for a replica it does not hold.
  */
-import { type LoadSnapshot, unknownLoad } from "../../agent/engines/load_snapshot.ts";
+import { type LoadSnapshot, unknownLoad } from "../../core/protocol/load_snapshot.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { ReplicaTable } from "./replicas.ts";
 

@@ -3,7 +3,7 @@
  * the router's own count (in flight) and by the engine's own report (its load, refreshed by the
  * load poller). An engine report that could not be read is unknown, never zero.
  */
-import type { LoadSnapshot } from "../../agent/engines/load_snapshot.ts";
+import type { LoadSnapshot } from "../../core/protocol/load_snapshot.ts";
 import { Breaker } from "./breaker.ts";
 import { TtftAverage } from "./ttft.ts";
 

@@ -11,7 +11,8 @@
 import { assert, assertEquals, assertMatch } from "../../../tests/assert.ts";
 import { silentLogger } from "../../../core/log.ts";
 import type { EngineAdapter, PlanInput } from "../engine_adapter.ts";
-import { loadFromMetrics, type LoadSnapshot } from "../load_snapshot.ts";
+import { loadFromMetrics } from "../metric_dialect.ts";
+import { type LoadSnapshot } from "../../../core/protocol/load_snapshot.ts";
 import type { LaunchSpec } from "../../launch_spec.ts";
 import { groupAlive, isGone } from "../../proc_tree.ts";
 import { Supervisor } from "../../supervisor.ts";

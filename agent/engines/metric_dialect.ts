@@ -1,20 +1,9 @@
 /**
- * One engine's load, whatever dialect it speaks. `known: false` means "could not read", which the
- * router must treat as unknown load, never as zero load. A field that is absent was not reported.
+ * An engine's Prometheus page read as a load snapshot (core/protocol/load_snapshot.ts), through
+ * the metric names its dialect uses.
  */
+import type { LoadSnapshot } from "../../core/protocol/load_snapshot.ts";
 import { parsePrometheus, type PromSample } from "./prometheus.ts";
-
-export interface LoadSnapshot {
-  readonly known: boolean;
-  /** KV-cache use, 0..1. */
-  readonly kvCacheUsage?: number;
-  readonly running?: number;
-  readonly waiting?: number;
-  readonly decodeTokensPerSecond?: number;
-  readonly promptTokensPerSecond?: number;
-  /** Epoch milliseconds of the read. */
-  readonly readAt: number;
-}
 
 /**
  * Which Prometheus names carry each field, first present name wins (engines renamed metrics across
@@ -45,10 +34,6 @@ export const vllmDialect: MetricDialect = {
   decodeTokensPerSecond: [],
   promptTokensPerSecond: [],
 };
-
-export function unknownLoad(readAt: number): LoadSnapshot {
-  return { known: false, readAt };
-}
 
 /** Known only when at least one field was found; a page of unrelated metrics is not a reading. */
 export function loadFromMetrics(

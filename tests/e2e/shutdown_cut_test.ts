@@ -2,8 +2,8 @@
  * The shutdown grace, when it runs out: a stream still open is cut, the engine request is
  * aborted, and its usage row is written as the client's leaving (499), not lost.
  */
-import { assert, assertEquals } from "../../tests/assert.ts";
-import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { startTestControlPlane } from "../helpers/control_plane.ts";
 import { usage } from "../../db/schema.ts";
 import { startSimEngine } from "../../agent/sim_engine/serve.ts";
 
