@@ -16,8 +16,9 @@ import {
   type ShardSpec,
 } from "../core/protocol/messages.ts";
 import { VERSION } from "../core/version.ts";
+import { traitsOf } from "../core/engines/engine_traits.ts";
 import type { AgentConfig } from "./agent_config.ts";
-import { parseLabels, splitUrls } from "./agent_config.ts";
+import { parseLabels, settingText, splitUrls } from "./agent_config.ts";
 import { clusterMirrors } from "../core/weights/cluster_mirrors.ts";
 import { ControlChannel } from "./channel/control_channel.ts";
 import { builtinAdapters } from "./engines/builtin_adapters.ts";
@@ -171,8 +172,8 @@ export class Agent {
   }
 
   #binary(engine: string): string | undefined {
-    const c = this.#d.config;
-    return engine === "llamacpp" ? c.llamaServer : engine === "vllm" ? c.vllm : undefined;
+    const setting = traitsOf(engine)?.binarySetting;
+    return setting ? settingText(this.#d.config, setting) : undefined;
   }
 
   /** Which engines this node can run, with versions; one that is missing is left out. */

@@ -144,3 +144,16 @@ export function checkControlUrl(url: string): URL {
     `refusing control URL ${url}: the node credential only goes over https (plain http only to this machine's loopback)`,
   );
 }
+
+/**
+ * The resolved text of the setting whose key is `key` (an engine's `binarySetting`, say
+ * "engines.vllm"); undefined when no text setting has that key.
+ */
+export function settingText(config: AgentConfig, key: string): string | undefined {
+  for (const [field, def] of Object.entries(agentSettings)) {
+    if (def.key !== key) continue;
+    const value = config[field as keyof AgentConfig];
+    return typeof value === "string" ? value : undefined;
+  }
+  return undefined;
+}

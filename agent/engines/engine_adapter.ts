@@ -5,9 +5,6 @@
 import type { MetricDialect } from "./metric_dialect.ts";
 import type { RunCommand } from "../run_command.ts";
 
-/** The engines this build knows; the supervisor itself accepts any adapter it is given. */
-export type EngineName = "llamacpp" | "sim" | "vllm";
-
 /** What a launch plan is built from. Everything here has been resolved by the supervisor. */
 export interface PlanInput {
   /** The name clients ask for; the engine serves the model under it. */

@@ -1,4 +1,5 @@
 import { deepStrictEqual as assertEquals, ok as assert, throws } from "node:assert/strict";
+import { engineNames, engineTraits } from "../../core/engines/engine_traits.ts";
 import { builtinAdapters } from "./builtin_adapters.ts";
 import type { PlanInput } from "./engine_adapter.ts";
 import { readyByStatusAndBody } from "./engine_adapter.ts";
@@ -159,4 +160,12 @@ Deno.test("readiness is the status code, unless a 200 body says it is still load
     false,
   );
   assertEquals(readyByStatusAndBody(401, ""), false);
+});
+
+Deno.test("the built-in adapters are the engines core's traits list, named and GPU-bound as their traits say", () => {
+  assertEquals(Object.keys(builtinAdapters).sort(), [...engineNames].sort());
+  for (const name of engineNames) {
+    assertEquals(builtinAdapters[name].name, engineTraits[name].name);
+    assertEquals(builtinAdapters[name].requirements.gpu, engineTraits[name].gpu);
+  }
 });

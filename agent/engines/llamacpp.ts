@@ -5,6 +5,7 @@ import { detectBinary } from "./detect_binary.ts";
 import { checkFlags, commonRefusals, type FlagRules, type Refusal } from "./flag_gate.ts";
 import { LaunchPlanError } from "./launch_plan_error.ts";
 import { llamacppDialect } from "./metric_dialect.ts";
+import { engineTraits } from "../../core/engines/engine_traits.ts";
 
 const { setByAgent, credential, readsFile, writesFile } = commonRefusals;
 const download: Refusal = { why: "downloads a model or file the agent did not fetch and check" };
@@ -105,10 +106,12 @@ export function llamacppProfileArgs(p: EngineProfile = {}): string[] {
   return out;
 }
 
+const traits = engineTraits.llamacpp;
+
 export const llamacppAdapter: EngineAdapter = {
-  name: "llamacpp",
+  name: traits.name,
   // CPU builds run anywhere; a CUDA build uses the cards it sees.
-  requirements: { gpu: "optional" },
+  requirements: { gpu: traits.gpu },
   detect: (opts) =>
     detectBinary({
       engine: "llamacpp",

@@ -9,6 +9,7 @@ import { httpProbes } from "./engine_adapter.ts";
 import { checkFlags, commonRefusals, type FlagRules } from "./flag_gate.ts";
 import { llamacppDialect } from "./metric_dialect.ts";
 import { LaunchPlanError } from "./launch_plan_error.ts";
+import { engineTraits } from "../../core/engines/engine_traits.ts";
 
 export const simFlagRules: FlagRules = {
   engine: "sim",
@@ -16,11 +17,13 @@ export const simFlagRules: FlagRules = {
   refused: { "--model": commonRefusals.setByAgent },
 };
 
+const traits = engineTraits.sim;
+
 export const simAdapter: EngineAdapter = {
-  name: "sim",
+  name: traits.name,
   ...httpProbes,
   dialect: llamacppDialect,
-  requirements: { gpu: "none" },
+  requirements: { gpu: traits.gpu },
   /** Built in: always installed, at this program's version. */
   detect: () => Promise.resolve({ installed: true, binary: selfCommand([]).cmd, version: VERSION }),
   plan(input: PlanInput): LaunchPlan {

@@ -8,6 +8,7 @@ import { detectBinary } from "./detect_binary.ts";
 import { checkFlags, commonRefusals, type FlagRules, type Refusal } from "./flag_gate.ts";
 import { LaunchPlanError } from "./launch_plan_error.ts";
 import { vllmDialect } from "./metric_dialect.ts";
+import { engineTraits } from "../../core/engines/engine_traits.ts";
 
 const { setByAgent, credential, readsFile, writesFile } = commonRefusals;
 const loadsCode: Refusal = { why: "loads Python code" };
@@ -109,10 +110,12 @@ export function parseVllmVersion(output: string): string | undefined {
   return lines.find((l) => /^\d+\.\d+(\.\d+)?([.+\w-]*)$/.test(l));
 }
 
+const traits = engineTraits.vllm;
+
 export const vllmAdapter: EngineAdapter = {
-  name: "vllm",
+  name: traits.name,
   // Its CUDA kernels start at Volta.
-  requirements: { gpu: "required", minComputeCapability: "7.0" },
+  requirements: { gpu: traits.gpu, minComputeCapability: "7.0" },
   detect: (opts) =>
     detectBinary({
       engine: "vllm",

@@ -4,6 +4,7 @@
  * cluster listener), declares the model it serves, and prints what to use.
  */
 import { systemClock } from "../../core/clock.ts";
+import { engineTraits } from "../../core/engines/engine_traits.ts";
 import type { Command } from "../../core/command.ts";
 import { createLogger, LevelControl } from "../../core/log.ts";
 import { settingsHelp } from "../../core/settings.ts";
@@ -75,7 +76,9 @@ export const upCommand: Command = {
     if (!stoppedWhileLoading) {
       console.log(
         `\nllmgw is up on ${cp.url}\n` +
-          `  model:   ${model.name}${model.engine === "sim" ? " (simulated)" : ""}\n` +
+          `  model:   ${model.name}${
+            engineTraits[model.engine].simulated ? " (simulated)" : ""
+          }\n` +
           `  API key: ${key.key}${
             key.created
               ? "  (new; also kept in " + key.path + ", mode 0600)"

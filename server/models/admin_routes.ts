@@ -8,7 +8,7 @@ import type { AppDeps } from "../deps.ts";
 import { AppError } from "../../core/errors.ts";
 import { type AdminRegistry, parse } from "../routes/admin/registry.ts";
 import { requireRead, requireWrite } from "../tenancy/access.ts";
-import { engines } from "./model_schema.ts";
+import { engineNames } from "../../core/engines/engine_traits.ts";
 import { parseModel, parseModelList, parseModelYaml } from "./model_yaml.ts";
 import type { PlanOptions } from "./plan.ts";
 
@@ -21,7 +21,7 @@ const planInput = z.strictObject({
   replicas: z.number().int().min(0).optional(),
   on_demand: z.boolean().optional(),
   embeddings: z.boolean().optional(),
-  engine: z.enum(engines).optional(),
+  engine: z.enum(engineNames).optional(),
 });
 const contextInput = z.strictObject({
   tokens: count.optional(),

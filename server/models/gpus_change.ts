@@ -3,8 +3,9 @@
  * Pure. Refused, with figures, for a tensor-parallel width that does not divide (or is not a
  * multiple of) the KV heads, a count no node has, or cards that cannot hold weights + context +
  * engine; otherwise the changed model, whose replicas the reconciler then restarts one by one.
- * llama.cpp splits layers, so any count suits it.
+ * An engine that splits layers (llama.cpp) takes any count.
  */
+import { engineTraits } from "../../core/engines/engine_traits.ts";
 import { type ClusterSnapshot, usableFraction } from "./cluster_snapshot.ts";
 import { formatBytes } from "./memory_estimate.ts";
 import { tensorParallelProblem } from "./placement.ts";
@@ -23,7 +24,7 @@ export function changeGpus(
   if (!Number.isInteger(cards) || cards < 1) {
     return { ok: false, message: "give a whole number of cards, 1 or more" };
   }
-  if (p.engine === "vllm") {
+  if (engineTraits[p.engine].tensorParallel) {
     const tp = tensorParallelProblem(cards, model.facts.kvHeads);
     if (tp) return { ok: false, message: tp };
   }

@@ -4,16 +4,16 @@
  * `guessed` (a blank once put a 4.7 GB model on a 7.9 GB machine).
  *
  * GPU: weights + KV cache + engine overhead, where KV = 2 (K and V) × layers × KV heads × head
- * width × bytes per element (2: f16) × tokens in the pool (context × slots). Overhead: vLLM
- * 2 GiB + 1/50 of the weights (its CUDA graphs and activations, docs/large-models), llama.cpp
- * 512 MiB (compute buffers), sim 64 MiB.
- * Sim: the weights its file's header names (none when unknown) + 64 MiB, on either device and with
+ * width × bytes per element (2: f16) × tokens in the pool (context × slots). Overhead, from
+ * each engine's traits (core/engines/engine_traits.ts): vLLM 2 GiB + 1/50 of the weights,
+ * llama.cpp 512 MiB, sim 64 MiB.
+ * A simulated engine: the weights its file's header names (none when unknown) + 64 MiB, on either device and with
  * no KV cache. It loads nothing, but standing in for an engine that would lets tests and demos
  * fill a card with it (a sparse file with a GGUF header is enough).
  * CPU: weights × 1.5 + 2 GiB, raised to weights + KV + 2 GiB when a long pool needs more (the
  * serve form's rule; the raise keeps a small model with a huge pool from being under-sized).
  */
-import type { Engine } from "./model_schema.ts";
+import { type EngineName, engineTraits } from "../../core/engines/engine_traits.ts";
 
 export const GiB = 1024 ** 3;
 export const MiB = 1024 ** 2;
@@ -50,7 +50,7 @@ export interface Estimate extends MemoryNeed {
 
 export interface EstimateInput {
   facts: ModelFacts;
-  engine: Engine;
+  engine: EngineName;
   device: "gpu" | "cpu";
   /** Tokens in the KV pool: context length × slots. */
   poolTokens: number;
@@ -71,29 +71,25 @@ export function kvPerToken(facts: ModelFacts, kvBytes = 2): { bytes: number; gue
   };
 }
 
-export function engineOverhead(engine: Engine, weightsBytes: number): number {
-  switch (engine) {
-    case "vllm":
-      return 2 * GiB + Math.round(weightsBytes / 50);
-    case "llamacpp":
-      return 512 * MiB;
-    case "sim":
-      return 64 * MiB;
-  }
+export function engineOverhead(engine: EngineName, weightsBytes: number): number {
+  const { bytes, weightsDivisor } = engineTraits[engine].overhead;
+  return weightsDivisor ? bytes + Math.round(weightsBytes / weightsDivisor) : bytes;
 }
 
 export function estimateMemory(input: EstimateInput): Estimate {
   const guessed: string[] = [];
   const weights = input.facts.weightsBytes ?? 0;
-  if (input.facts.weightsBytes === undefined && input.engine !== "sim") {
+  const simulated = engineTraits[input.engine].simulated;
+  if (input.facts.weightsBytes === undefined && !simulated) {
     guessed.push("weights size (unknown until the files are seen)");
   }
   const kv = kvPerToken(input.facts, input.kvBytes);
-  if (kv.guessed && input.engine !== "sim") guessed.push(kv.guessed);
-  const context = input.engine === "sim" ? 0 : kv.bytes * input.poolTokens;
+  if (kv.guessed && !simulated) guessed.push(kv.guessed);
+  const context = simulated ? 0 : kv.bytes * input.poolTokens;
   const base = { device: input.device, perToken: kv.bytes, poolTokens: input.poolTokens, guessed };
-  if (input.engine === "sim") {
-    return { ...base, weights, context: 0, engine: 64 * MiB, total: weights + 64 * MiB };
+  if (simulated) {
+    const engine = engineOverhead(input.engine, weights);
+    return { ...base, weights, context: 0, engine, total: weights + engine };
   }
   if (input.device === "gpu") {
     const engine = engineOverhead(input.engine, weights);
@@ -107,7 +103,7 @@ export function estimateMemory(input: EstimateInput): Estimate {
  * One card's share of a replica spread over `gpus` cards: weights and KV split evenly (tensor
  * parallel and llama.cpp's layer split both divide them), the engine's overhead on every card.
  */
-export function perCardNeed(est: Estimate, gpus: number, engine: Engine): MemoryNeed {
+export function perCardNeed(est: Estimate, gpus: number, engine: EngineName): MemoryNeed {
   const g = Math.max(1, gpus);
   const weights = Math.ceil(est.weights / g);
   const context = Math.ceil(est.context / g);
@@ -116,7 +112,12 @@ export function perCardNeed(est: Estimate, gpus: number, engine: Engine): Memory
 }
 
 /** The largest KV pool (tokens) that fits `gpus` cards of `usablePerCard` bytes; 0 if none. */
-export function poolThatFits(est: Estimate, gpus: number, engine: Engine, usablePerCard: number) {
+export function poolThatFits(
+  est: Estimate,
+  gpus: number,
+  engine: EngineName,
+  usablePerCard: number,
+) {
   const g = Math.max(1, gpus);
   const weights = Math.ceil(est.weights / g);
   const room = usablePerCard - weights - engineOverhead(engine, weights);

@@ -10,6 +10,7 @@
  * profile, an outside one none. An empty description is no description (absent, never "").
  */
 import { z } from "zod";
+import { type EngineName, engineNames } from "../../core/engines/engine_traits.ts";
 import { isPickleName, type ModelSource, parseSource, sourceFileName } from "./model_source.ts";
 
 export const capabilities = [
@@ -21,8 +22,6 @@ export const capabilities = [
   "tools",
 ] as const;
 export type Capability = (typeof capabilities)[number];
-export const engines = ["llamacpp", "vllm", "sim"] as const;
-export type Engine = (typeof engines)[number];
 export const routingProfiles = ["chat", "batch", "long-context"] as const;
 export type RoutingProfile = (typeof routingProfiles)[number];
 
@@ -32,7 +31,7 @@ const micros = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 const profileSchema = z.strictObject({
   name: z.string().min(1).max(64).optional(),
-  engine: z.enum(engines),
+  engine: z.enum(engineNames),
   args: z.array(z.string()).default([]),
   /** Cards of one node per replica; 0 runs on the CPU. */
   gpus: count(64).default(0),
@@ -123,7 +122,7 @@ type Parsed = z.output<typeof modelInputSchema>;
 
 export interface ModelProfile {
   name?: string;
-  engine: Engine;
+  engine: EngineName;
   args: string[];
   gpus: number;
   memoryGb?: number;

@@ -21,7 +21,8 @@ import {
   type ModelFacts,
   poolThatFits,
 } from "./memory_estimate.ts";
-import type { Engine, ModelInput } from "./model_schema.ts";
+import type { ModelInput } from "./model_schema.ts";
+import { type EngineName, engineReading, engineTraits } from "../../core/engines/engine_traits.ts";
 import { isPickleName } from "./model_source.ts";
 import { place, tensorParallelProblem } from "./placement.ts";
 import {
@@ -50,7 +51,7 @@ export interface PlanOptions {
   replicas?: number;
   onDemand?: boolean;
   embeddings?: boolean;
-  engine?: Engine;
+  engine?: EngineName;
 }
 
 export interface PlanCatalog {
@@ -90,7 +91,7 @@ export interface Plan {
   ok: boolean;
   name: string;
   source: string;
-  engine?: Engine;
+  engine?: EngineName;
   embeddings: boolean;
   context: number;
   slots: number;
@@ -105,12 +106,16 @@ export interface Plan {
 
 const extOf = (name: string) => (/\.([A-Za-z0-9]+)$/.exec(name)?.[1] ?? "").toLowerCase();
 
-function engineFor(files: PlanSource["files"], source: string): Engine | string {
+/** The engine that reads the files, or the file type nothing reads. */
+function engineFor(
+  files: PlanSource["files"],
+  source: string,
+): { engine: EngineName } | { unread: string } {
   const exts = new Set(files.map((f) => extOf(f.name)).filter((e) => e !== "json" && e !== "txt"));
-  if (exts.has("gguf")) return "llamacpp";
-  if (exts.has("safetensors")) return "vllm";
+  const engine = engineReading(exts);
+  if (engine) return { engine };
   const first = files.map((f) => f.name).find((n) => extOf(n) && extOf(n) !== "json") ?? source;
-  return extOf(first) || "(no extension)";
+  return { unread: extOf(first) || "(no extension)" };
 }
 
 function defaultName(source: string): string {
@@ -165,22 +170,25 @@ export function planModel(
     refuse("name_taken", `a model named '${name}' already exists: choose another --name`);
   }
   const found = engineFor(src.files, src.source);
-  const byType = found === "llamacpp" || found === "vllm" ? found : undefined;
-  if (!byType && opts.engine !== "sim") {
-    const pickle = isPickleName(`x.${found}`)
+  const byType = "engine" in found ? found.engine : undefined;
+  // An engine that loads nothing (the simulated one) takes any source.
+  if (!byType && !(opts.engine && engineTraits[opts.engine].reads === "nothing")) {
+    const unread = "unread" in found ? found.unread : "";
+    const pickle = isPickleName(`x.${unread}`)
       ? " (a pickle, which runs code when loaded; after checking the files, add it with allow_pickle: true through ctl model add -f)"
       : "";
-    refuse("no_engine_reads", `nothing here reads .${found} files${pickle}`);
+    refuse("no_engine_reads", `nothing here reads .${unread} files${pickle}`);
     return plan;
   }
-  const engine: Engine = opts.engine ?? (byType as Engine);
+  const engine: EngineName = opts.engine ?? (byType as EngineName);
+  const traits = engineTraits[engine];
   plan.engine = engine;
-  if (engine === "llamacpp") {
+  if (traits.reads === "gguf") {
     const ggufs = src.files.filter((f) => extOf(f.name) === "gguf");
     if (ggufs.length > 1) {
       refuse(
         "several_files",
-        `this version is ${ggufs.length} files, and a llama.cpp entry takes one source file`,
+        `this version is ${ggufs.length} files, and a ${traits.label} entry takes one source file`,
       );
     }
   }
@@ -243,9 +251,9 @@ export function planModel(
   const maxCards = Math.max(0, ...pool.map((n) => n.gpus.length));
   const widths: number[] = [];
   for (let w = 1; w <= maxCards; w++) {
-    if (engine !== "vllm" || !tensorParallelProblem(w, facts.kvHeads)) widths.push(w);
+    if (!traits.tensorParallel || !tensorParallelProblem(w, facts.kvHeads)) widths.push(w);
   }
-  if (anyGpu && engine !== "sim") {
+  if (anyGpu && traits.gpu !== "none") {
     let layouts = widths.map((w) => layoutFor(w, context)).filter((l) => l.nodes.length);
     if (!layouts.length) {
       // Shrink the pool to the most any layout holds, in whole 256-token steps per slot.
@@ -272,8 +280,8 @@ export function planModel(
     }
     plan.layouts = layouts;
   }
-  if (engine === "llamacpp" || engine === "sim") {
-    if (!anyGpu && engine === "llamacpp") {
+  if (traits.gpu !== "required") {
+    if (!anyGpu && traits.gpu === "optional") {
       warn(
         "gpu_engine_without_gpu",
         "no node has a GPU: a GGUF build runs on the CPU nodes, slowly",
@@ -281,7 +289,7 @@ export function planModel(
     }
     const cpu = layoutFor(0, context);
     const biggest = Math.max(0, ...pool.map((n) => n.ramTotal));
-    if (!anyGpu || engine === "sim") {
+    if (!anyGpu || traits.gpu === "none") {
       // A CPU-only fleet: offered even when small, with a warning (it can run, it may not).
       plan.layouts.push(cpu);
       if (biggest < cpu.total.total) {
@@ -306,7 +314,7 @@ export function planModel(
         ? `the weights (${formatBytes(w)}) fit no card: the largest offers ${
           formatBytes(biggest * usableFraction)
         } usable, on up to ${maxCards} card(s) per node${
-          engine === "llamacpp" ? ", and no node's memory holds them either" : ""
+          traits.gpu === "optional" ? ", and no node's memory holds them either" : ""
         }`
         : `${engine} needs a GPU and no node has one`,
     );

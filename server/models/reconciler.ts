@@ -24,6 +24,7 @@ import { type Demand, type Note, reconcile, type ReconcileSettings } from "./rec
 import { applyCommands, type Command, type Shard, type StartCommand } from "./shard.ts";
 import type { ShardTable, StoredShard } from "./shard_table.ts";
 import type { PinnedSource } from "../../core/weights/pinned_source.ts";
+import { traitsOf } from "../../core/engines/engine_traits.ts";
 
 export interface ReconcilerSettings extends ReconcileSettings {
   intervalMs: number;
@@ -344,12 +345,13 @@ export class Reconciler {
       allowPickle: c.allowPickle,
       gpus: c.gpus,
     };
-    if (c.engine === "llamacpp") {
+    const traits = traitsOf(c.engine);
+    if (traits?.layerOffload) {
       launch.gpuLayers = c.gpus.length ? 999 : 0;
       // llama-server's -c is the whole KV pool, shared by its -np slots.
       launch.contextLength = c.contextLength * c.slots;
     }
-    if (c.engine === "vllm" && c.gpus.length > 1) launch.tensorParallel = c.gpus.length;
+    if (traits?.tensorParallel && c.gpus.length > 1) launch.tensorParallel = c.gpus.length;
     const origin = model?.origin;
     if (origin && origin.kind !== "local") {
       // A download can take an hour: it runs beside the loop, which sees its progress.

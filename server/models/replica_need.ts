@@ -7,6 +7,7 @@
  * source, context length, slots, embedding mode, allow_pickle. What does not (outside it): max
  * output (the gateway enforces it), prices, description, aliases, scaling, fallbacks, routing.
  */
+import { engineTraits } from "../../core/engines/engine_traits.ts";
 import type { ModelDef, ModelProfile } from "./model_schema.ts";
 import {
   type Estimate,
@@ -87,7 +88,7 @@ export function replicaNeed(model: CatalogModel, profile: ModelProfile): Replica
     ramBytes,
     cores: profile.cores ?? (device === "gpu" ? 1 : 2),
     nodeSelector: profile.nodeSelector,
-    tensorParallel: profile.engine === "vllm",
+    tensorParallel: engineTraits[profile.engine].tensorParallel,
   };
   if (profile.minComputeCapability !== undefined) {
     request.minComputeCapability = profile.minComputeCapability;

@@ -3,6 +3,7 @@
  * "May use" is the allowed-models lists of every level above the person (the same check /v1
  * makes for their keys).
  */
+import { traitsOf } from "../../core/engines/engine_traits.ts";
 import type { AppDeps } from "../deps.ts";
 import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { ModelEntry } from "../router/catalog.ts";
@@ -76,7 +77,7 @@ export function modelRows(deps: AppDeps, person: Person): ModelRow[] {
         promptPer1k: price.promptPer1k,
         completionPer1k: price.completionPer1k,
         description: m.description,
-        simulated: m.engine === "sim",
+        simulated: traitsOf(m.engine)?.simulated ?? false,
       };
     });
 }

@@ -5,6 +5,7 @@
  */
 import type { Logger } from "../../core/log.ts";
 import { which } from "../../core/which.ts";
+import { type EngineName, engineTraits } from "../../core/engines/engine_traits.ts";
 import { eq } from "drizzle-orm";
 import type { ControlPlane } from "../serve.ts";
 import type { ServerConfig } from "../config.ts";
@@ -23,7 +24,7 @@ export const demoDescription =
 
 export interface ServedModel {
   name: string;
-  engine: "llamacpp" | "sim";
+  engine: Extract<EngineName, "llamacpp" | "sim">;
   source: string;
   description: string | null;
   /** Why a real engine was not used, when one was asked for. */
@@ -124,20 +125,19 @@ export async function startLocalNode(
       `the local node's credential was refused (${reason}); remove ${dir} and run llmgw up again`,
     );
   });
+  const simulated = engineTraits[model.engine].simulated;
   const def = parseModel({
     name: model.name,
     ...(model.description ? { description: model.description } : {}),
     // The sim engine reads no weights; its source only names it.
-    source: model.engine === "sim" ? `/llmgw/${model.name}` : model.source,
+    source: simulated ? `/llmgw/${model.name}` : model.source,
     scaling: { min: 1, max: 1 },
-    ...(model.engine === "sim" ? { slots: config.simSlots } : {}),
+    ...(simulated ? { slots: config.simSlots } : {}),
     profiles: [{
       engine: model.engine,
       gpus: 0,
       cores: 1,
-      ...(model.engine === "sim"
-        ? { memory_gb: 0.1, args: ["--slots", String(config.simSlots)] }
-        : {}),
+      ...(simulated ? { memory_gb: 0.1, args: ["--slots", String(config.simSlots)] } : {}),
     }],
   });
   // `up` serves what it was told: a model an earlier `up` served and this one does not would

@@ -1,0 +1,99 @@
+/**
+ * What each engine this build knows is, as both sides need it: the control plane plans, sizes
+ * and places replicas by these facts, the agent's adapters launch and detect by them. A rule
+ * that differs by engine reads a trait here rather than testing an engine's name.
+ */
+
+/** The engines this build knows, in the order a plan prefers them for a file type. */
+export const engineNames = ["llamacpp", "vllm", "sim"] as const;
+export type EngineName = (typeof engineNames)[number];
+
+export interface EngineTraits {
+  readonly name: EngineName;
+  /** As people write it, in messages. */
+  readonly label: string;
+  /**
+   * The weights it loads: "gguf", one .gguf file; "safetensors", a directory (or hub set) of
+   * .safetensors files; "nothing" (the simulated engine loads none, so any source suits it).
+   */
+  readonly reads: "gguf" | "safetensors" | "nothing";
+  /** "required": an NVIDIA GPU or nothing; "optional": uses one when there; "none": never. */
+  readonly gpu: "required" | "optional" | "none";
+  /**
+   * A replica over several cards is tensor parallel: the width must divide (or be a multiple of)
+   * the KV heads, and the engine is told it. Otherwise the engine splits layers, any count.
+   */
+  readonly tensorParallel: boolean;
+  /**
+   * Layers are offloaded by count (llama.cpp `-ngl`), and the context it is given is the whole
+   * KV pool its slots share (llama.cpp `-c`), not the context per request.
+   */
+  readonly layerOffload: boolean;
+  /** The memory estimate's inputs: on a card, fixed bytes plus 1/weightsDivisor of the weights. */
+  readonly overhead: { readonly bytes: number; readonly weightsDivisor?: number };
+  /**
+   * Stands in for an engine: it loads nothing and keeps no KV cache, so its estimate is only the
+   * weights its file's header names, guessing nothing.
+   */
+  readonly simulated: boolean;
+  /** The agent setting that names its executable; absent: it runs in-process (no binary). */
+  readonly binarySetting?: string;
+}
+
+const MiB = 1024 ** 2;
+const GiB = 1024 ** 3;
+
+export const engineTraits: Readonly<Record<EngineName, EngineTraits>> = {
+  llamacpp: {
+    name: "llamacpp",
+    label: "llama.cpp",
+    reads: "gguf",
+    gpu: "optional",
+    tensorParallel: false,
+    layerOffload: true,
+    // Compute buffers.
+    overhead: { bytes: 512 * MiB },
+    simulated: false,
+    binarySetting: "engines.llama_server",
+  },
+  vllm: {
+    name: "vllm",
+    label: "vLLM",
+    reads: "safetensors",
+    gpu: "required",
+    tensorParallel: true,
+    layerOffload: false,
+    // Its CUDA graphs and activations (docs/large-models).
+    overhead: { bytes: 2 * GiB, weightsDivisor: 50 },
+    simulated: false,
+    binarySetting: "engines.vllm",
+  },
+  sim: {
+    name: "sim",
+    label: "sim",
+    reads: "nothing",
+    gpu: "none",
+    tensorParallel: false,
+    layerOffload: false,
+    overhead: { bytes: 64 * MiB },
+    simulated: true,
+  },
+};
+
+/** The traits of an engine named in a catalog entry or a report; undefined for one this build does not know. */
+export function traitsOf(name: string): EngineTraits | undefined {
+  return (engineNames as readonly string[]).includes(name)
+    ? engineTraits[name as EngineName]
+    : undefined;
+}
+
+/**
+ * The engine that reads one of a source's file types (extensions, lower case): the first in
+ * `engineNames` order, so a set holding a .gguf goes to llama.cpp; undefined when none does.
+ */
+export function engineReading(exts: ReadonlySet<string>): EngineName | undefined {
+  return engineNames.find((e) => {
+    const reads = engineTraits[e].reads;
+    return reads !== "nothing" && exts.has(reads);
+  });
+}
