@@ -10,7 +10,7 @@ import { VERSION } from "./core/version.ts";
 const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
   up: {
     summary: "Run the single-box appliance: init if needed, control plane, local agent, a model",
-    load: async () => (await import("./server/cli/up.ts")).upCommand,
+    load: async () => (await import("./appliance/up.ts")).upCommand,
   },
   init: {
     summary:

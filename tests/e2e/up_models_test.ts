@@ -7,7 +7,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import { alive, eventually } from "../helpers/llmgw_process.ts";
 import { startClusterControlPlane } from "../helpers/control_plane.ts";
-import { type LocalNode, startLocalNode } from "../../server/setup/local_node.ts";
+import { type LocalNode, startLocalNode } from "../../appliance/local_node.ts";
 import { parseModel } from "../../server/models/model_yaml.ts";
 
 Deno.test({

@@ -3,20 +3,20 @@
  * joins over the loopback cluster listener like any remote node, and the model `up` serves is
  * declared in the catalog, so the reconciler places it there (and can place more).
  */
-import type { Logger } from "../../core/log.ts";
-import { which } from "../../core/which.ts";
-import { type EngineName, engineTraits } from "../../core/engines/engine_traits.ts";
+import type { Logger } from "../core/log.ts";
+import { which } from "../core/which.ts";
+import { type EngineName, engineTraits } from "../core/engines/engine_traits.ts";
 import { eq } from "drizzle-orm";
-import type { ControlPlane } from "../serve.ts";
-import type { ServerConfig } from "../config.ts";
-import { Agent } from "../../agent/agent.ts";
-import { builtinAdapters } from "../../agent/engines/builtin_adapters.ts";
-import { readEngineLoad } from "../../agent/read_engine_load.ts";
-import { loadAgentConfig } from "../../agent/agent_config.ts";
-import { joinCluster } from "../../agent/channel/join.ts";
-import { readNodeFiles } from "../../agent/channel/node_files.ts";
-import { shards } from "../../db/schema.ts";
-import { parseModel } from "../models/model_yaml.ts";
+import type { ControlPlane } from "../server/serve.ts";
+import type { ServerConfig } from "../server/config.ts";
+import { Agent } from "../agent/agent.ts";
+import { builtinAdapters } from "../agent/engines/builtin_adapters.ts";
+import { readEngineLoad } from "../agent/read_engine_load.ts";
+import { loadAgentConfig } from "../agent/agent_config.ts";
+import { joinCluster } from "../agent/channel/join.ts";
+import { readNodeFiles } from "../agent/channel/node_files.ts";
+import { shards } from "../db/schema.ts";
+import { parseModel } from "../server/models/model_yaml.ts";
 
 export const demoModel = "demo";
 export const demoDescription =

@@ -3,20 +3,20 @@
  * needed, runs the control plane and its own node (an in-process agent joined over the loopback
  * cluster listener), declares the model it serves, and prints what to use.
  */
-import { systemClock } from "../../core/clock.ts";
-import { engineTraits } from "../../core/engines/engine_traits.ts";
-import type { Command } from "../../core/command.ts";
-import { createLogger, LevelControl } from "../../core/log.ts";
-import { settingsHelp } from "../../core/settings.ts";
-import { shutdownSignals } from "../../core/signals.ts";
-import { loadServerConfig, locationSettings, serverSettings } from "../config.ts";
-import { startControlPlane } from "../serve.ts";
-import { exists } from "../../core/exists.ts";
-import { initDataDir } from "../setup/init.ts";
-import { ensureLocalKey } from "../setup/local_key.ts";
-import { chooseModel, startLocalNode } from "../setup/local_node.ts";
-import { printInitResult } from "./init.ts";
-import { parseFlags } from "../../core/flags.ts";
+import { systemClock } from "../core/clock.ts";
+import { engineTraits } from "../core/engines/engine_traits.ts";
+import type { Command } from "../core/command.ts";
+import { createLogger, LevelControl } from "../core/log.ts";
+import { settingsHelp } from "../core/settings.ts";
+import { shutdownSignals } from "../core/signals.ts";
+import { loadServerConfig, locationSettings, serverSettings } from "../server/config.ts";
+import { startControlPlane } from "../server/serve.ts";
+import { exists } from "../core/exists.ts";
+import { initDataDir } from "../server/setup/init.ts";
+import { ensureLocalKey } from "../server/setup/local_key.ts";
+import { chooseModel, startLocalNode } from "./local_node.ts";
+import { printInitResult } from "../server/cli/init.ts";
+import { parseFlags } from "../core/flags.ts";
 
 export const upCommand: Command = {
   name: "up",
