@@ -80,7 +80,7 @@ export class GatewayMetrics {
   );
   readonly httpErrors = this.registry.counter(
     "llmgw_http_errors_total",
-    "Error answers by their error code (the closed list in server/errors.ts)",
+    "Error answers by their error code (the closed list in core/errors.ts)",
     ["code"],
   );
   readonly inFlight = this.registry.gauge(
