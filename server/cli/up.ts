@@ -11,7 +11,7 @@ import { shutdownSignals } from "../../core/signals.ts";
 import { loadServerConfig, locationSettings, serverSettings } from "../config.ts";
 import { startControlPlane } from "../serve.ts";
 import { exists } from "../../core/exists.ts";
-import { initDataDir } from "../setup/init.ts";
+import { initDataDir } from "../setup/init_data_dir.ts";
 import { ensureLocalKey } from "../setup/local_key.ts";
 import { chooseModel, startLocalNode } from "../setup/local_node.ts";
 import { printInitResult } from "./init.ts";

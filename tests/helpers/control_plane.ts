@@ -13,7 +13,7 @@ import type { Command } from "../../core/command.ts";
 import { ctlCommand } from "../../server/cli/ctl/mod.ts";
 import { loadServerConfig, type ServerConfig } from "../../server/config.ts";
 import { type ControlPlane, startControlPlane } from "../../server/serve.ts";
-import { initDataDir } from "../../server/setup/init.ts";
+import { initDataDir } from "../../server/setup/init_data_dir.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
 
 export interface TestControlPlane {
