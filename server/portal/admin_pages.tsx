@@ -8,7 +8,7 @@ import type { AppEnv } from "../app_env.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import type { NodeView } from "../nodes/node_hub.ts";
-import { placeOfKey } from "../routes/admin/keys.ts";
+import { placeOfKey } from "../tenancy/place_of_key.ts";
 import { canGrant, canRead, canWrite } from "../tenancy/access.ts";
 import { roles } from "../../db/schema.ts";
 import type { SettingView } from "../settings/cluster_settings.ts";

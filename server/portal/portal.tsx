@@ -15,7 +15,7 @@ import { constantTimeEqual, randomToken } from "../auth/secrets.ts";
 import { sessionCookie } from "../auth/sessions.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError, statusOf } from "../errors.ts";
-import { placeOfKey } from "../routes/admin/keys.ts";
+import { placeOfKey } from "../tenancy/place_of_key.ts";
 import { canRead } from "../tenancy/access.ts";
 import { adminCaller } from "./admin_call.ts";
 import { adminPages } from "./admin_pages.tsx";

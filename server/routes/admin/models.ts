@@ -10,7 +10,8 @@ import type { ModelServices } from "../../models/model_services.ts";
 import { parseModel, parseModelList, parseModelYaml } from "../../models/model_yaml.ts";
 import type { PlanOptions } from "../../models/plan.ts";
 import { requireRead, requireWrite } from "../../tenancy/access.ts";
-import { type AdminRegistry, parse } from "./registry.ts";
+import { parse } from "../parse_input.ts";
+import type { AdminRegistry } from "./registry.ts";
 
 const count = z.number().int().min(1);
 const planInput = z.strictObject({

@@ -15,7 +15,7 @@ import {
   type UsageGrouping,
   usageGroupings,
 } from "../../usage/summary.ts";
-import { placeOfKey } from "./keys.ts";
+import { placeOfKey } from "../../tenancy/place_of_key.ts";
 import type { AdminRegistry } from "./registry.ts";
 
 const limitQuery = z.string().regex(/^\d+$/).optional();
