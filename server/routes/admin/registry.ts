@@ -6,7 +6,6 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../app_env.ts";
-import { AppError } from "../../errors.ts";
 import { readJsonBody } from "../../router/read_body.ts";
 import { parse } from "../parse_input.ts";
 import type { Actor } from "../../tenancy/access.ts";
