@@ -12,7 +12,7 @@ import { shutdownSignals } from "../core/signals.ts";
 import { loadServerConfig, locationSettings, serverSettings } from "../server/config.ts";
 import { startControlPlane } from "../server/serve.ts";
 import { exists } from "../core/exists.ts";
-import { initDataDir } from "../server/setup/init.ts";
+import { initDataDir } from "../server/setup/init_data_dir.ts";
 import { ensureLocalKey } from "../server/setup/local_key.ts";
 import { chooseModel, startLocalNode } from "./local_node.ts";
 import { printInitResult } from "../server/cli/init.ts";

@@ -8,12 +8,12 @@ import type { AppDeps } from "./deps.ts";
 import { newUlid } from "../core/ulid.ts";
 import { errorResponseFor, makeOnError } from "./errors.ts";
 import { AppError } from "../core/errors.ts";
-import { adminRoutes } from "./routes/admin.ts";
+import { adminRoutes } from "./routes/admin/mod.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
-import { mirrorAdminRoutes, mirrorFileRoutes } from "./routes/mirror.ts";
+import { mirrorFileRoutes } from "./routes/mirror_files.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { accessLog } from "./observe/access_log.ts";
 import { portalRoutes } from "./portal/portal.tsx";
@@ -34,10 +34,7 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/v1", v1Routes(deps));
   app.route("/v1", messagesRoutes(deps));
   app.route("/", rerankRoutes(deps));
-  if (deps.mirror) {
-    app.route("/api/v1/mirror", mirrorAdminRoutes(deps, deps.mirror));
-    app.route("/mirror", mirrorFileRoutes(deps, deps.mirror));
-  }
+  if (deps.mirror) app.route("/mirror", mirrorFileRoutes(deps, deps.mirror));
   app.route("/api/v1", adminRoutes(deps));
   app.route("/auth", authRoutes(deps));
   if (deps.portal) app.route("/", portalRoutes(deps, deps.portal));

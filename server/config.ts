@@ -14,7 +14,7 @@ import {
   text,
 } from "../core/settings.ts";
 import { defaultDataDir } from "../core/paths.ts";
-import { peopleAuthSettings, peopleSettings } from "./auth/settings.ts";
+import { peopleAuthSettings, peopleSettings } from "./auth/people_settings.ts";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import type { ModelDef } from "./models/model_schema.ts";
 import { parseModelList } from "./models/model_yaml.ts";

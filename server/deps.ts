@@ -9,7 +9,7 @@ import type { ModelCatalog } from "./router/catalog.ts";
 import type { ReplicaTable } from "./router/replicas.ts";
 import type { Routing } from "./router/routing.ts";
 import type { UsageSink } from "./usage/recorder.ts";
-import type { NodeServices } from "./nodes/admin_routes.ts";
+import type { NodeServices } from "./nodes/node_services.ts";
 import type { MirrorService } from "./weights/mirror.ts";
 import type { ModelGate } from "./models/model_gate.ts";
 import type { ModelServices } from "./models/model_services.ts";

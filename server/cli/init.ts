@@ -3,7 +3,7 @@ import { systemClock } from "../../core/clock.ts";
 import type { Command } from "../../core/command.ts";
 import { resolveSettings, settingsHelp } from "../../core/settings.ts";
 import { locationSettings } from "../config.ts";
-import { initDataDir, type InitResult } from "../setup/init.ts";
+import { initDataDir, type InitResult } from "../setup/init_data_dir.ts";
 
 export const initCommand: Command = {
   name: "init",

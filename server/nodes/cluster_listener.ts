@@ -12,7 +12,7 @@ import type { ModelCatalog } from "../router/catalog.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import type { MirrorService } from "../weights/mirror.ts";
 import { defaultSans, ensureClusterTls, loadClusterTls } from "../tls/cluster_tls.ts";
-import type { NodeServices } from "./admin_routes.ts";
+import type { NodeServices } from "./node_services.ts";
 import { clusterApp } from "./cluster_app.ts";
 import { JoinCodes } from "./join_codes.ts";
 import { type NodeEvents, NodeHub } from "./node_hub.ts";

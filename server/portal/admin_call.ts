@@ -9,7 +9,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../../core/errors.ts";
-import { adminRoutes } from "../routes/admin.ts";
+import { adminRoutes } from "../routes/admin/mod.ts";
 
 export type AdminCall = (
   c: Context<AppEnv>,

@@ -14,7 +14,7 @@ import { AppError } from "../../core/errors.ts";
 import type { ApiKeyInfo } from "../keys/keys.ts";
 import { dispatch } from "../router/dispatch.ts";
 import { readJsonBody } from "../router/read_body.ts";
-import { parse } from "../routes/admin/registry.ts";
+import { parse } from "../routes/parse_input.ts";
 import type { Person } from "../tenancy/tenancy.ts";
 import { format } from "../../locales/mod.ts";
 import type { Words } from "./i18n.ts";

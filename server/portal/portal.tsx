@@ -16,7 +16,7 @@ import { sessionCookie } from "../auth/sessions.ts";
 import type { AppDeps } from "../deps.ts";
 import { statusOf } from "../errors.ts";
 import { AppError } from "../../core/errors.ts";
-import { placeOfKey } from "../routes/admin/keys.ts";
+import { placeOfKey } from "../tenancy/place_of_key.ts";
 import { canRead } from "../tenancy/access.ts";
 import { adminCaller } from "./admin_call.ts";
 import { adminPages } from "./admin_pages.tsx";

@@ -18,7 +18,7 @@ import { csrfFor, csrfMatches, sessionCookie } from "../auth/sessions.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../../core/errors.ts";
 import { readJsonBody } from "../router/read_body.ts";
-import { parse } from "./admin/registry.ts";
+import { parse } from "./parse_input.ts";
 
 const loginCsrfCookie = "llmgw_csrf";
 const oidcStateCookie = "llmgw_oidc_state";

@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
-import { ctlCommand } from "../cli/ctl.ts";
+import { ctlCommand } from "../cli/ctl/mod.ts";
 
 async function ctl(args: string[], env: Record<string, string> = {}) {
   const lines: string[] = [];

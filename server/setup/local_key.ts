@@ -4,7 +4,7 @@
  * holds only its hash, as for every key.
  */
 import type { KeyService } from "../keys/keys.ts";
-import { writeIfAbsent } from "./init.ts";
+import { writeIfAbsent } from "./init_data_dir.ts";
 
 export async function ensureLocalKey(
   dataDir: string,

@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
-import { ctlCommand } from "../cli/ctl.ts";
+import { ctlCommand } from "../cli/ctl/mod.ts";
 import { usage, usageDaily } from "../../db/schema.ts";
 import { openStore } from "../../db/store.ts";
 import { backfillDaily, pruneUsage, utcDay } from "./daily.ts";

@@ -1,6 +1,14 @@
 /** `ctl limits`: limits and budgets at any level; partial unless --replace. */
 import { UsageError } from "../../../core/command.ts";
-import { type Area, type Ctx, duration, printOne, str, type Values } from "./client.ts";
+import {
+  type Ctx,
+  duration,
+  type FlagSpecs,
+  type Noun,
+  printOne,
+  str,
+  type Values,
+} from "./client.ts";
 
 const levels = ["org", "team", "project", "person", "key"] as const;
 
@@ -71,19 +79,45 @@ async function set(ctx: Ctx): Promise<number> {
   return printOne(ctx.json, res, describe(res));
 }
 
-export const limitsArea: Area = {
+/** The flags that name a level. */
+const levelFlags: FlagSpecs = {
+  global: { type: "boolean" },
+  ...Object.fromEntries(levels.map((l) => [l, { type: "string" as const }])),
+};
+
+const limitFlags: FlagSpecs = Object.fromEntries(
+  [
+    "rpm",
+    "tpm",
+    "budget-day",
+    "budget-month",
+    "budget-day-tokens",
+    "budget-month-tokens",
+    "models",
+    "max-key-ttl",
+  ].map((f) => [f, { type: "string" as const }]),
+);
+
+export const limits: Noun = {
   name: "limits",
-  help: `  limits show LEVEL                           A level's own limits and the effective ones
-  limits set LEVEL [--rpm N] [--tpm N] [--budget-day MICROS] [--budget-month MICROS]
+  verbs: {
+    show: {
+      help:
+        `  limits show LEVEL                           A level's own limits and the effective ones`,
+      flags: levelFlags,
+      run: async (ctx) => {
+        const res = await ctx.api.get(scopePath(ctx.values)).json<Record<string, unknown>>();
+        return printOne(ctx.json, res, describe(res));
+      },
+    },
+    set: {
+      help: `  limits set LEVEL [--rpm N] [--tpm N] [--budget-day MICROS] [--budget-month MICROS]
              [--budget-day-tokens N] [--budget-month-tokens N] [--models 'glob,glob']
              [--max-key-ttl 90d] [--replace]  Change only what is given ('none' clears one);
-                                              --replace writes the whole set
-  LEVEL: --global | --org ID | --team ID | --project ID | --person ID | --key ID`,
-  verbs: {
-    show: async (ctx) => {
-      const res = await ctx.api.get(scopePath(ctx.values)).json<Record<string, unknown>>();
-      return printOne(ctx.json, res, describe(res));
+                                              --replace writes the whole set`,
+      flags: { ...levelFlags, ...limitFlags, replace: { type: "boolean" } },
+      run: set,
     },
-    set,
   },
+  note: `  LEVEL: --global | --org ID | --team ID | --project ID | --person ID | --key ID`,
 };

@@ -5,7 +5,7 @@ import { AppError } from "../../../core/errors.ts";
 import type { LimitPatch } from "../../accounting/limits.ts";
 import { type Actor, requireRead, requireWrite } from "../../tenancy/access.ts";
 import type { Place, Scope, ScopeKind } from "../../tenancy/tenancy.ts";
-import { placeOfKey } from "./keys.ts";
+import { placeOfKey } from "../../tenancy/place_of_key.ts";
 import type { AdminRegistry } from "./registry.ts";
 
 const count = z.number().int().min(0).nullable().optional();

@@ -1,16 +1,17 @@
 /**
- * The admin API for the models service (declared through the admin registry in routes/admin.ts):
- * plan, add, serve, explain, context / gpus / resources, stop / start / restart, remove, and the
- * replica list. Bodies are snake_case as in YAML.
+ * Models: the list with replicas and queues, and the models service: plan, add, serve, explain,
+ * context / gpus / resources, stop / start / restart, remove. Bodies are snake_case as in YAML.
  */
 import { z } from "zod";
-import type { AppDeps } from "../deps.ts";
-import { AppError } from "../../core/errors.ts";
-import { type AdminRegistry, parse } from "../routes/admin/registry.ts";
-import { requireRead, requireWrite } from "../tenancy/access.ts";
-import { engineNames } from "../../core/engines/engine_traits.ts";
-import { parseModel, parseModelList, parseModelYaml } from "./model_yaml.ts";
-import type { PlanOptions } from "./plan.ts";
+import type { AppDeps } from "../../deps.ts";
+import { AppError } from "../../../core/errors.ts";
+import { engineNames } from "../../../core/engines/engine_traits.ts";
+import type { ModelServices } from "../../models/model_services.ts";
+import { parseModel, parseModelList, parseModelYaml } from "../../models/model_yaml.ts";
+import type { PlanOptions } from "../../models/plan.ts";
+import { requireRead, requireWrite } from "../../tenancy/access.ts";
+import { parse } from "../parse_input.ts";
+import type { AdminRegistry } from "./registry.ts";
 
 const count = z.number().int().min(1);
 const planInput = z.strictObject({
@@ -38,15 +39,18 @@ const resourcesInput = z.strictObject({
 /** Models and replicas are the cluster's: administrators and operators only. */
 const cluster = { orgId: null, teamId: null };
 
-export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
-  const svc = () => {
-    if (!deps.modelServices) {
-      throw new AppError("conflict", {
-        detail: "this control plane places no models (cluster_listen is empty)",
-      });
-    }
-    return deps.modelServices;
-  };
+/** The models service, or a conflict where this control plane places none. */
+export function modelServicesOf(deps: AppDeps): ModelServices {
+  if (!deps.modelServices) {
+    throw new AppError("conflict", {
+      detail: "this control plane places no models (cluster_listen is empty)",
+    });
+  }
+  return deps.modelServices;
+}
+
+export function modelRoutes(r: AdminRegistry, deps: AppDeps): void {
+  const svc = () => modelServicesOf(deps);
   const base = { tag: "models", access: "administrator, operator" };
   const name = (c: { req: { param(k: string): string | undefined } }) => c.req.param("name")!;
 
@@ -62,6 +66,21 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
     return o;
   };
 
+  r.add({
+    ...base,
+    method: "get",
+    path: "/models",
+    summary: "Models and their replicas",
+  }, (c, { actor }) => {
+    requireRead(actor, "staff", cluster, c.req.path);
+    return c.json({
+      data: deps.catalog.list().map((m) => ({
+        ...m,
+        replicas: deps.replicas.forModel(m.name).map((rep) => deps.replicas.view(rep)),
+        queued: deps.routing.admission.waiting(m.name),
+      })),
+    });
+  });
   r.add({
     ...base,
     method: "get",
@@ -226,15 +245,5 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
   }, async (c, { actor }) => {
     requireWrite(actor, "staff", cluster, c.req.path);
     return c.json(await svc().remove(name(c), c.req.query("purge") === "true"));
-  });
-  r.add({
-    ...base,
-    method: "get",
-    path: "/replicas",
-    summary: "Replicas and their states (query: model)",
-  }, (c, { actor }) => {
-    requireRead(actor, "staff", cluster, c.req.path);
-    const model = c.req.query("model");
-    return c.json({ data: svc().replicas(model || undefined) });
   });
 }

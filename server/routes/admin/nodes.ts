@@ -1,16 +1,9 @@
-/** The admin API for nodes, under /api/v1/nodes (declared through the admin registry). */
+/** Nodes: join codes, the node list, cordon / uncordon / drain, removal, and shards by hand. */
 import { z } from "zod";
-import { AppError } from "../../core/errors.ts";
-import type { AdminRegistry } from "../routes/admin/registry.ts";
-import { requireRead, requireWrite } from "../tenancy/access.ts";
-import type { JoinCodes } from "./join_codes.ts";
-import type { NodeHub } from "./node_hub.ts";
-
-export interface NodeServices {
-  hub: NodeHub;
-  joinCodes: JoinCodes;
-  joinCodeTtlMs: number;
-}
+import { AppError } from "../../../core/errors.ts";
+import type { NodeServices } from "../../nodes/node_services.ts";
+import { requireRead, requireWrite } from "../../tenancy/access.ts";
+import type { AdminRegistry } from "./registry.ts";
 
 const labelKey = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/;
 const joinCodeInput = z.strictObject({
@@ -28,7 +21,7 @@ const startShardInput = z.strictObject({
 /** Nodes are the cluster's, not a tenant's: only administrators and operators see or touch them. */
 const cluster = { orgId: null, teamId: null };
 
-export function nodeAdminRoutes(registry: AdminRegistry, nodes: NodeServices | undefined): void {
+export function nodeRoutes(registry: AdminRegistry, nodes: NodeServices | undefined): void {
   const svc = (): NodeServices => {
     if (!nodes) {
       throw new AppError("conflict", {

@@ -1,5 +1,5 @@
-import { assertEquals } from "../../tests/assert.ts";
-import { replicaSummary } from "./ctl/records.ts";
+import { assertEquals } from "../../../tests/assert.ts";
+import { replicaSummary } from "./models.ts";
 
 Deno.test("ctl models list shows each replica's load; an unread report is '?', not zero", () => {
   assertEquals(replicaSummary([]), "-");

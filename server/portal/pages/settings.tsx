@@ -1,112 +1,11 @@
-/** Administration lists: every key the viewer may read, the audit log with filters, settings. */
+/** Settings: sign-in, prices and the cluster's live settings. */
 import type { FC } from "hono/jsx";
 import type { Price } from "../../accounting/price.ts";
 import type { OidcStatus } from "../../auth/oidc.ts";
-import type { ApiKeyInfo } from "../../keys/keys.ts";
 import type { PortalCtx, Viewer } from "../context.ts";
-import { ColumnHeads, Layout, Notice } from "../layout.tsx";
+import { Layout, Notice } from "../layout.tsx";
 import type { SettingView } from "../../settings/cluster_settings.ts";
 import { ClusterSettingsSection } from "./cluster_settings.tsx";
-import { KeyStatus, RevokeKeyForm } from "./keys.tsx";
-
-export const AdminKeysPage: FC<{
-  ctx: PortalCtx;
-  viewer: Viewer;
-  keys: (ApiKeyInfo & { owner: string; writable: boolean })[];
-  notice?: { kind: "ok" | "error"; text: string };
-}> = ({ ctx, viewer, keys, notice }) => {
-  const { t } = ctx.words;
-  const f = ctx.fmt;
-  return (
-    <Layout ctx={ctx} title={t("admin_keys_title")} path="/admin/keys">
-      {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
-      <div class="scroll">
-        <table>
-          <ColumnHeads
-            t={t}
-            cols={[
-              "col_name",
-              "col_owner",
-              "col_prefix",
-              "col_expires",
-              "col_last_used",
-              "col_actions",
-            ]}
-          />
-          <tbody>
-            {keys.map((k) => (
-              <tr>
-                <th scope="row">{k.name}</th>
-                <td>{k.owner}</td>
-                <td class="mono">{k.prefix}…</td>
-                <td>
-                  <KeyStatus ctx={ctx} k={k} />
-                </td>
-                <td>{k.lastUsedAt ? f.ago(k.lastUsedAt, ctx.now) : t("never")}</td>
-                <td>
-                  {k.writable && !k.revokedAt && (
-                    <RevokeKeyForm ctx={ctx} csrf={viewer.csrf} k={k} back="/admin/keys" />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </Layout>
-  );
-};
-
-export interface AuditRow {
-  id: string;
-  at: number;
-  actorName: string;
-  action: string;
-  targetKind: string;
-  targetId: string;
-}
-
-export const AuditPage: FC<{
-  ctx: PortalCtx;
-  rows: AuditRow[];
-  filter: { actor: string; target: string };
-}> = ({ ctx, rows, filter }) => {
-  const { t } = ctx.words;
-  return (
-    <Layout ctx={ctx} title={t("audit_title")} path="/admin/audit">
-      <form method="get" action="/admin/audit" class="card grid">
-        <div>
-          <label for="f-actor">{t("filter_actor")}</label>
-          <input id="f-actor" name="actor" value={filter.actor} />
-        </div>
-        <div>
-          <label for="f-target">{t("filter_target")}</label>
-          <input id="f-target" name="target" value={filter.target} />
-        </div>
-        <div class="end">
-          <button type="submit">{t("filter")}</button>
-        </div>
-      </form>
-      {rows.length === 0 ? <p>{t("audit_none")}</p> : (
-        <div class="scroll">
-          <table>
-            <ColumnHeads t={t} cols={["col_when", "col_who", "col_action", "col_target"]} />
-            <tbody>
-              {rows.map((r) => (
-                <tr>
-                  <td>{ctx.fmt.dateTime(r.at)}</td>
-                  <td>{r.actorName}</td>
-                  <td class="mono">{r.action}</td>
-                  <td class="mono">{`${r.targetKind} ${r.targetId}`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </Layout>
-  );
-};
 
 export const SettingsPage: FC<{
   ctx: PortalCtx;

@@ -1,5 +1,5 @@
-import { assert, assertEquals } from "../../tests/assert.ts";
-import { startHarness } from "../../tests/helpers/harness.ts";
+import { assert, assertEquals } from "../../../tests/assert.ts";
+import { startHarness } from "../../../tests/helpers/harness.ts";
 
 Deno.test("the admin API refuses requests without a valid admin token", async () => {
   const h = await startHarness();

@@ -1,0 +1,61 @@
+/**
+ * The admin API under /api/v1, one file per resource here. Every route but the mirror's is
+ * declared through the registry (so it is in the OpenAPI document at /api/v1/openapi.json) and
+ * sits behind `authenticate`: an admin token, a sign-in session (with CSRF on changes) or a
+ * person's own API key (read-only). Each route then checks the caller's role and tenant
+ * (server/tenancy/access.ts). The mirror's routes take the admin token alone.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../../app_env.ts";
+import { authenticate } from "../../auth/actor.ts";
+import type { AppDeps } from "../../deps.ts";
+import { auditRoutes } from "./audit.ts";
+import { backupRoutes } from "./backup.ts";
+import { keyRoutes } from "./keys.ts";
+import { limitsRoutes } from "./limits.ts";
+import { meRoutes } from "./me.ts";
+import { mirrorRoutes } from "./mirror.ts";
+import { modelRoutes } from "./models.ts";
+import { nodeRoutes } from "./nodes.ts";
+import { notifyRoutes } from "./notify.ts";
+import { openApiDocument } from "./openapi.ts";
+import { peopleRoutes } from "./people.ts";
+import { priceRoutes } from "./prices.ts";
+import { AdminRegistry } from "./registry.ts";
+import { replicaRoutes } from "./replicas.ts";
+import { settingsRoutes } from "./settings.ts";
+import { signInRoutes } from "./sign_in.ts";
+import { treeRoutes } from "./tree.ts";
+import { usageRoutes } from "./usage.ts";
+
+export function adminRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const registry = new AdminRegistry(app, (...a) => deps.people.audit.record(...a));
+  let document: Record<string, unknown> | undefined;
+  // The document describes the API; it holds nothing of any tenant, so it needs no credential.
+  app.get("/openapi.json", (c) => c.json(document ??= openApiDocument(registry.specs)));
+  // Mounted before `authenticate`: the mirror answers to the admin token only.
+  if (deps.mirror) app.route("/mirror", mirrorRoutes(deps, deps.mirror));
+
+  app.use("*", async (c, next) => {
+    c.set("actor", await authenticate(deps, c));
+    await next();
+  });
+
+  treeRoutes(registry, deps);
+  peopleRoutes(registry, deps);
+  keyRoutes(registry, deps);
+  limitsRoutes(registry, deps);
+  usageRoutes(registry, deps);
+  auditRoutes(registry, deps);
+  meRoutes(registry, deps);
+  priceRoutes(registry, deps);
+  signInRoutes(registry, deps);
+  nodeRoutes(registry, deps.nodes);
+  modelRoutes(registry, deps);
+  replicaRoutes(registry, deps);
+  settingsRoutes(registry, deps);
+  notifyRoutes(registry, deps);
+  backupRoutes(registry, deps);
+  return app;
+}
