@@ -3,14 +3,19 @@ import { startHarness } from "../../tests/helpers/harness.ts";
 import { addHarnessReplica, chat, usageRows } from "../../tests/helpers/routing.ts";
 import { AppError } from "../../core/errors.ts";
 import { Admission } from "./admission.ts";
+import { eventually } from "../../tests/helpers/llmgw_process.ts";
+
+/** Polls (every 5 ms, up to 10 s) rather than sleeping a guessed while: a busy machine is slow. */
+const until = (what: string, cond: () => boolean) =>
+  eventually(what, () => Promise.resolve(cond() || undefined), 10_000, 5);
 
 Deno.test("past its deadline a queued request gets 503 queue_timeout with Retry-After", async () => {
   const h = await startHarness({ tokensPerSecond: 100, routing: { queueTimeoutMs: 100 } });
   try {
     addHarnessReplica(h, { slots: 1 });
-    // Holds the only slot for about half a second.
-    const long = h.v1("/chat/completions", chat("hi", { max_tokens: 50 }));
-    await new Promise((r) => setTimeout(r, 20));
+    // Holds the only slot for about two seconds, far past the 100 ms queue deadline.
+    const long = h.v1("/chat/completions", chat("hi", { max_tokens: 200 }));
+    await until("the long request holds the slot", () => h.deps.replicas.get("r1")?.inFlight === 1);
     const res = await h.v1("/chat/completions", chat("hi"));
     assertEquals(res.status, 503);
     assert(Number(res.headers.get("retry-after")) >= 1);
@@ -30,13 +35,16 @@ Deno.test("a queued request is answered when room frees, and leaves the queue wh
   const h = await startHarness({ tokensPerSecond: 200, routing: { queueTimeoutMs: 5_000 } });
   try {
     addHarnessReplica(h, { slots: 1 });
-    const first = h.v1("/chat/completions", chat("hi", { max_tokens: 20 }));
-    await new Promise((r) => setTimeout(r, 10));
+    // Holds the only slot for about two seconds, while the other two queue behind it.
+    const first = h.v1("/chat/completions", chat("hi", { max_tokens: 400 }));
+    await until(
+      "the first request holds the slot",
+      () => h.deps.replicas.get("r1")?.inFlight === 1,
+    );
     const leaving = new AbortController();
     const gone = h.v1("/chat/completions", chat("bye"), { signal: leaving.signal });
     const waits = h.v1("/chat/completions", chat("hi again"));
-    await new Promise((r) => setTimeout(r, 10));
-    assertEquals(h.deps.routing.admission.waiting("demo"), 2);
+    await until("both queued", () => h.deps.routing.admission.waiting("demo") === 2);
     leaving.abort();
     await gone.catch(() => {});
     assertEquals(h.deps.routing.admission.waiting("demo"), 1);
