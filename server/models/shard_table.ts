@@ -1,12 +1,12 @@
 /**
- * The reconciler's shard table in the store (`shards`), mirrored in memory. What must survive a
- * restart is stored (placement, state, reason); what changes per request (in flight, last
- * request) or per download tick stays in memory. Nodes are stored by id; the pure core names them
+ * The reconciler's shard table in the store (the placement half of `replicas`), mirrored in
+ * memory. What must survive a restart is stored (placement, state, reason); what changes per
+ * request (in flight, last request) or per download tick stays in memory. Nodes are stored by id; the pure core names them
  * (`Shard.node`) by the snapshot's name, which the reconciler maps.
  */
-import { eq, inArray } from "drizzle-orm";
-import { shards as shardsTable } from "../../db/schema.ts";
-import type { Store } from "../../db/store.ts";
+import { and, eq, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
+import { nodes, replicas } from "../../db/schema.ts";
+import type { Store, Tx } from "../../db/store.ts";
 import type { ReplicaState, Shard } from "./shard.ts";
 
 /** A stored shard: the pure core's record with its node's id. */
@@ -14,9 +14,24 @@ export interface StoredShard extends Shard {
   nodeId: string;
 }
 
-type Row = typeof shardsTable.$inferSelect;
+type Row = typeof replicas.$inferSelect;
+/** The placement half of a replica row; its node's half (engine … launch) is NodeStore's. */
+type Placement = Omit<Row, "engine" | "modelPath" | "args" | "launch" | "desiredAt">;
 
-function toRow(s: StoredShard): Row {
+const noPlacement = {
+  profile: null,
+  gpus: null,
+  perCardBytes: null,
+  ramBytes: null,
+  cores: null,
+  specHash: null,
+  state: null,
+  stateSince: null,
+  readyAt: null,
+  reason: null,
+};
+
+function toRow(s: StoredShard): Placement {
   return {
     id: s.id,
     model: s.model,
@@ -35,21 +50,22 @@ function toRow(s: StoredShard): Row {
   };
 }
 
+/** Rows read are those with a placement (`state` set): its columns are set together. */
 function fromRow(r: Row): StoredShard {
   const s: StoredShard = {
     id: r.id,
     model: r.model,
     nodeId: r.nodeId,
     node: r.nodeId,
-    profile: r.profile,
-    gpus: r.gpus,
-    perCardBytes: r.perCardBytes,
-    ramBytes: r.ramBytes,
-    cores: r.cores,
-    specHash: r.specHash,
+    profile: r.profile!,
+    gpus: r.gpus!,
+    perCardBytes: r.perCardBytes!,
+    ramBytes: r.ramBytes!,
+    cores: r.cores!,
+    specHash: r.specHash!,
     state: r.state as ReplicaState,
     createdAt: r.createdAt,
-    stateSince: r.stateSince,
+    stateSince: r.stateSince!,
     inFlight: 0,
   };
   if (r.readyAt !== null) s.readyAt = r.readyAt;
@@ -64,7 +80,8 @@ export class ShardTable {
 
   static async load(store: Store): Promise<ShardTable> {
     const t = new ShardTable(store);
-    for (const r of await store.db.select().from(shardsTable)) t.#byId.set(r.id, fromRow(r));
+    const rows = await store.db.select().from(replicas).where(isNotNull(replicas.state));
+    for (const r of rows) t.#byId.set(r.id, fromRow(r));
     return t;
   }
 
@@ -80,25 +97,42 @@ export class ShardTable {
     return this.all().filter((s) => s.model === model);
   }
 
-  /** Writes the given shards (inserted or replaced) and deletes `removed`, in one transaction. */
+  /**
+   * Writes the given shards (inserted or replaced) and deletes `removed`, in one transaction.
+   * A shard whose node was removed meanwhile stays in memory only: its row went with the node,
+   * the foreign key refuses it again, and the next step stops it.
+   */
   async save(changed: readonly StoredShard[], removed: readonly string[] = []): Promise<void> {
     if (!changed.length && !removed.length) return;
     await this.store.write(async (tx) => {
+      const known = await nodesKnown(tx, changed.map((s) => s.nodeId));
       for (const s of changed) {
+        if (!known.has(s.nodeId)) continue;
         const row = toRow(s);
-        await tx.insert(shardsTable).values(row).onConflictDoUpdate({
-          target: shardsTable.id,
-          set: row,
-        });
+        await tx.insert(replicas).values(row).onConflictDoUpdate({ target: replicas.id, set: row });
       }
-      if (removed.length) await tx.delete(shardsTable).where(inArray(shardsTable.id, [...removed]));
+      if (removed.length) await forgetPlacement(tx, inArray(replicas.id, [...removed]));
     });
     for (const s of changed) this.#byId.set(s.id, s);
     for (const id of removed) this.#byId.delete(id);
   }
 
   async removeModel(model: string): Promise<void> {
-    await this.store.write((tx) => tx.delete(shardsTable).where(eq(shardsTable.model, model)));
+    await this.store.write((tx) => forgetPlacement(tx, eq(replicas.model, model)));
     for (const s of this.forModel(model)) this.#byId.delete(s.id);
   }
+}
+
+async function nodesKnown(tx: Tx, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await tx.select({ id: nodes.id }).from(nodes).where(
+    inArray(nodes.id, [...new Set(ids)]),
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Drops the placement half; a row whose node no longer runs it (no engine) goes altogether. */
+async function forgetPlacement(tx: Tx, which: SQL): Promise<void> {
+  await tx.update(replicas).set(noPlacement).where(which);
+  await tx.delete(replicas).where(and(which, isNull(replicas.engine)));
 }
