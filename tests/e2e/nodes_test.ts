@@ -206,6 +206,27 @@ Deno.test({
       });
       await new Promise((r) => setTimeout(r, 700));
       assertEquals((await shard("gpu-node", "gpu-sim"))?.pid, before?.pid);
+      // The same through the new names: the API's /replicas with replicaId, ctl's start-replica.
+      const again = await admin("POST", "nodes/gpu-node/replicas", {
+        replicaId: "gpu-sim",
+        model: "sim-on-gpu",
+        engine: "sim",
+      });
+      assertEquals(again.status, 202, JSON.stringify(again.body));
+      const byCtl = await ctl(
+        "nodes",
+        "start-replica",
+        "gpu-node",
+        "--replica-id",
+        "gpu-sim",
+        "--model",
+        "sim-on-gpu",
+        "--engine",
+        "sim",
+      );
+      assertEquals(byCtl.code, 0, byCtl.text);
+      await new Promise((r) => setTimeout(r, 700));
+      assertEquals((await shard("gpu-node", "gpu-sim"))?.pid, before?.pid);
     });
 
     await t.step("an engine killed is restarted", async () => {
