@@ -1,8 +1,9 @@
 /**
- * The reconciler's shard table in the store (the placement half of `replicas`), mirrored in
- * memory. What must survive a restart is stored (placement, state, reason); what changes per
- * request (in flight, last request) or per download tick stays in memory. Nodes are stored by id; the pure core names them
- * (`Shard.node`) by the snapshot's name, which the reconciler maps.
+ * The reconciler's records of the replicas it placed, in the store (the placement half of
+ * `replicas`) and mirrored in memory. What must survive a restart is stored (placement, state,
+ * reason); what changes per request (in flight, last request) or per download tick stays in
+ * memory. Nodes are stored by id; the pure core names them (`Shard.node`) by the snapshot's name,
+ * which the reconciler maps.
  */
 import { and, eq, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
 import { nodes, replicas } from "../../db/schema.ts";
