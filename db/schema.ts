@@ -277,7 +277,7 @@ export const mirrorVersions = sqliteTable("mirror_versions", {
 /**
  * Every replica, one row each, in two halves that come and go on their own (null as a group):
  * - placement (profile … reason): the reconciler's record of a replica it placed, with its state
- *   (server/models/shard_table.ts); null for one started by hand. Live figures (in flight, last
+ *   (server/models/replica_records.ts); null for one started by hand. Live figures (in flight, last
  *   request, download progress) are kept in memory only.
  * - launch (engine … desired_at): what its node is meant to run (server/nodes/node_store.ts),
  *   re-sent to the agent on every connection so a restarted agent adopts or restarts it; null
@@ -307,7 +307,7 @@ export const replicas = sqliteTable("replicas", {
   modelPath: text("model_path"),
   args: text("args", { mode: "json" }).$type<string[]>(),
   /**
-   * What placement decided for it (context, slots, GPU layers, mode…: `ShardLaunch` in
+   * What placement decided for it (context, slots, GPU layers, mode…: `ReplicaLaunch` in
    * core/protocol/messages.ts) and its cards; null for one started by hand.
    */
   launch: text("launch", { mode: "json" }).$type<Record<string, unknown>>(),

@@ -10,7 +10,7 @@ export type NodeRow = typeof nodes.$inferSelect;
 type ReplicaRow = typeof replicas.$inferSelect;
 
 /** A shard its node is meant to run: the launch half of its replica row. */
-export interface DesiredShard {
+export interface DesiredReplica {
   nodeId: string;
   shardId: string;
   model: string;
@@ -24,7 +24,7 @@ export interface DesiredShard {
 /** The launch half of a replica row; nulls (for none) are set together, read together. */
 const noLaunch = { engine: null, modelPath: null, args: null, launch: null, desiredAt: null };
 
-function toDesired(r: ReplicaRow): DesiredShard | undefined {
+function toDesired(r: ReplicaRow): DesiredReplica | undefined {
   if (r.engine === null) return undefined;
   return {
     nodeId: r.nodeId,
@@ -84,7 +84,7 @@ export class NodeStore {
     });
   }
 
-  async desired(nodeId: string): Promise<DesiredShard[]> {
+  async desired(nodeId: string): Promise<DesiredReplica[]> {
     const rows = await this.deps.store.db.select().from(replicas).where(
       and(eq(replicas.nodeId, nodeId), isNotNull(replicas.engine)),
     );
@@ -92,11 +92,11 @@ export class NodeStore {
   }
 
   /** Records a shard the node must run; the same shard id on another node is a conflict. */
-  async addShard(
-    input: Omit<DesiredShard, "createdAt" | "launch"> & { launch?: DesiredShard["launch"] },
-  ): Promise<DesiredShard> {
+  async addReplica(
+    input: Omit<DesiredReplica, "createdAt" | "launch"> & { launch?: DesiredReplica["launch"] },
+  ): Promise<DesiredReplica> {
     const now = this.deps.clock.now();
-    const row: DesiredShard = { ...input, launch: input.launch ?? null, createdAt: now };
+    const row: DesiredReplica = { ...input, launch: input.launch ?? null, createdAt: now };
     return await this.deps.store.write(async (tx) => {
       const [existing] = await tx.select().from(replicas).where(eq(replicas.id, input.shardId));
       if (existing && existing.nodeId !== input.nodeId) {
@@ -128,7 +128,7 @@ export class NodeStore {
     });
   }
 
-  async removeShard(nodeId: string, shardId: string): Promise<boolean> {
+  async removeReplica(nodeId: string, shardId: string): Promise<boolean> {
     const gone = await this.deps.store.write(async (tx) => {
       const mine = and(eq(replicas.nodeId, nodeId), eq(replicas.id, shardId));
       const cleared = await tx.update(replicas).set(noLaunch).where(

@@ -1,7 +1,7 @@
 /**
  * Nodes end to end, every part a separate process on loopback: a control plane (`llmgw server`),
  * a GPU node (the stub NVML library with two fake cards) and a CPU-only node, both joined with
- * codes over the cluster's TLS listener. Shards on each answer through the control plane's /v1;
+ * codes over the cluster's TLS listener. Replicas on each answer through the control plane's /v1;
  * a killed engine is restarted; an agent killed with SIGKILL shows its node lost, and after a
  * restart ready again with its engine adopted (same pid); an engine that exits at start is
  * reported with its output; a used join code and a removed node are refused.

@@ -103,7 +103,7 @@ const remove: Verb = {
 };
 
 /** `start-replica`, or `start-shard` (the older name, with its words as before). */
-const startShard = (older: boolean): Verb => ({
+const startReplica = (older: boolean): Verb => ({
   ...(older ? {} : {
     help:
       `  nodes start-replica|start-shard NODE --replica-id ID --model NAME --engine E [--model-path P] [--args="…"]`,
@@ -140,7 +140,7 @@ const startShard = (older: boolean): Verb => ({
 });
 
 /** `stop-replica`, or `stop-shard` (the older name). */
-const stopShard = (older: boolean): Verb => ({
+const stopReplica = (older: boolean): Verb => ({
   ...(older ? {} : {
     help:
       `  nodes stop-replica|stop-shard NODE REPLICA   (start-shard, stop-shard, --shard-id: the older names)`,
@@ -170,10 +170,10 @@ export const nodes: Noun = {
     uncordon: setFlag("uncordon"),
     drain: setFlag("drain"),
     remove,
-    "start-replica": startShard(false),
-    "stop-replica": stopShard(false),
-    "start-shard": startShard(true),
-    "stop-shard": stopShard(true),
+    "start-replica": startReplica(false),
+    "stop-replica": stopReplica(false),
+    "start-shard": startReplica(true),
+    "stop-shard": stopReplica(true),
   },
 };
 

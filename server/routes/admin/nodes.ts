@@ -12,7 +12,7 @@ const joinCodeInput = z.strictObject({
 });
 const replicaIdRule = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/);
 /** `shardId` is the older name of `replicaId`, still accepted. */
-const startShardInput = z.strictObject({
+const startReplicaInput = z.strictObject({
   replicaId: replicaIdRule.optional(),
   shardId: replicaIdRule.optional(),
   model: z.string().min(1).max(200),
@@ -110,12 +110,12 @@ export function nodeRoutes(registry: AdminRegistry, nodes: NodeServices | undefi
       method: "post",
       path: `/nodes/:id/${word}`,
       summary: `Start a replica on a node${older}`,
-      body: startShardInput,
+      body: startReplicaInput,
       audit: { action: "shard.start" },
       status: 202,
     }, async (c, { body, actor }) => {
       requireWrite(actor, "staff", cluster, c.req.path);
-      const shard = await svc().hub.startShard(c.req.param("id")!, {
+      const shard = await svc().hub.startReplica(c.req.param("id")!, {
         shardId: (body.replicaId ?? body.shardId)!,
         model: body.model,
         engine: body.engine,
@@ -134,7 +134,7 @@ export function nodeRoutes(registry: AdminRegistry, nodes: NodeServices | undefi
     }, async (c, { actor }) => {
       requireWrite(actor, "staff", cluster, c.req.path);
       const shardId = c.req.param(param)!;
-      await svc().hub.stopShard(c.req.param("id")!, shardId);
+      await svc().hub.stopReplica(c.req.param("id")!, shardId);
       return c.json({ shardId, stopping: true }, 202);
     });
   }

@@ -2,16 +2,16 @@
  * The reconciler's records of the replicas it placed, in the store (the placement half of
  * `replicas`) and mirrored in memory. What must survive a restart is stored (placement, state,
  * reason); what changes per request (in flight, last request) or per download tick stays in
- * memory. Nodes are stored by id; the pure core names them (`Shard.node`) by the snapshot's name,
+ * memory. Nodes are stored by id; the pure core names them (`Replica.node`) by the snapshot's name,
  * which the reconciler maps.
  */
 import { and, eq, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
 import { nodes, replicas } from "../../db/schema.ts";
 import type { Store, Tx } from "../../db/store.ts";
-import type { ReplicaState, Shard } from "./shard.ts";
+import type { Replica, ReplicaState } from "./replica.ts";
 
 /** A stored shard: the pure core's record with its node's id. */
-export interface StoredShard extends Shard {
+export interface StoredReplica extends Replica {
   nodeId: string;
 }
 
@@ -32,7 +32,7 @@ const noPlacement = {
   reason: null,
 };
 
-function toRow(s: StoredShard): Placement {
+function toRow(s: StoredReplica): Placement {
   return {
     id: s.id,
     model: s.model,
@@ -52,8 +52,8 @@ function toRow(s: StoredShard): Placement {
 }
 
 /** Rows read are those with a placement (`state` set): its columns are set together. */
-function fromRow(r: Row): StoredShard {
-  const s: StoredShard = {
+function fromRow(r: Row): StoredReplica {
+  const s: StoredReplica = {
     id: r.id,
     model: r.model,
     nodeId: r.nodeId,
@@ -74,27 +74,27 @@ function fromRow(r: Row): StoredShard {
   return s;
 }
 
-export class ShardTable {
-  #byId = new Map<string, StoredShard>();
+export class ReplicaRecords {
+  #byId = new Map<string, StoredReplica>();
 
   private constructor(private readonly store: Store) {}
 
-  static async load(store: Store): Promise<ShardTable> {
-    const t = new ShardTable(store);
+  static async load(store: Store): Promise<ReplicaRecords> {
+    const t = new ReplicaRecords(store);
     const rows = await store.db.select().from(replicas).where(isNotNull(replicas.state));
     for (const r of rows) t.#byId.set(r.id, fromRow(r));
     return t;
   }
 
-  all(): StoredShard[] {
+  all(): StoredReplica[] {
     return [...this.#byId.values()];
   }
 
-  get(id: string): StoredShard | undefined {
+  get(id: string): StoredReplica | undefined {
     return this.#byId.get(id);
   }
 
-  forModel(model: string): StoredShard[] {
+  forModel(model: string): StoredReplica[] {
     return this.all().filter((s) => s.model === model);
   }
 
@@ -103,7 +103,7 @@ export class ShardTable {
    * A shard whose node was removed meanwhile stays in memory only: its row went with the node,
    * the foreign key refuses it again, and the next step stops it.
    */
-  async save(changed: readonly StoredShard[], removed: readonly string[] = []): Promise<void> {
+  async save(changed: readonly StoredReplica[], removed: readonly string[] = []): Promise<void> {
     if (!changed.length && !removed.length) return;
     await this.store.write(async (tx) => {
       const known = await nodesKnown(tx, changed.map((s) => s.nodeId));

@@ -1,5 +1,5 @@
 /**
- * The reconciler's record (ShardTable) and what a node is meant to run (NodeStore) are two halves
+ * The reconciler's record (ReplicaRecords) and what a node is meant to run (NodeStore) are two halves
  * of one `replicas` row: each comes and goes without losing the other.
  */
 import { sql } from "drizzle-orm";
@@ -8,7 +8,7 @@ import { replicas } from "../../db/schema.ts";
 import { openStore, type Store } from "../../db/store.ts";
 import { assertEquals } from "../../tests/assert.ts";
 import { NodeStore } from "../nodes/node_store.ts";
-import { ShardTable, type StoredShard } from "./shard_table.ts";
+import { ReplicaRecords, type StoredReplica } from "./replica_records.ts";
 
 async function withStore(fn: (store: Store, nodes: NodeStore) => Promise<void>): Promise<void> {
   const store = await openStore(":memory:");
@@ -23,7 +23,7 @@ async function withStore(fn: (store: Store, nodes: NodeStore) => Promise<void>):
   }
 }
 
-const placed = (id: string, nodeId = "n1"): StoredShard => ({
+const placed = (id: string, nodeId = "n1"): StoredReplica => ({
   id,
   model: "qwen",
   nodeId,
@@ -54,11 +54,11 @@ const ids = async (store: Store) =>
 
 Deno.test("shard table: placement and launch share a row; each half goes on its own", async () => {
   await withStore(async (store, nodes) => {
-    const table = await ShardTable.load(store);
+    const table = await ReplicaRecords.load(store);
     await table.save([placed("s1")]);
-    await nodes.addShard({ ...start("s1"), launch: { parallel: 2 } });
+    await nodes.addReplica({ ...start("s1"), launch: { parallel: 2 } });
     assertEquals(await ids(store), ["s1"]);
-    assertEquals((await ShardTable.load(store)).get("s1"), { ...placed("s1"), inFlight: 0 });
+    assertEquals((await ReplicaRecords.load(store)).get("s1"), { ...placed("s1"), inFlight: 0 });
     assertEquals(await nodes.desired("n1"), [{
       ...start("s1"),
       createdAt: 5_000,
@@ -67,10 +67,10 @@ Deno.test("shard table: placement and launch share a row; each half goes on its 
 
     // Failed: the node stops it, the reconciler keeps its record for the back-off.
     await table.save([{ ...placed("s1"), state: "failed", reason: "exit 1" }]);
-    assertEquals(await nodes.removeShard("n1", "s1"), true);
+    assertEquals(await nodes.removeReplica("n1", "s1"), true);
     assertEquals(await nodes.desired("n1"), []);
-    assertEquals((await ShardTable.load(store)).get("s1")?.reason, "exit 1");
-    assertEquals(await nodes.removeShard("n1", "s1"), false);
+    assertEquals((await ReplicaRecords.load(store)).get("s1")?.reason, "exit 1");
+    assertEquals(await nodes.removeReplica("n1", "s1"), false);
 
     await table.save([], ["s1"]);
     assertEquals(await ids(store), []);
@@ -79,19 +79,19 @@ Deno.test("shard table: placement and launch share a row; each half goes on its 
 
 Deno.test("shard table: a shard started by hand is the node's only", async () => {
   await withStore(async (store, nodes) => {
-    await nodes.addShard(start("by-hand"));
-    assertEquals((await ShardTable.load(store)).all(), []);
+    await nodes.addReplica(start("by-hand"));
+    assertEquals((await ReplicaRecords.load(store)).all(), []);
     assertEquals((await nodes.desired("n1")).map((d) => d.shardId), ["by-hand"]);
-    assertEquals(await nodes.removeShard("n1", "by-hand"), true);
+    assertEquals(await nodes.removeReplica("n1", "by-hand"), true);
     assertEquals(await ids(store), []);
   });
 });
 
 Deno.test("shard table: a shard on a removed node is kept in memory, not stored", async () => {
   await withStore(async (store, nodes) => {
-    const table = await ShardTable.load(store);
+    const table = await ReplicaRecords.load(store);
     await table.save([placed("s1")]);
-    await nodes.addShard(start("s1"));
+    await nodes.addReplica(start("s1"));
     await nodes.remove("n1");
     assertEquals(await ids(store), []);
     await table.save([{ ...placed("s1"), state: "starting" }]);

@@ -1,5 +1,5 @@
 import { assertEquals } from "../tests/assert.ts";
-import { ShardRegistry } from "./shard_registry.ts";
+import { ReplicaRegistry } from "./replica_registry.ts";
 
 // An upgraded agent must adopt the engines the agent before it started: it reads the registry
 // file that agent wrote, under its name (shards.json) and field names (shards, shardId).
@@ -20,7 +20,7 @@ Deno.test("replica registry: reads the file today's agent writes", async () => {
       `${dir}/shards.json`,
       JSON.stringify({ version: 1, shards: [record] }, null, 2) + "\n",
     );
-    assertEquals(new ShardRegistry(`${dir}/shards.json`).read(), [record]);
+    assertEquals(new ReplicaRegistry(`${dir}/shards.json`).read(), [record]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
