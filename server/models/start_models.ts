@@ -15,7 +15,7 @@ import type { ReplicaTable } from "../router/replicas.ts";
 import { createModelGate, type ModelGate } from "./model_gate.ts";
 import { ModelServices } from "./model_services.ts";
 import { Reconciler, type ReconcilerSettings } from "./reconciler.ts";
-import { ShardTable } from "./shard_table.ts";
+import { ReplicaRecords } from "./replica_records.ts";
 import { HfClient } from "../weights/hf_client.ts";
 import { parseSource as parseWeightsSource } from "../weights/parse_source.ts";
 import { pinSource } from "../weights/pin_source.ts";
@@ -74,7 +74,7 @@ export async function startModels(
     nodes: NodeStore;
   },
 ): Promise<ModelsRuntime> {
-  const shards = await ShardTable.load(deps.store);
+  const shards = await ReplicaRecords.load(deps.store);
   const reconciler = new Reconciler({
     clock: deps.clock,
     logger: deps.logger,
