@@ -5,13 +5,12 @@ import { GatewayMetrics } from "../observe/gateway_metrics.ts";
 import type { Notifier } from "../notify/notifier.ts";
 
 Deno.test("limit refusals reach the metrics and a spent budget reaches the notifier", async () => {
-  const h = await startHarness();
   const metrics = new GatewayMetrics();
   const reached: string[] = [];
-  h.deps.metrics = metrics;
-  h.deps.notifier = {
+  const notifier = {
     budgetReached: (level: string, subject: string) => reached.push(`${level}:${subject}`),
   } as unknown as Notifier;
+  const h = await startHarness({ app: { metrics, notifier } });
   const patch = (body: unknown) => h.admin("PATCH", "limits/global/global", body);
   const ask = () =>
     h.v1("/chat/completions", {

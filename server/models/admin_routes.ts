@@ -4,7 +4,8 @@
  * replica list. Bodies are snake_case as in YAML.
  */
 import { z } from "zod";
-import type { AppDeps } from "../deps.ts";
+import type { ModelCatalog } from "../router/catalog.ts";
+import type { ModelServices } from "./model_services.ts";
 import { AppError } from "../errors.ts";
 import { type AdminRegistry, parse } from "../routes/admin/registry.ts";
 import { requireRead, requireWrite } from "../tenancy/access.ts";
@@ -38,7 +39,14 @@ const resourcesInput = z.strictObject({
 /** Models and replicas are the cluster's: administrators and operators only. */
 const cluster = { orgId: null, teamId: null };
 
-export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function modelAdminRoutes(
+  r: AdminRegistry,
+  deps: {
+    catalog: Pick<ModelCatalog, "get">;
+    /** Undefined without a cluster listener: the routes then say that no models are placed. */
+    modelServices: ModelServices | undefined;
+  },
+): void {
   const svc = () => {
     if (!deps.modelServices) {
       throw new AppError("conflict", {

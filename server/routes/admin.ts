@@ -21,27 +21,48 @@ import { nodeAdminRoutes } from "../nodes/admin_routes.ts";
 import { modelAdminRoutes } from "../models/admin_routes.ts";
 import { opsAdminRoutes } from "./admin_ops.ts";
 
-export function adminRoutes(deps: AppDeps): Hono<AppEnv> {
+/** What the admin API serves, from the composition root's record. */
+export type AdminDeps = Pick<
+  AppDeps,
+  | "people"
+  | "adminTokens"
+  | "keys"
+  | "catalog"
+  | "replicas"
+  | "routing"
+  | "store"
+  | "clock"
+  | "nodes"
+  | "modelServices"
+  | "settings"
+  | "keyOwners"
+  | "notifySender"
+>;
+
+export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const registry = new AdminRegistry(app, (...a) => deps.people.audit.record(...a));
   let document: Record<string, unknown> | undefined;
   // The document describes the API; it holds nothing of any tenant, so it needs no credential.
   app.get("/openapi.json", (c) => c.json(document ??= openApiDocument(registry.specs)));
 
+  const { people, adminTokens, keys, catalog, store, clock } = deps;
+  const credentials = { people, adminTokens, keys };
   app.use("*", async (c, next) => {
-    c.set("actor", await authenticate(deps, c));
+    c.set("actor", await authenticate(credentials, c));
     await next();
   });
 
-  treeRoutes(registry, deps);
-  peopleRoutes(registry, deps);
-  keyRoutes(registry, deps);
-  limitsRoutes(registry, deps);
-  recordRoutes(registry, deps);
-  settingsRoutes(registry, deps);
+  treeRoutes(registry, { people });
+  peopleRoutes(registry, { people });
+  keyRoutes(registry, { people, keys, clock });
+  limitsRoutes(registry, { people, keys });
+  recordRoutes(registry, { people, keys, store });
+  settingsRoutes(registry, { people });
   nodeAdminRoutes(registry, deps.nodes);
-  modelAdminRoutes(registry, deps);
-  opsAdminRoutes(registry, deps);
+  modelAdminRoutes(registry, { catalog, modelServices: deps.modelServices });
+  const { keyOwners, settings, notifySender } = deps;
+  opsAdminRoutes(registry, { clock, store, keyOwners, settings, notifySender });
 
   registry.add({
     method: "get",

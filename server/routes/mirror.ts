@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app_env.ts";
 import { bearerToken } from "../auth/admin_tokens.ts";
-import type { AppDeps } from "../deps.ts";
+import type { AdminTokens } from "../auth/admin_tokens.ts";
 import { AppError } from "../errors.ts";
 import { readJsonBody } from "../router/read_body.ts";
 import { serveMirrorFile } from "../weights/serve_mirror_file.ts";
@@ -24,12 +24,17 @@ const addInput = z.strictObject({
  * files on the cluster listener with their own credential (`server/nodes/cluster_app.ts`), so a
  * node credential never travels outside the cluster's TLS.
  */
-export async function mayReadMirror(deps: AppDeps, req: Request): Promise<boolean> {
+/** The admin tokens that open the mirror. */
+export interface MirrorGuard {
+  adminTokens: Pick<AdminTokens, "check">;
+}
+
+export async function mayReadMirror(deps: MirrorGuard, req: Request): Promise<boolean> {
   const token = bearerToken(req);
   return token !== undefined && await deps.adminTokens.check(token);
 }
 
-export function mirrorAdminRoutes(deps: AppDeps, mirror: MirrorService): Hono<AppEnv> {
+export function mirrorAdminRoutes(deps: MirrorGuard, mirror: MirrorService): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", async (c, next) => {
     const token = bearerToken(c.req.raw);
@@ -56,7 +61,7 @@ export function mirrorAdminRoutes(deps: AppDeps, mirror: MirrorService): Hono<Ap
   return app;
 }
 
-export function mirrorFileRoutes(deps: AppDeps, mirror: MirrorService): Hono<AppEnv> {
+export function mirrorFileRoutes(deps: MirrorGuard, mirror: MirrorService): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.on(["GET", "HEAD"], "/*", async (c) => {
     if (!(await mayReadMirror(deps, c.req.raw))) throw new AppError("unauthorized");

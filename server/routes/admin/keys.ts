@@ -1,8 +1,9 @@
 /** API keys: a person's key within a project, or a project's service key. Shown once. */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { Clock } from "../../../core/clock.ts";
+import type { PeopleServices } from "../../tenancy/services.ts";
 import { AppError } from "../../errors.ts";
-import type { ApiKeyInfo } from "../../keys/keys.ts";
+import type { ApiKeyInfo, KeyService } from "../../keys/keys.ts";
 import { type Actor, canRead, requireRead, requireWrite } from "../../tenancy/access.ts";
 import type { Place } from "../../tenancy/tenancy.ts";
 import type { AdminRegistry } from "./registry.ts";
@@ -17,7 +18,10 @@ const createKey = z.strictObject({
   expires_at: z.number().int().positive().optional(),
 });
 
-export function placeOfKey(deps: AppDeps, k: Pick<ApiKeyInfo, "userId" | "projectId">): Place {
+export function placeOfKey(
+  deps: { people: Pick<PeopleServices, "tenancy"> },
+  k: Pick<ApiKeyInfo, "userId" | "projectId">,
+): Place {
   const t = deps.people.tenancy;
   const project = k.projectId ? t.projects.get(k.projectId) : undefined;
   const person = k.userId ? t.people.get(k.userId) : undefined;
@@ -29,7 +33,10 @@ export function placeOfKey(deps: AppDeps, k: Pick<ApiKeyInfo, "userId" | "projec
   };
 }
 
-export function keyRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function keyRoutes(
+  r: AdminRegistry,
+  deps: { people: PeopleServices; keys: KeyService; clock: Clock },
+): void {
   const p = () => deps.people;
   const visible = async (actor: Actor) =>
     (await deps.keys.list()).filter((k) => canRead(actor, "keys", placeOfKey(deps, k)));

@@ -2,7 +2,9 @@
 import { desc, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { usage } from "../../../db/schema.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { Store } from "../../../db/store.ts";
+import type { PeopleServices } from "../../tenancy/services.ts";
+import type { KeyService } from "../../keys/keys.ts";
 import { AppError } from "../../errors.ts";
 import { canRead } from "../../tenancy/access.ts";
 import { placeOfKey } from "./keys.ts";
@@ -10,7 +12,10 @@ import type { AdminRegistry } from "./registry.ts";
 
 const limitQuery = z.string().regex(/^\d+$/).optional();
 
-export function recordRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function recordRoutes(
+  r: AdminRegistry,
+  deps: { people: PeopleServices; keys: Pick<KeyService, "list">; store: Store },
+): void {
   r.add({
     method: "get",
     path: "/usage",

@@ -1,6 +1,6 @@
 /** The caller, model prices and the state of sign-in. */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { PeopleServices } from "../../tenancy/services.ts";
 import { AppError } from "../../errors.ts";
 import type { Price } from "../../accounting/price.ts";
 import { type Actor, canWrite, requireRead } from "../../tenancy/access.ts";
@@ -13,7 +13,7 @@ const priceBody = z.strictObject({
   cached_per_1k: micros.optional(),
 });
 
-export function settingsRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function settingsRoutes(r: AdminRegistry, deps: { people: PeopleServices }): void {
   const staff = { orgId: null, teamId: null };
   /** Sets a model's price, or with null returns it to the default; staff only, audited. */
   const changePrice = async (actor: Actor, path: string, model: string, price: Price | null) => {
