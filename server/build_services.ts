@@ -15,6 +15,7 @@ import { type KeyLookup, KeyService } from "./keys/keys.ts";
 import { type ModelGate, noModelGate } from "./models/model_gate.ts";
 import { type ModelsRuntime, startModels } from "./models/start_models.ts";
 import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
+import type { NodeHub } from "./nodes/node_hub.ts";
 import { type Notifications, startNotifications } from "./notify/start_notifications.ts";
 import { noWebhooks } from "./notify/webhook_sender.ts";
 import { GatewayMetrics } from "./observe/gateway_metrics.ts";
@@ -30,6 +31,7 @@ import { applyLiveSettings } from "./settings/live_appliers.ts";
 import { startPeople } from "./tenancy/services.ts";
 import { StoreKeyOwners } from "./usage/key_owners.ts";
 import { UsageRecorder, type UsageSink } from "./usage/recorder.ts";
+import type { MirrorService } from "./weights/mirror.ts";
 import { startMirror } from "./weights/start_mirror.ts";
 
 /** What the services are built on, given by the caller (real ones, or a test's). */
@@ -58,7 +60,7 @@ export interface Services {
   readonly notifications: Notifications;
   /** The https URLs nodes dial (in join codes); absent without a cluster listener. */
   readonly clusterUrls?: string[];
-  /** Stops everything built here, in reverse; the store is the caller's. */
+  /** Stops everything built here, queued notifications given their grace; the store is the caller's. */
   close(): Promise<void>;
 }
 
@@ -67,24 +69,110 @@ export async function buildServices(
   edges: ServiceEdges,
 ): Promise<Services> {
   const config: ServerConfig = { ...fileConfig };
-  const { clock, logger } = edges;
-  const settings = await openSettings(config, edges);
-  const replicas = new ReplicaTable({
-    breakerFailures: config.breakerFailures,
-    breakerCooldownMs: config.breakerCooldownMs,
-    now: () => clock.now(),
-  });
-  const notifications = await startNotifications(config, { clock, logger, replicas });
-  // What has been started so far, stopped in reverse if a later part cannot start.
-  const started: (() => unknown)[] = [() => notifications.close(0)];
-  const stopAll = async () => {
-    for (const stop of started.splice(0).reverse()) await stop();
-  };
+  const stops = new StopList();
   try {
-    return await buildOnto(config, edges, { settings, replicas, notifications, started, stopAll });
+    const settings = await openSettings(config, edges);
+    const core = await buildCore(config, edges, stops);
+    const accounts = await buildAccounts(config, edges, stops);
+    const mirror = await startMirror(config, edges);
+    stops.push(() => mirror.close());
+    await followExternalModels(accounts.catalog, core.replicas, edges.logger);
+    const setGate = wakeOnRoom(core);
+    const cluster = config.clusterListen
+      ? await startCluster(config, edges, { ...core, catalog: accounts.catalog, mirror }, stops)
+      : undefined;
+    if (cluster) setGate(cluster.models.gate);
+    core.metrics.setCatalog(accounts.catalog);
+    const deps = composeDeps(config, edges, { ...core, ...accounts, mirror, settings, cluster });
+    applyLiveSettings(settings, {
+      config,
+      limits: deps.limits,
+      routing: core.routing,
+      notifier: deps.notifier,
+      ...(edges.logLevel ? { logLevel: edges.logLevel } : {}),
+    });
+    return {
+      deps,
+      config,
+      usage: core.usage,
+      metrics: core.metrics,
+      notifications: core.notifications,
+      ...(cluster ? { clusterUrls: cluster.listener.urls } : {}),
+      close: () => closeAll({ ...core, people: accounts.people, mirror, cluster }),
+    };
   } catch (e) {
-    await stopAll();
+    await stops.stopAll();
     throw e;
+  }
+}
+
+type Core = Awaited<ReturnType<typeof buildCore>>;
+type Accounts = Awaited<ReturnType<typeof buildAccounts>>;
+type Cluster = Awaited<ReturnType<typeof startCluster>>;
+
+/** The composition root's record, from the parts built. */
+function composeDeps(
+  config: ServerConfig,
+  edges: ServiceEdges,
+  p: Core & Accounts & {
+    mirror: MirrorService;
+    settings: ClusterSettings;
+    cluster: Cluster | undefined;
+  },
+): AppDeps {
+  const { cluster, notifications, tracer } = p;
+  return {
+    keys: p.keys,
+    catalog: p.catalog,
+    people: p.people,
+    adminTokens: p.adminTokens,
+    keyOwners: p.keyOwners,
+    limits: { maxBodyBytes: config.maxBodyBytes, firstByteTimeoutMs: config.firstByteTimeoutMs },
+    store: edges.store,
+    clock: edges.clock,
+    logger: edges.logger,
+    replicas: p.replicas,
+    routing: p.routing,
+    mirror: p.mirror,
+    usage: usageSink(p.usage, p.metrics, tracer),
+    models: cluster?.models.gate ?? noModelGate,
+    nodes: cluster?.listener.services,
+    modelServices: cluster?.models.services,
+    metrics: p.metrics,
+    tracer: tracer ? requestTracer(tracer) : noTracing,
+    settings: p.settings,
+    notifier: notifications.notifier,
+    notifySender: notifications.sender ?? noWebhooks,
+    portal: config.portal ? { publicUrl: config.publicUrl } : undefined,
+  };
+}
+
+/** In the order the parts depend on each other: nothing stops before what still uses it. */
+async function closeAll(
+  p: Core & {
+    people: Accounts["people"];
+    mirror: MirrorService;
+    cluster: Cluster | undefined;
+  },
+): Promise<void> {
+  p.cluster?.models.close();
+  p.routing.upstream.close();
+  await p.tracer?.close();
+  await p.cluster?.listener.close();
+  await p.mirror.close();
+  await p.notifications.close();
+  await p.usage.close();
+  await p.people.close();
+}
+
+/** What has been started so far, stopped in reverse when a later part cannot start. */
+class StopList {
+  #stops: (() => unknown)[] = [];
+  push(stop: () => unknown): void {
+    this.#stops.push(stop);
+  }
+  async stopAll(): Promise<void> {
+    for (const stop of this.#stops.splice(0).reverse()) await stop();
   }
 }
 
@@ -101,46 +189,46 @@ async function openSettings(config: ServerConfig, edges: ServiceEdges): Promise<
   return settings;
 }
 
-async function buildOnto(
-  config: ServerConfig,
-  edges: ServiceEdges,
-  made: {
-    settings: ClusterSettings;
-    replicas: ReplicaTable;
-    notifications: Notifications;
-    started: (() => unknown)[];
-    stopAll: () => Promise<void>;
-  },
-): Promise<Services> {
-  const { store, clock, logger } = edges;
-  const { settings, replicas, notifications, started } = made;
-  const notifier = notifications.notifier;
+/** The request path's own parts: replicas, notifications, usage, routing, tracing, metrics. */
+async function buildCore(config: ServerConfig, edges: ServiceEdges, stops: StopList) {
+  const { clock, logger } = edges;
+  const replicas = new ReplicaTable({
+    breakerFailures: config.breakerFailures,
+    breakerCooldownMs: config.breakerCooldownMs,
+    now: () => clock.now(),
+  });
+  const notifications = await startNotifications(config, { clock, logger, replicas });
+  stops.push(() => notifications.close(0));
   const usage = new UsageRecorder({
-    store,
+    store: edges.store,
     logger,
     flushMs: config.usageFlushMs,
     batchSize: config.usageBatch,
   });
-  started.push(() => usage.close());
-  const routing = buildRouting(
-    config,
-    logger,
-    edges.onKeyRefused ?? ((e) => notifier.keyRefused(e)),
-  );
-  started.push(() => routing.upstream.close());
+  stops.push(() => usage.close());
+  const onKeyRefused = edges.onKeyRefused ?? ((e) => notifications.notifier.keyRefused(e));
+  const routing = buildRouting(config, logger, onKeyRefused);
+  stops.push(() => routing.upstream.close());
   const tracer = config.otelEndpoint ? buildTracer(config, logger) : undefined;
-  if (tracer) started.push(() => tracer.close());
-  let cluster: ClusterListener | undefined;
+  if (tracer) stops.push(() => tracer.close());
+  // Filled in once the cluster listener is up; the metrics read the hub when scraped.
+  const hubRef: { hub?: NodeHub } = {};
   const metrics = new GatewayMetrics({
     replicas,
     routing,
-    nodes: () => cluster?.services.hub,
+    nodes: () => hubRef.hub,
     usageWriter: () => ({
       pending: usage.pending,
       oldestPendingMs: usage.oldestPendingMs,
       dropped: usage.dropped,
     }),
   });
+  return { replicas, notifications, usage, routing, tracer, metrics, hubRef };
+}
+
+/** Keys, the catalog and people (tenancy, limits, prices, budgets, sign-in). */
+async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: StopList) {
+  const { store, clock, logger } = edges;
   const keys = new KeyService({
     store,
     clock,
@@ -167,82 +255,73 @@ async function buildOnto(
     oidc: edges.oidc,
     publicUrl: config.publicUrl,
   });
-  started.push(() => people.close());
-  const mirror = await startMirror(config, { store, clock, logger });
-  started.push(() => mirror.close());
-  await followExternalModels(catalog, replicas, logger);
-  let models: ModelsRuntime | undefined;
-  // Set before nodes can join: a replica they bring wakes its waiters, and the gate's once built.
+  stops.push(() => people.close());
+  return {
+    keys,
+    catalog,
+    people,
+    adminTokens: new AdminTokens({ store, clock }),
+    keyOwners: new StoreKeyOwners(store),
+  };
+}
+
+/**
+ * A replica with room wakes the requests queued for its model, the notifier, and (once there is
+ * one) the models gate. Set before nodes can join, so a replica they bring is not missed.
+ */
+function wakeOnRoom(core: {
+  replicas: ReplicaTable;
+  routing: Routing;
+  notifications: Notifications;
+}): (gate: ModelGate) => void {
   let gate: ModelGate = noModelGate;
-  replicas.onRoom = (model) => {
-    routing.admission.wake(model);
-    notifier.modelReady(model);
+  core.replicas.onRoom = (model) => {
+    core.routing.admission.wake(model);
+    core.notifications.notifier.modelReady(model);
     gate.wake(model);
   };
-  if (config.clusterListen) {
-    cluster = await startClusterListener(config, {
-      store,
-      clock,
-      logger,
-      replicas,
-      catalog,
-      events: notifications.nodeEvents,
-      mirror,
-    });
-    started.push(() => cluster?.close());
-    models = await startModels(config, {
-      store,
-      clock,
-      logger,
-      catalog,
-      replicas,
-      hub: cluster.services.hub,
-      nodes: cluster.nodeStore,
-    });
-    started.push(() => models?.close());
-  }
-  if (models) gate = models.gate;
-  metrics.setCatalog(catalog);
-  const deps: AppDeps = {
-    limits: { maxBodyBytes: config.maxBodyBytes, firstByteTimeoutMs: config.firstByteTimeoutMs },
+  return (g) => {
+    gate = g;
+  };
+}
+
+/** The nodes' listener and the models placed on them (the reconciler). */
+async function startCluster(
+  config: ServerConfig,
+  edges: ServiceEdges,
+  made: {
+    replicas: ReplicaTable;
+    catalog: ModelCatalog;
+    mirror: MirrorService;
+    notifications: Notifications;
+    hubRef: { hub?: NodeHub };
+  },
+  stops: StopList,
+): Promise<{ listener: ClusterListener; models: ModelsRuntime }> {
+  const { store, clock, logger } = edges;
+  const { replicas, catalog } = made;
+  const listener = await startClusterListener(config, {
     store,
     clock,
     logger,
-    keys,
-    people,
-    adminTokens: new AdminTokens({ store, clock }),
+    replicas,
+    catalog,
+    events: made.notifications.nodeEvents,
+    mirror: made.mirror,
+  });
+  stops.push(() => listener.close());
+  made.hubRef.hub = listener.services.hub;
+  const models = await startModels(config, {
+    store,
+    clock,
+    logger,
     catalog,
     replicas,
-    routing,
-    mirror,
-    usage: usageSink(usage, metrics, tracer),
-    models: gate,
-    nodes: cluster?.services,
-    modelServices: models?.services,
-    metrics,
-    keyOwners: new StoreKeyOwners(store),
-    tracer: tracer ? requestTracer(tracer) : noTracing,
-    settings,
-    notifier,
-    notifySender: notifications.sender ?? noWebhooks,
-    portal: config.portal ? { publicUrl: config.publicUrl } : undefined,
-  };
-  applyLiveSettings(settings, {
-    config,
-    limits: deps.limits,
-    routing,
-    notifier,
-    ...(edges.logLevel ? { logLevel: edges.logLevel } : {}),
+    hub: listener.services.hub,
+    nodes: listener.nodeStore,
   });
-  return {
-    deps,
-    config,
-    usage,
-    metrics,
-    notifications,
-    ...(cluster ? { clusterUrls: cluster.urls } : {}),
-    close: made.stopAll,
-  };
+  stops.push(() => models.close());
+  return { listener, models };
 }
 
 function buildRouting(

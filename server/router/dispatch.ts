@@ -9,7 +9,6 @@ import type { Context } from "hono";
 import type { Clock } from "../../core/clock.ts";
 import type { AppEnv } from "../app_env.ts";
 import { AppError } from "../errors.ts";
-import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { ModelGate } from "../models/model_gate.ts";
 import type { GatewayMetrics } from "../observe/gateway_metrics.ts";
 import type { Notifier } from "../notify/notifier.ts";
@@ -17,18 +16,21 @@ import type { PeopleServices } from "../tenancy/services.ts";
 import type { UsageSink } from "../usage/recorder.ts";
 import type { ModelCatalog, ModelEntry } from "./catalog.ts";
 import { choose, hasUsable } from "./choose.ts";
-import { type Profile, profileHeader, resolveProfile } from "./picker.ts";
-import { requireModel } from "./read_body.ts";
+import { type Profile, resolveProfile } from "./picker.ts";
 import { passOn, relay, type RelayOutcome, type RelayResult } from "./relay.ts";
 import type { Replica, ReplicaTable } from "./replicas.ts";
 import type { Routing } from "./routing.ts";
 import { prefixBlocks, sessionKey } from "./request_keys.ts";
-import { estimateTokens } from "../accounting/admission.ts";
-import type { Admitted } from "../accounting/admission.ts";
+import { type Admitted, estimateTokens } from "../accounting/admission.ts";
 import { genAiParams } from "../observe/genai.ts";
-import type { AnswerMeter } from "../observe/answer_meter.ts";
+import {
+  type DispatchOptions,
+  type EnginePath,
+  type RouteRequest,
+  routeRequest,
+} from "./route_request.ts";
 
-export type EnginePath = "/chat/completions" | "/completions" | "/embeddings" | "/rerank";
+export type { DispatchOptions, EnginePath, RouteRequest };
 
 /** What the request path uses, and nothing else. */
 export interface DispatchDeps {
@@ -45,37 +47,6 @@ export interface DispatchDeps {
   clock: Clock;
   /** Read per request: a live setting changes it in place. */
   limits: { readonly firstByteTimeoutMs: number };
-}
-
-export interface DispatchOptions {
-  /** Overrides the profile header (a dialect route may know better). */
-  profile?: string;
-  /**
-   * Given by a route that sends the relayed answer to the client as it is (not translated): the
-   * relay then reports the answer's end and size to the access log itself.
-   */
-  meter?: AnswerMeter;
-  /** The bytes `body` was parsed from, sent as they are when the body goes on unchanged. */
-  rawBody?: Uint8Array<ArrayBuffer>;
-}
-
-/** What one request brings, read from the context once. */
-export interface RouteRequest {
-  readonly requestId: string;
-  readonly key: ApiKeyInfo;
-  /** The model the client asked for. */
-  readonly model: string;
-  readonly path: EnginePath;
-  readonly body: Record<string, unknown>;
-  readonly rawBody: Uint8Array<ArrayBuffer> | undefined;
-  readonly meter: AnswerMeter | undefined;
-  /** The profile asked for (the option, else the header), before the model's own applies. */
-  readonly profileAsked: string | undefined;
-  readonly sessionId: string | undefined;
-  /** Aborted when the client leaves, or when the shutdown grace is over. */
-  readonly signal: AbortSignal;
-  /** performance.now() when dispatch began: latency, queue time and time to first token. */
-  readonly started: number;
 }
 
 /** One request's way through routing: what was decided once, and what the attempts change. */
@@ -119,31 +90,6 @@ export async function dispatch(
     picked = queued;
   }
   return await relayAttempts(deps, a, ticket, picked);
-}
-
-function routeRequest(
-  c: Context<AppEnv>,
-  path: EnginePath,
-  body: Record<string, unknown>,
-  opts: DispatchOptions,
-): RouteRequest {
-  const started = performance.now();
-  const model = requireModel(body);
-  const clientSignal = c.req.raw.signal;
-  const cut = c.env?.shutdownCut;
-  return {
-    requestId: c.get("requestId"),
-    key: c.get("apiKey"),
-    model,
-    path,
-    body,
-    rawBody: opts.rawBody,
-    meter: opts.meter,
-    profileAsked: opts.profile ?? c.req.header(profileHeader),
-    sessionId: c.req.header("x-session-id"),
-    signal: cut ? AbortSignal.any([clientSignal, cut]) : clientSignal,
-    started,
-  };
 }
 
 /** The catalog's entry for the model asked for, and its rules (stopped, max output). */
