@@ -22,7 +22,6 @@ import { GatewayMetrics } from "./observe/gateway_metrics.ts";
 import { noTracing, requestTracer } from "./observe/request_tracer.ts";
 import { Tracer } from "./observe/tracing.ts";
 import { ModelCatalog } from "./router/catalog.ts";
-import { followExternalModels } from "./router/external.ts";
 import { ReplicaTable } from "./router/replicas.ts";
 import { defaultPrefixOptions } from "./router/request_keys.ts";
 import { createRouting, type Routing } from "./router/routing.ts";
@@ -76,7 +75,6 @@ export async function buildServices(
     const accounts = await buildAccounts(config, edges, stops);
     const mirror = await startMirror(config, edges);
     stops.push(() => mirror.close());
-    await followExternalModels(accounts.catalog, core.replicas, edges.logger);
     const setGate = wakeOnRoom(core);
     const cluster = config.clusterListen
       ? await startCluster(config, edges, { ...core, catalog: accounts.catalog, mirror }, stops)

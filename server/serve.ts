@@ -15,6 +15,7 @@ import type { GatewayMetrics } from "./observe/gateway_metrics.ts";
 import { type MetricsListener, startMetricsListener } from "./observe/metrics_listener.ts";
 import { type ClientListener, clientTls, startClientListener } from "./ops/client_listener.ts";
 import { type DataLock, lockDataDir } from "./ops/data_lock.ts";
+import { followExternalModels } from "./router/external.ts";
 import { LoadPoller } from "./router/load_poller.ts";
 import type { UsageRecorder } from "./usage/recorder.ts";
 import { UsageRetention } from "./usage/retention.ts";
@@ -71,20 +72,18 @@ export async function startControlPlane(
     throw e;
   }
   const { config, deps } = services;
-  const background = await startBackground(config, deps);
-  const app = buildApp(deps);
-  let metricsListener: MetricsListener | undefined;
-  let listener: ClientListener;
+  let background: Background | undefined;
+  let listeners: Listeners;
   try {
-    metricsListener = await startMetricsListener(config.metricsListen, services.metrics, logger);
-    listener = await startClientListener(config, app.fetch, logger, await clientTls(config));
+    background = await startBackground(config, deps);
+    listeners = await startListeners(config, services.metrics, buildApp(deps).fetch, logger);
   } catch (e) {
-    await metricsListener?.close();
-    background.stop();
+    background?.stop();
     await services.close();
     opened.close();
     throw e;
   }
+  const { listener, metricsListener } = listeners;
   logger.info("control plane listening", { url: listener.url });
   await deps.mirror.resume();
   return {
@@ -107,6 +106,28 @@ export async function startControlPlane(
       opened.close();
     },
   };
+}
+
+interface Listeners {
+  listener: ClientListener;
+  metricsListener: MetricsListener | undefined;
+}
+
+/** The metrics listener (when set), then the client API's, plain or TLS. */
+async function startListeners(
+  config: ServerConfig,
+  metrics: GatewayMetrics,
+  fetchApp: Parameters<typeof startClientListener>[1],
+  logger: Logger,
+): Promise<Listeners> {
+  const metricsListener = await startMetricsListener(config.metricsListen, metrics, logger);
+  try {
+    const listener = await startClientListener(config, fetchApp, logger, await clientTls(config));
+    return { listener, metricsListener };
+  } catch (e) {
+    await metricsListener?.close();
+    throw e;
+  }
 }
 
 /** The store, and the data directory's lock when the store is opened here. */
@@ -132,11 +153,20 @@ async function openData(
   }
 }
 
-/** The loops that run beside the requests: usage retention and the engines' load. */
+interface Background {
+  loadPoller: LoadPoller;
+  stop(): void;
+}
+
+/**
+ * What runs beside the requests: outside providers' endpoints following the catalog, usage
+ * retention and the engines' load. (Tests start the ones they exercise themselves.)
+ */
 async function startBackground(
   config: ServerConfig,
-  deps: Pick<AppDeps, "store" | "clock" | "logger" | "replicas">,
-): Promise<{ loadPoller: LoadPoller; stop(): void }> {
+  deps: Pick<AppDeps, "store" | "clock" | "logger" | "replicas" | "catalog">,
+): Promise<Background> {
+  await followExternalModels(deps.catalog, deps.replicas, deps.logger);
   const retention = new UsageRetention({
     store: deps.store,
     clock: deps.clock,
