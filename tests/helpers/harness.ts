@@ -1,7 +1,8 @@
 /**
- * The real app in-process: a real store (SQLite in memory, migrations applied), the real
- * services, and a real simulated engine on a loopback port as its one replica. Tests drive it
- * through `app.request`, the front door.
+ * The real app in-process: a real store (SQLite in memory, migrations applied), the services
+ * wired by the same buildServices() as serve.ts (no listeners, no background loops), and a real
+ * simulated engine on a loopback port as its one replica. Tests drive it through `app.request`,
+ * the front door.
  */
 import { FakeClock } from "../../core/clock.ts";
 import { silentLogger } from "../../core/log.ts";
