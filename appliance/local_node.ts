@@ -77,7 +77,7 @@ export const localNodeDir = (dataDir: string) => `${dataDir}/node`;
  */
 export async function startLocalNode(
   cp: ControlPlane,
-  config: ServerConfig,
+  config: Pick<ServerConfig, "dataDir" | "llamaServer" | "engineReadyTimeoutMs" | "simSlots">,
   model: ServedModel,
   logger: Logger,
 ): Promise<LocalNode> {

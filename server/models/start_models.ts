@@ -46,7 +46,20 @@ export interface ModelsRuntime {
   close(): void;
 }
 
-export function reconcilerSettings(config: ServerConfig): ReconcilerSettings {
+/** The settings the reconciler reads at each step. */
+export type ReconcilerConfig = Pick<
+  ServerConfig,
+  | "reconcileIntervalMs"
+  | "nodeLostAfterMs"
+  | "evictAfterIdleMs"
+  | "minLifetimeMs"
+  | "drainGraceMs"
+  | "failureBackoffMs"
+  | "startupTimeoutMs"
+  | "simTokensPerSecond"
+>;
+
+export function reconcilerSettings(config: ReconcilerConfig): ReconcilerSettings {
   return {
     intervalMs: config.reconcileIntervalMs,
     lostAfterMs: config.nodeLostAfterMs,
@@ -63,7 +76,9 @@ export function reconcilerSettings(config: ServerConfig): ReconcilerSettings {
 }
 
 export async function startModels(
-  config: ServerConfig,
+  config:
+    & ReconcilerConfig
+    & Pick<ServerConfig, "hfEndpoint" | "hfTokenFile" | "models" | "requestWaitMs">,
   deps: {
     store: Store;
     clock: Clock;
