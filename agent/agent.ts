@@ -28,6 +28,7 @@ import { readHostInfo } from "./hardware/host_info.ts";
 import { openGpuProbe } from "./hardware/open_gpu_probe.ts";
 import type { LaunchSpec, ShardHandle } from "./launch_spec.ts";
 import type { EngineProfile } from "./engines/engine_adapter.ts";
+import { ownRunAsProblems } from "./run_as_capabilities.ts";
 import { Supervisor } from "./supervisor.ts";
 import { parsePortRange } from "./port_picker.ts";
 import { systemClock } from "../core/clock.ts";
@@ -221,7 +222,8 @@ export class Agent {
         this.#errors.delete(m.shardId);
         this.#supervisor.stop(m.shardId).then(
           () => this.#result(m.id, { ok: true }),
-          (e) => this.#result(m.id, { ok: false, error: String(e) }),
+          (e) =>
+            this.#result(m.id, { ok: false, error: e instanceof Error ? e.message : String(e) }),
         );
         return;
       case "fetch_weights":
@@ -287,7 +289,7 @@ export class Agent {
   }
 
   #report(h: ShardHandle): ShardReport {
-    const error = this.#errors.get(h.shardId);
+    const error = h.error ?? this.#errors.get(h.shardId);
     return {
       shardId: h.shardId,
       model: h.model,
@@ -321,7 +323,7 @@ export class Agent {
       if (h.state !== "ready") return r;
       return { ...r, load: await this.#supervisor.readLoad(h.shardId) };
     }));
-    const warnings: string[] = [];
+    const warnings: string[] = ownRunAsProblems(c.engineRunAs);
     let gpu: GpuReport | undefined = this.#gpu?.latest();
     if (gpu) {
       gpu = attributeGpuProcesses(gpu, handles.map((h) => ({ shardId: h.shardId, pid: h.pid })));

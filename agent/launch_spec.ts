@@ -61,4 +61,6 @@ export interface ShardHandle {
   readonly restarts: number;
   /** Requests the engine was launched to run at once; absent: the engine's own default. */
   readonly slots?: number;
+  /** Why a failed shard failed, when the supervisor knows (a stop the kernel refused). */
+  readonly error?: string;
 }

@@ -33,7 +33,9 @@ export interface Shard {
   /** Ends a restart backoff early, for stop(). */
   wake?: () => void;
   /** Set by stop(); an ensure that arrives meanwhile waits for it, then starts afresh. */
-  stopped?: Promise<void>;
+  stopped?: Promise<void> | undefined;
+  /** The last stop was refused by the kernel: the engine still runs (see StopRefusedError). */
+  stopRefused?: Error;
 }
 
 /** Also keeps the id safe as a directory name. */

@@ -23,6 +23,7 @@ import {
 } from "./launch_spec.ts";
 import { readEngineLoad } from "./read_engine_load.ts";
 import { reapOrphans } from "./reap_orphans.ts";
+import { StopRefusedError } from "./stop_refused_error.ts";
 import { healthProbe } from "./health_probe.ts";
 import { NoFreePortError, PortPicker, type PortRange } from "./port_picker.ts";
 import { judgeRecord, stopRecorded } from "./adopt_record.ts";
@@ -104,6 +105,8 @@ export class Supervisor {
    */
   async ensure(spec: LaunchSpec): Promise<ShardHandle> {
     const existing = this.#shards.get(spec.shardId);
+    // Starting another engine beside one we cannot stop would only fight it for its card.
+    if (existing?.stopRefused) throw existing.stopRefused;
     if (existing?.stopped) {
       await existing.stopped;
       return this.ensure(spec);
@@ -177,12 +180,18 @@ export class Supervisor {
       if (shard.proc) await shard.proc.terminate(this.#graceMs, cut);
       else if (shard.adopted) await stopRecorded(shard.adopted, this.#graceMs, cut);
     };
-    await terminate();
-    await shard.settled.catch(() => {});
-    // A stop that came while an earlier engine was being judged for adoption, or before the new
-    // one was spawned, found no process: the one adopted or spawned meanwhile must go too, or it
-    // runs on, out of the registry, holding its GPU memory until someone kills it by hand.
-    await terminate();
+    try {
+      await terminate();
+      await shard.settled.catch(() => {});
+      // A stop that came while an earlier engine was being judged for adoption, or before the new
+      // one was spawned, found no process: the one adopted or spawned meanwhile must go too, or it
+      // runs on, out of the registry, holding its GPU memory until someone kills it by hand.
+      await terminate();
+    } catch (e) {
+      if (!(e instanceof StopRefusedError)) throw e;
+      this.#stopRefused(shard, e);
+      throw e;
+    }
     if (this.#shards.get(shardId) === shard) this.#shards.delete(shardId);
     this.#setState(shard, "stopped");
     this.#saveRegistry();
@@ -190,9 +199,31 @@ export class Supervisor {
     this.#log.info("engine stopped", { shardId, engine: shard.spec.engine });
   }
 
-  /** Stops every shard, in parallel. Call on SIGINT/SIGTERM (see the module comment). */
+  /**
+   * Stops every shard, in parallel. Call on SIGINT/SIGTERM (see the module comment). An engine
+   * that could not be stopped is logged (and reported) and does not keep the others or the agent
+   * from stopping.
+   */
   async stopAll(): Promise<void> {
-    await Promise.all([...this.#shards.keys()].map((id) => this.stop(id)));
+    await Promise.allSettled([...this.#shards.keys()].map((id) => this.stop(id)));
+  }
+
+  /**
+   * The engine is still there and we may not signal it: the shard is failed with the reason, kept
+   * (and in the registry, so an agent that may signal it stops it later), and a later stop tries
+   * again rather than counting it as done.
+   */
+  #stopRefused(shard: Shard, e: StopRefusedError): void {
+    shard.stopped = undefined;
+    shard.stopRefused = e;
+    shard.handle = { ...shard.handle, state: "failed", error: e.message };
+    this.#emit(shard);
+    this.#saveRegistry();
+    this.#log.error("engine could not be stopped", {
+      shardId: shard.spec.shardId,
+      pid: e.pid,
+      error: e.message,
+    });
   }
 
   /**
