@@ -4,7 +4,7 @@
  * can register the shard before its first await and a concurrent ensure joins it.
  */
 import type { EngineAdapter, LaunchPlan } from "./engines/engine_adapter.ts";
-import { LaunchPlanError } from "./engines/launch_plan_error.ts";
+import { LaunchPlanError } from "../core/engines/launch_plan_error.ts";
 import type { EngineProcess } from "./engine_process.ts";
 import type { LaunchSpec, ShardHandle } from "./launch_spec.ts";
 import type { ShardRecord } from "./shard_registry.ts";

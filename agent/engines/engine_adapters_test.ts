@@ -2,7 +2,7 @@ import { deepStrictEqual as assertEquals, ok as assert, throws } from "node:asse
 import { builtinAdapters } from "./builtin_adapters.ts";
 import type { PlanInput } from "./engine_adapter.ts";
 import { readyByStatusAndBody } from "./engine_adapter.ts";
-import { LaunchPlanError, UnsafeFlagError } from "./launch_plan_error.ts";
+import { LaunchPlanError, UnsafeFlagError } from "../../core/engines/launch_plan_error.ts";
 
 const key = "sk-llmgw-replica-secret-123";
 const input = (over: Partial<PlanInput> = {}): PlanInput => ({

@@ -6,15 +6,10 @@ import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
 import { VERSION } from "../../core/version.ts";
 import type { EngineAdapter, LaunchPlan, PlanInput } from "./engine_adapter.ts";
 import { httpProbes } from "./engine_adapter.ts";
-import { checkFlags, commonRefusals, type FlagRules } from "./flag_gate.ts";
+import { checkFlags } from "../../core/engines/flag_gate.ts";
+import { simFlagRules } from "../../core/engines/engine_flag_rules.ts";
 import { llamacppDialect } from "./load_snapshot.ts";
-import { LaunchPlanError } from "./launch_plan_error.ts";
-
-export const simFlagRules: FlagRules = {
-  engine: "sim",
-  abbreviations: false,
-  refused: { "--model": commonRefusals.setByAgent },
-};
+import { LaunchPlanError } from "../../core/engines/launch_plan_error.ts";
 
 export const simAdapter: EngineAdapter = {
   name: "sim",
