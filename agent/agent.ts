@@ -85,6 +85,8 @@ export class Agent {
       workDir: `${deps.config.dataDir}/engines`,
       ...(deps.config.engineRunAs ? { runAs: deps.config.engineRunAs } : {}),
       ...(ports ? { portRange: parsePortRange(ports) } : {}),
+      healthIntervalMs: deps.config.engineHealthIntervalMs,
+      healthFailures: deps.config.engineHealthFailures,
       onChange: (h) => this.#channel?.send({ type: "shard_state", shard: this.#report(h) }),
     });
     const c = deps.config;

@@ -44,7 +44,8 @@ export interface LaunchSpec {
   readonly restart?: RestartPolicy;
 }
 
-export type ShardState = "starting" | "ready" | "restarting" | "failed" | "stopped";
+/** `unhealthy`: ready once, now failing its health checks in a row (a hung engine). */
+export type ShardState = "starting" | "ready" | "unhealthy" | "restarting" | "failed" | "stopped";
 
 export interface ShardHandle {
   readonly shardId: string;

@@ -52,6 +52,16 @@ export interface SupervisorDeps {
   readonly adoptProbeTimeoutMs?: number;
   /** Run engines as this user (through setpriv; see run_as.ts); absent: as the agent's user. */
   readonly runAs?: string;
+  /**
+   * How often a ready engine's health route is probed (each probe bounded by the interval, at
+   * most 5 s); 0 turns the probes off. Default 10 s.
+   */
+  readonly healthIntervalMs?: number;
+  /**
+   * Probes failed in a row before a ready engine counts as hung: unhealthy (out of routing at
+   * once), and restarted if as many more fail. Default 3.
+   */
+  readonly healthFailures?: number;
 }
 
 const defaults = {
@@ -60,6 +70,8 @@ const defaults = {
   /** A crash after this long ready starts the restart count afresh: it is not a crash loop. */
   stableAfterMs: 60_000,
   stopGraceMs: 5_000,
+  healthIntervalMs: 10_000,
+  healthFailures: 3,
 };
 
 export class Supervisor {
@@ -79,6 +91,8 @@ export class Supervisor {
   readonly #shards = new Map<string, Shard>();
 
   readonly #runAs: string | undefined;
+  readonly #healthMs: number;
+  readonly #healthFailures: number;
   constructor(deps: SupervisorDeps) {
     this.#log = deps.logger.child({ component: "supervisor" });
     this.#clock = deps.clock ?? systemClock;
@@ -93,6 +107,8 @@ export class Supervisor {
     this.#watchMs = deps.adoptedWatchMs ?? 1_000;
     this.#adoptProbeMs = deps.adoptProbeTimeoutMs;
     this.#runAs = deps.runAs || undefined;
+    this.#healthMs = deps.healthIntervalMs ?? defaults.healthIntervalMs;
+    this.#healthFailures = Math.max(1, deps.healthFailures ?? defaults.healthFailures);
   }
 
   /**
@@ -175,6 +191,7 @@ export class Supervisor {
     shard.stopping = true;
     shard.wake?.();
     clearInterval(shard.watch);
+    clearInterval(shard.health);
     const terminate = async () => {
       const cut = this.#hurry.signal;
       if (shard.proc) await shard.proc.terminate(this.#graceMs, cut);
@@ -326,6 +343,7 @@ export class Supervisor {
       this.#setState(shard, "ready");
       this.#saveRegistry();
       this.#watchAdopted(shard);
+      this.#watchHealth(shard);
       this.#log.info("adopted an engine an earlier agent started", {
         shardId: spec.shardId,
         pid: record.pid,
@@ -362,7 +380,8 @@ export class Supervisor {
         (adopted.procStart === undefined || stat.startTime === adopted.procStart);
       if (alive) return;
       clearInterval(shard.watch);
-      if (shard.handle.state !== "ready") return;
+      if (!running(shard)) return;
+      clearInterval(shard.health);
       this.#log.warn("adopted engine exited unexpectedly", {
         shardId: shard.spec.shardId,
         pid: adopted.pid,
@@ -379,6 +398,7 @@ export class Supervisor {
     const plan = shard.plan;
     shard.adopted = undefined;
     clearInterval(shard.watch);
+    clearInterval(shard.health);
     try {
       await Deno.mkdir(shard.dir, { recursive: true });
       this.#keys.write(spec.shardId, spec.apiKey);
@@ -438,12 +458,86 @@ export class Supervisor {
     }
     shard.readySince = this.#clock.now();
     this.#setState(shard, "ready");
+    this.#watchHealth(shard);
     this.#log.info("engine ready", { shardId: spec.shardId, pid: proc.pid });
+  }
+
+  /**
+   * A ready engine that stops answering (SIGSTOPped, deadlocked) would otherwise stay "ready" for
+   * ever, every request sent to it timing out. Its own health route is probed on an interval:
+   * after `healthFailures` failures in a row it is unhealthy (reported, so the router stops
+   * sending it requests at once); one that answers again is ready again; one that fails as many
+   * more probes is stopped and restarted with the crash backoff.
+   */
+  #watchHealth(shard: Shard): void {
+    clearInterval(shard.health);
+    if (this.#healthMs <= 0) return;
+    const probe = healthProbe(
+      this.#fetch,
+      shard.handle.baseUrl + shard.adapter.healthPath,
+      shard.spec.apiKey,
+      (status, body) => shard.adapter.isReady(status, body),
+    );
+    const timeoutMs = Math.min(this.#healthMs, 5_000);
+    const engine = { proc: shard.proc, adopted: shard.adopted };
+    let failures = 0;
+    let probing = false;
+    const timer = setInterval(async () => {
+      const current = shard.proc === engine.proc && shard.adopted === engine.adopted;
+      if (shard.stopping || !current || !running(shard)) return clearInterval(timer);
+      if (probing) return;
+      probing = true;
+      const ok = await probe(timeoutMs).catch(() => false);
+      probing = false;
+      if (shard.stopping || shard.health !== timer || !running(shard)) return;
+      if (ok) {
+        failures = 0;
+        if (shard.handle.state === "unhealthy") {
+          this.#setState(shard, "ready");
+          this.#log.info("engine answers its health check again", {
+            shardId: shard.spec.shardId,
+          });
+        }
+        return;
+      }
+      failures++;
+      if (failures === this.#healthFailures) {
+        this.#setState(shard, "unhealthy");
+        this.#log.warn("engine fails its health check; out of routing", {
+          shardId: shard.spec.shardId,
+          pid: shard.handle.pid,
+          failures,
+        });
+      }
+      if (failures < 2 * this.#healthFailures) return;
+      clearInterval(timer);
+      this.#log.warn("engine did not recover; restarting it", {
+        shardId: shard.spec.shardId,
+        pid: shard.handle.pid,
+        failures,
+      });
+      const proc = engine.proc;
+      const adopted = engine.adopted;
+      const cleanUp = proc
+        ? () => proc.terminate(this.#graceMs)
+        : adopted
+        ? () => stopRecorded(adopted, this.#graceMs)
+        : () => Promise.resolve();
+      const output = proc?.tail.text() ?? "";
+      // Not "unhealthy" while it is killed, or its exit would count as a crash and start a
+      // second recovery beside this one.
+      this.#setState(shard, "restarting");
+      shard.settled = this.#recover(shard, cleanUp, output);
+      shard.settled.catch(() => {});
+    }, this.#healthMs);
+    shard.health = timer;
+    Deno.unrefTimer(timer);
   }
 
   #onExit(shard: Shard, proc: EngineProcess, status: Deno.CommandStatus): void {
     // Exits while starting are the start attempt's to report; stops are expected.
-    if (shard.proc !== proc || shard.stopping || shard.handle.state !== "ready") return;
+    if (shard.proc !== proc || shard.stopping || !running(shard)) return;
+    clearInterval(shard.health);
     this.#log.warn("engine exited unexpectedly", {
       shardId: shard.spec.shardId,
       pid: proc.pid,
@@ -519,4 +613,9 @@ export class Supervisor {
       this.#log.warn("could not write the shard registry", { error: e instanceof Error ? e : "" });
     }
   }
+}
+
+/** Ready, or ready once and now hung: an exit or a failed probe is then the watcher's to handle. */
+function running(shard: Shard): boolean {
+  return shard.handle.state === "ready" || shard.handle.state === "unhealthy";
 }

@@ -13,7 +13,15 @@ import { engineInstalledSchema, gpuReportSchema, hostInfoSchema } from "./host_r
 /** Bumped only for a change an older peer cannot ignore. */
 export const protocolVersion = 1;
 
-export const shardStates = ["starting", "ready", "restarting", "failed", "stopped"] as const;
+/** `unhealthy`: running but failing its health checks (hung); out of routing until it answers. */
+export const shardStates = [
+  "starting",
+  "ready",
+  "unhealthy",
+  "restarting",
+  "failed",
+  "stopped",
+] as const;
 
 export const shardLoadSchema = z.object({
   known: z.boolean(),

@@ -254,7 +254,11 @@ export class Reconciler {
       else if (report?.state === "failed" || (!report && error)) {
         next = "failed";
         reason = report?.error ?? error ?? "the engine did not start";
-      } else if (report && (report.state === "starting" || report.state === "restarting")) {
+      } else if (
+        report &&
+        (report.state === "starting" || report.state === "restarting" ||
+          report.state === "unhealthy")
+      ) {
         next = s.state === "pending" || s.state === "fetching" ? "starting" : s.state;
         if (s.state === "ready") next = "starting";
       }
