@@ -161,15 +161,20 @@ export class Agent {
     this.#supervisor.hurry();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * `keepEngines`: the agent goes and its engines stay, for the next agent to adopt (a restart,
+   * an upgrade: what SIGTERM from systemd means); otherwise they are stopped first.
+   */
+  async stop(opts: { keepEngines?: boolean } = {}): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#timer);
     clearInterval(this.#detectTimer);
-    await this.#supervisor.stopAll();
+    if (opts.keepEngines) this.#supervisor.detach();
+    else await this.#supervisor.stopAll();
     // Fetches stop; their .part files stay for the next start to resume.
     await this.#weights.close();
     this.#clusterClient?.close();
-    await this.#channel?.close();
+    await this.#channel?.close(opts.keepEngines ? "restarting" : "stopping");
     await this.#gpu?.stop();
   }
 

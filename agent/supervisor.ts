@@ -244,6 +244,19 @@ export class Supervisor {
   }
 
   /**
+   * Lets go of every engine without stopping it: the agent is about to exit and the next one
+   * adopts them from the registry (which stays as it is). Nothing is watched or probed from now on.
+   */
+  detach(): void {
+    for (const shard of this.#shards.values()) {
+      shard.stopping = true;
+      shard.wake?.();
+      clearInterval(shard.watch);
+      clearInterval(shard.health);
+    }
+  }
+
+  /**
    * From now on engines being stopped, or stopped later, get no grace: SIGKILL at once. For a
    * second Ctrl-C: whoever presses it wants out now, and a third would end the agent and leave
    * its engines running, holding their GPU memory.

@@ -27,7 +27,8 @@ import type { PinnedSource } from "../../agent/weights/pinned_source.ts";
 
 export interface ReconcilerSettings extends ReconcileSettings {
   intervalMs: number;
-  lostAfterMs: number;
+  /** A node gone this long is lost: its replicas are replaced (nodes.replace_after_ms). */
+  replaceAfterMs: number;
   /** Extra engine arguments per engine (the sim's speed), added before the profile's own. */
   engineArgs?: Record<string, string[]>;
 }
@@ -170,7 +171,7 @@ export class Reconciler {
     const snap = hubSnapshot(rows, connected, {
       now: this.deps.clock.now(),
       startedAt: this.#startedAt,
-      lostAfterMs: this.deps.settings().lostAfterMs,
+      replaceAfterMs: this.deps.settings().replaceAfterMs,
     });
     this.#last = snap;
     return {

@@ -49,7 +49,7 @@ export interface ModelsRuntime {
 export function reconcilerSettings(config: ServerConfig): ReconcilerSettings {
   return {
     intervalMs: config.reconcileIntervalMs,
-    lostAfterMs: config.nodeLostAfterMs,
+    replaceAfterMs: config.nodeReplaceAfterMs,
     evictAfterIdleMs: config.evictAfterIdleMs,
     minLifetimeMs: config.minLifetimeMs,
     drainGraceMs: config.drainGraceMs,

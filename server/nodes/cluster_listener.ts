@@ -54,6 +54,7 @@ export async function startClusterListener(
     settings: {
       heartbeatMs: config.nodeHeartbeatMs,
       lostAfterMs: config.nodeLostAfterMs,
+      replaceAfterMs: config.nodeReplaceAfterMs,
       idleMs: config.channelIdleMs,
       answerMs: config.channelAnswerMs,
     },

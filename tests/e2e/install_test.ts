@@ -67,7 +67,7 @@ Deno.test("install.sh: dry run changes nothing; a run into a root installs binar
       assert(unit.includes(h), h);
     }
     const agent = await Deno.readTextFile(`${root}/etc/systemd/system/llmgw-agent.service`);
-    assertMatch(agent, /AmbientCapabilities=CAP_SETUID CAP_SETGID/);
+    assertMatch(agent, /AmbientCapabilities=CAP_SETUID CAP_SETGID CAP_KILL/);
     assert(installed.some((f) => f.startsWith("/opt/llmgw/share/doc/llmgw/")), "docs installed");
 
     // Upgrade: the binary is replaced, nothing left half-written.
@@ -177,6 +177,44 @@ Deno.test({
       assert(after.text.includes(`(${user})`), after.text);
     } finally {
       await del();
+    }
+  },
+});
+
+const analyze = await which("systemd-analyze");
+
+Deno.test({
+  name: "the units pass systemd-analyze verify; the agent's leaves engines to the next agent" +
+    (analyze ? "" : " [ignored: systemd-analyze not installed]"),
+  ignore: analyze === undefined,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "llmgw-units-" });
+    try {
+      const units = new URL("../../deploy/systemd/", import.meta.url).pathname;
+      const names: string[] = [];
+      for await (const e of Deno.readDir(units)) {
+        if (!e.name.endsWith(".service")) continue;
+        const text = await Deno.readTextFile(`${units}${e.name}`);
+        // ExecStart must name an executable that exists here.
+        await Deno.writeTextFile(`${dir}/${e.name}`, text.replaceAll("@BIN@", Deno.execPath()));
+        names.push(e.name);
+      }
+      assertEquals(names.length, 3);
+      const out = await new Deno.Command(analyze!, {
+        args: ["verify", ...names.map((n) => `./${n}`)],
+        cwd: dir,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const d = new TextDecoder();
+      const text = d.decode(out.stdout) + d.decode(out.stderr);
+      assert(out.success, text);
+      assertEquals(text.trim(), "", "no warnings");
+      const agent = await Deno.readTextFile(`${dir}/llmgw-agent.service`);
+      assertMatch(agent, /^KillMode=process$/m);
+      assertMatch(agent, /^AmbientCapabilities=.*CAP_KILL/m);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
     }
   },
 });
