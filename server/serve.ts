@@ -2,6 +2,7 @@
  * Starts a control plane from a resolved config: opens the store, builds the services and the
  * app, and listens. `close()` stops listening, then writes the usage still in memory.
  */
+import { replicasWanted } from "./models/catalog_row.ts";
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { LevelControl, Logger } from "../core/log.ts";
 import { openStore, type Store } from "../db/store.ts";
@@ -165,6 +166,10 @@ export async function startControlPlane(
     unknownPerMinute: config.unknownKeysPerMinute,
   });
   const catalog = await ModelCatalog.load({ store, clock });
+  notifications.notifier.wanted = (model) => {
+    const entry = catalog.get(model);
+    return entry !== undefined && replicasWanted(entry) > 0;
+  };
   const people = await startPeople({
     store,
     clock,
