@@ -172,6 +172,7 @@ export class Reconciler {
       now: this.deps.clock.now(),
       startedAt: this.#startedAt,
       replaceAfterMs: this.deps.settings().replaceAfterMs,
+      absence: (nodeId) => this.deps.hub.absence(nodeId),
     });
     this.#last = snap;
     return {

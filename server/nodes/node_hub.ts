@@ -128,6 +128,8 @@ export class NodeHub {
   readonly #live = new Map<string, Live>();
   readonly #weightsWaits = new Map<string, WeightsWait>();
   readonly #held = new Map<string, Held>();
+  /** Nodes gone and lost since (their grace over, or their kept engines silent), until back. */
+  readonly #gone = new Set<string>();
   readonly #log: Logger;
   readonly #timer: ReturnType<typeof setInterval>;
   /** The last time each node's report was written to the store; the store need not see every beat. */
@@ -158,6 +160,7 @@ export class NodeHub {
     // What the node ran is still in the router; its next heartbeat keeps or forgets each.
     const held = this.#held.get(node.id);
     this.#held.delete(node.id);
+    this.#gone.delete(node.id);
     const carried = new Map([...(held?.shards ?? []), ...(previous?.shards ?? [])]);
     const now = this.deps.clock.now();
     const live: Live = {
@@ -399,6 +402,7 @@ export class NodeHub {
       this.onReport();
       if (!held.told) {
         held.told = true;
+        this.#gone.add(nodeId);
         this.#log.warn("node lost", {
           nodeId,
           reason: `${held.reason}; its engines do not answer`,
@@ -411,6 +415,7 @@ export class NodeHub {
   /** The grace is over: the node's replicas leave the router and it is lost. */
   #release(nodeId: string, held: Held, reason: string): void {
     this.#held.delete(nodeId);
+    this.#gone.add(nodeId);
     for (const id of held.shards.keys()) this.deps.replicas.remove(replicaId(nodeId, id));
     this.onReport();
     if (held.told) return;
@@ -473,6 +478,18 @@ export class NodeHub {
       this.#log.warn("node lost", { nodeId: live.nodeId, reason });
       this.deps.events?.lost(live.name, reason);
     }
+  }
+
+  /**
+   * Where a node that is not connected stands: `grace` while its engines are kept in routing,
+   * `lost` once that ended, undefined when this control plane has not seen it go (it started
+   * since, so only the time since the node was last heard can tell).
+   */
+  absence(nodeId: string): "grace" | "lost" | undefined {
+    if (this.#live.has(nodeId)) return undefined;
+    const held = this.#held.get(nodeId);
+    if (held) return held.told ? "lost" : "grace";
+    return this.#gone.has(nodeId) ? "lost" : undefined;
   }
 
   /** What each connected node last said, for the reconciler's snapshot. Read-only. */
