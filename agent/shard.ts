@@ -30,8 +30,8 @@ export interface Shard {
   adopted?: { readonly pid: number; readonly procStart?: number } | undefined;
   /** Polls an adopted engine for its exit. */
   watch?: ReturnType<typeof setInterval>;
-  /** Probes a ready engine's health route (a hung engine is restarted). */
-  health?: ReturnType<typeof setInterval>;
+  /** Ends the probing of a ready engine's health route (health_watch.ts). */
+  health?: (() => void) | undefined;
   /** Ends a restart backoff early, for stop(). */
   wake?: () => void;
   /** Set by stop(); an ensure that arrives meanwhile waits for it, then starts afresh. */

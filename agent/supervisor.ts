@@ -25,6 +25,7 @@ import { readEngineLoad } from "./read_engine_load.ts";
 import { reapOrphans } from "./reap_orphans.ts";
 import { StopRefusedError } from "./stop_refused_error.ts";
 import { healthProbe } from "./health_probe.ts";
+import { watchHealth } from "./health_watch.ts";
 import { NoFreePortError, PortPicker, type PortRange } from "./port_picker.ts";
 import { judgeRecord, stopRecorded } from "./adopt_record.ts";
 import { isFree } from "./port_picker.ts";
@@ -191,7 +192,7 @@ export class Supervisor {
     shard.stopping = true;
     shard.wake?.();
     clearInterval(shard.watch);
-    clearInterval(shard.health);
+    shard.health?.();
     const terminate = async () => {
       const cut = this.#hurry.signal;
       if (shard.proc) await shard.proc.terminate(this.#graceMs, cut);
@@ -252,7 +253,7 @@ export class Supervisor {
       shard.stopping = true;
       shard.wake?.();
       clearInterval(shard.watch);
-      clearInterval(shard.health);
+      shard.health?.();
     }
   }
 
@@ -394,7 +395,7 @@ export class Supervisor {
       if (alive) return;
       clearInterval(shard.watch);
       if (!running(shard)) return;
-      clearInterval(shard.health);
+      shard.health?.();
       this.#log.warn("adopted engine exited unexpectedly", {
         shardId: shard.spec.shardId,
         pid: adopted.pid,
@@ -411,7 +412,7 @@ export class Supervisor {
     const plan = shard.plan;
     shard.adopted = undefined;
     clearInterval(shard.watch);
-    clearInterval(shard.health);
+    shard.health?.();
     try {
       await Deno.mkdir(shard.dir, { recursive: true });
       this.#keys.write(spec.shardId, spec.apiKey);
@@ -476,81 +477,54 @@ export class Supervisor {
   }
 
   /**
-   * A ready engine that stops answering (SIGSTOPped, deadlocked) would otherwise stay "ready" for
-   * ever, every request sent to it timing out. Its own health route is probed on an interval:
-   * after `healthFailures` failures in a row it is unhealthy (reported, so the router stops
-   * sending it requests at once); one that answers again is ready again; one that fails as many
-   * more probes is stopped and restarted with the crash backoff.
+   * Probes a ready engine's health route (health_watch.ts): unhealthy is reported (the router
+   * stops sending it requests), recovered is ready again, and a hung one is stopped and restarted
+   * with the crash backoff.
    */
   #watchHealth(shard: Shard): void {
-    clearInterval(shard.health);
+    shard.health?.();
     if (this.#healthMs <= 0) return;
-    const probe = healthProbe(
-      this.#fetch,
-      shard.handle.baseUrl + shard.adapter.healthPath,
-      shard.spec.apiKey,
-      (status, body) => shard.adapter.isReady(status, body),
-    );
-    const timeoutMs = Math.min(this.#healthMs, 5_000);
-    const engine = { proc: shard.proc, adopted: shard.adopted };
-    let failures = 0;
-    let probing = false;
-    const timer = setInterval(async () => {
-      const current = shard.proc === engine.proc && shard.adopted === engine.adopted;
-      if (shard.stopping || !current || !running(shard)) return clearInterval(timer);
-      if (probing) return;
-      probing = true;
-      const ok = await probe(timeoutMs).catch(() => false);
-      probing = false;
-      if (shard.stopping || shard.health !== timer || !running(shard)) return;
-      if (ok) {
-        failures = 0;
-        if (shard.handle.state === "unhealthy") {
-          this.#setState(shard, "ready");
-          this.#log.info("engine answers its health check again", {
-            shardId: shard.spec.shardId,
-          });
-        }
-        return;
-      }
-      failures++;
-      if (failures === this.#healthFailures) {
+    const { proc, adopted } = shard;
+    const shardId = shard.spec.shardId;
+    shard.health = watchHealth({
+      probe: healthProbe(
+        this.#fetch,
+        shard.handle.baseUrl + shard.adapter.healthPath,
+        shard.spec.apiKey,
+        (status, body) => shard.adapter.isReady(status, body),
+      ),
+      intervalMs: this.#healthMs,
+      failures: this.#healthFailures,
+      current: () =>
+        !shard.stopping && shard.proc === proc && shard.adopted === adopted && running(shard),
+      onUnhealthy: (failures) => {
         this.#setState(shard, "unhealthy");
-        this.#log.warn("engine fails its health check; out of routing", {
-          shardId: shard.spec.shardId,
-          pid: shard.handle.pid,
-          failures,
-        });
-      }
-      if (failures < 2 * this.#healthFailures) return;
-      clearInterval(timer);
-      this.#log.warn("engine did not recover; restarting it", {
-        shardId: shard.spec.shardId,
-        pid: shard.handle.pid,
-        failures,
-      });
-      const proc = engine.proc;
-      const adopted = engine.adopted;
-      const cleanUp = proc
-        ? () => proc.terminate(this.#graceMs)
-        : adopted
-        ? () => stopRecorded(adopted, this.#graceMs)
-        : () => Promise.resolve();
-      const output = proc?.tail.text() ?? "";
-      // Not "unhealthy" while it is killed, or its exit would count as a crash and start a
-      // second recovery beside this one.
-      this.#setState(shard, "restarting");
-      shard.settled = this.#recover(shard, cleanUp, output);
-      shard.settled.catch(() => {});
-    }, this.#healthMs);
-    shard.health = timer;
-    Deno.unrefTimer(timer);
+        this.#log.warn("engine fails its health check; out of routing", { shardId, failures });
+      },
+      onRecovered: () => {
+        this.#setState(shard, "ready");
+        this.#log.info("engine answers its health check again", { shardId });
+      },
+      onHung: (failures) => {
+        this.#log.warn("engine did not recover; restarting it", { shardId, failures });
+        const cleanUp = proc
+          ? () => proc.terminate(this.#graceMs)
+          : adopted
+          ? () => stopRecorded(adopted, this.#graceMs)
+          : () => Promise.resolve();
+        // Not "unhealthy" while it is killed, or its exit would count as a crash and start a
+        // second recovery beside this one.
+        this.#setState(shard, "restarting");
+        shard.settled = this.#recover(shard, cleanUp, proc?.tail.text() ?? "");
+        shard.settled.catch(() => {});
+      },
+    });
   }
 
   #onExit(shard: Shard, proc: EngineProcess, status: Deno.CommandStatus): void {
     // Exits while starting are the start attempt's to report; stops are expected.
     if (shard.proc !== proc || shard.stopping || !running(shard)) return;
-    clearInterval(shard.health);
+    shard.health?.();
     this.#log.warn("engine exited unexpectedly", {
       shardId: shard.spec.shardId,
       pid: proc.pid,
