@@ -187,11 +187,14 @@ export class NodeHub {
       );
     };
     // An agent that stops on purpose says so in its close frame (agent/channel/control_channel.ts):
-    // that node left, it was not lost, and nobody is paged for it.
+    // that node left, it was not lost, and nobody is paged for it. One restarting left its
+    // engines running: they get the grace.
     socket.onclose = (e) =>
       this.#lost(
         live,
-        e.code === 1000 && e.reason === agentStopping ? agentStopping : "channel closed",
+        e.code === 1000 && (e.reason === agentStopping || e.reason === agentRestarting)
+          ? e.reason
+          : "channel closed",
       );
     socket.onerror = () => {};
     this.#log.info("node connected", { nodeId: node.id, name: node.name });
@@ -657,6 +660,7 @@ export class NodeHub {
 }
 
 const agentStopping = "agent stopping";
+const agentRestarting = "agent restarting";
 const replacedReason = "replaced by a new connection";
 const notLoss = new Set([
   "node removed",
