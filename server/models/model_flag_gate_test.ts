@@ -1,10 +1,13 @@
 /**
  * The engines' flag gate at the catalog, through the admin API: a model whose arguments carry a
  * refused flag (a key among them) is refused when added or replaced, with the flag named, and
- * neither the catalog nor the audit log ever holds the value.
+ * neither the catalog nor the audit log ever holds the value; a row stored before the gate is held
+ * rather than started and refused by the agent for ever.
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
+import { rowFromDef } from "./catalog_row.ts";
+import { parseModel } from "./model_yaml.ts";
 
 const secret = "sk-very-secret-value-123";
 const model = (args: string[], engine = "llamacpp") => ({
@@ -56,6 +59,23 @@ Deno.test("flag gate at the catalog: refused flags are named, and their values s
     assert(audit.includes("model.add"), "the good add was audited");
     assert(!audit.includes(secret), "the audit log has no secret");
     assert(!t.lines.join("\n").includes(secret), "neither have the logs");
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("flag gate at the catalog: a row stored before the gate is held, not started and retried", async () => {
+  const t = await startTestControlPlane({ flags: { "on-demand-request-wait-ms": "300" } });
+  try {
+    const def = parseModel(model(["--flash-attn", "on"]));
+    // As an older release stored it: the arguments never went through the gate.
+    def.profiles[0]!.args = ["--api-key", secret];
+    await t.cp.deps.catalog.upsert(rowFromDef(def, {}, "api"));
+    const res = await t.chat({ model: "gated", messages: [{ role: "user", content: "hi" }] });
+    const text = await res.text();
+    assertEquals(res.status, 503, text);
+    assert(text.includes("--api-key"), `the refusal is the reason it waits: ${text}`);
+    assert(!text.includes(secret), text);
   } finally {
     await t.close();
   }

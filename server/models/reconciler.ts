@@ -10,6 +10,8 @@
  * one place to change when there are several). Settings are read per step, so they change live.
  */
 import { ulid } from "ulid";
+import { checkEngineFlags } from "../../core/engines/engine_flag_rules.ts";
+import { UnsafeFlagError } from "../../core/engines/launch_plan_error.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { ShardLaunch } from "../../core/protocol/messages.ts";
@@ -196,6 +198,10 @@ export class Reconciler {
       if ((kind === "hf" || kind === "url") && !e.origin) {
         m.held = this.#held.get(e.name) ?? "waiting for its source to be pinned";
       }
+      // A row stored before the catalog ran the flag gate: its starts would only be refused by
+      // the agent, again and again.
+      const refused = refusedFlag(m);
+      if (refused) m.held = refused;
       out.push(m);
     }
     return out;
@@ -459,4 +465,17 @@ export class Reconciler {
     if (failed.length) this.#log.warn("some nodes did not remove the weights", { model, failed });
     return { nodes: nodes.length, failed };
   }
+}
+
+/** The flag gate's refusal of one of the model's profiles, if any. */
+function refusedFlag(m: CatalogModel): string | undefined {
+  for (const p of m.def.profiles) {
+    try {
+      checkEngineFlags(p.engine, p.args);
+    } catch (e) {
+      if (e instanceof UnsafeFlagError) return e.message;
+      throw e;
+    }
+  }
+  return undefined;
 }
