@@ -70,8 +70,11 @@ async function withUsers(
     await sh("chown", [`${agent}:${agent}`, dir]);
     await fn(agent, engine, dir);
   } finally {
-    await sh("userdel", [engine]).catch(() => {});
-    await sh("userdel", [agent]).catch(() => {});
+    // userdel removes the user but not always the group useradd made for it.
+    for (const [cmd, name] of [["userdel", engine], ["userdel", agent]]) {
+      await sh(cmd!, [name!]).catch(() => {});
+    }
+    for (const name of [engine, agent]) await sh("groupdel", [name]).catch(() => {});
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 }
@@ -170,6 +173,12 @@ Deno.test({
     const caps = await unitCapabilities();
     await withUsers(async (agent, engine, dir) => {
       const o = await runHarness(agent, engine, dir, caps);
+      if (!isGone(o.pid)) {
+        // The stop failed: the engine must not outlive the test (asserted below).
+        Deno.kill(-o.pid, "SIGKILL");
+        for (let i = 0; i < 100 && !isGone(o.pid); i++) await new Promise((r) => setTimeout(r, 20));
+        assert(false, `the engine ${o.pid} outlived the stop: ${JSON.stringify(o.result)}`);
+      }
       assertEquals(o.engineUid, await uidOf(engine), "the engine ran as the engine user");
       assertEquals(o.problems, [], "doctor's check finds nothing missing");
       assertEquals(o.result.error, undefined, `the stop worked: ${o.result.error}`);
@@ -200,6 +209,8 @@ Deno.test({
         assert(!isGone(o.pid), "the engine really still runs");
       } finally {
         if (readStat(o.pid)) Deno.kill(-o.pid, "SIGKILL");
+        // Gone before its user is removed (userdel refuses a user with a process).
+        for (let i = 0; i < 100 && !isGone(o.pid); i++) await new Promise((r) => setTimeout(r, 20));
       }
     });
   },
