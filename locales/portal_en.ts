@@ -194,6 +194,7 @@ export const portalEn = {
   col_in_flight: "In flight",
   replica_state_ready: "ready",
   replica_state_starting: "starting",
+  replica_state_unhealthy: "not answering",
   replica_state_restarting: "restarting",
   replica_state_failed: "failed",
   replica_state_stopped: "stopped",

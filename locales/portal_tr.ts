@@ -188,6 +188,7 @@ export const portalTr: Messages["portal"] = {
   col_in_flight: "İşlenen",
   replica_state_ready: "hazır",
   replica_state_starting: "başlatılıyor",
+  replica_state_unhealthy: "yanıt vermiyor",
   replica_state_restarting: "yeniden başlatılıyor",
   replica_state_failed: "başarısız",
   replica_state_stopped: "durduruldu",

@@ -22,6 +22,7 @@ import { GatewayMetrics } from "./observe/gateway_metrics.ts";
 import { noTracing, requestTracer } from "./observe/request_tracer.ts";
 import { Tracer } from "./observe/tracing.ts";
 import { ModelCatalog } from "./router/catalog.ts";
+import { replicasWanted } from "./models/catalog_row.ts";
 import { ReplicaTable } from "./router/replicas.ts";
 import { defaultPrefixOptions } from "./router/request_keys.ts";
 import { createRouting, type Routing } from "./router/routing.ts";
@@ -81,6 +82,11 @@ export async function buildServices(
       : undefined;
     if (cluster) setGate(cluster.models.gate);
     core.metrics.setCatalog(accounts.catalog);
+    // Only a model the catalog wants served at all times is unservable without a replica.
+    core.notifications.notifier.wanted = (model) => {
+      const entry = accounts.catalog.get(model);
+      return entry !== undefined && replicasWanted(entry) > 0;
+    };
     const deps = composeDeps(config, edges, { ...core, ...accounts, mirror, settings, cluster });
     applyLiveSettings(settings, {
       config,

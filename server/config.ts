@@ -257,8 +257,14 @@ export const serverSettings = {
   nodeLostAfterMs: int(
     "nodes.lost_after_ms",
     6_000,
-    "A connected node that sends nothing for this long is lost: its replicas leave the router, in ms",
+    "A connected node that sends nothing for this long is dropped (its channel closed), in ms",
     { min: 100 },
+  ),
+  nodeReplaceAfterMs: int(
+    "nodes.replace_after_ms",
+    60_000,
+    "How long a node may be gone (an agent restart or crash) before its replicas are replaced elsewhere and it counts as lost, in ms; meanwhile its engines stay in routing while they answer their health check",
+    { min: 0 },
   ),
   channelIdleMs: int(
     "nodes.channel_idle_ms",

@@ -58,6 +58,19 @@ export function catalogModelOf(entry: ModelEntry): CatalogModel | undefined {
   return m;
 }
 
+/**
+ * How many ready replicas the model should have at any time: its `scaling.min`, and 0 for one
+ * that is stopped, served by an outside provider or started on demand (its having none is the
+ * plan, not a fault). A row without a def (what `up` serves, a shard started by hand) should
+ * have one. What the "no replica" alert and notification judge a model by.
+ */
+export function replicasWanted(entry: ModelEntry): number {
+  if (entry.stopped || entry.engine === "external") return 0;
+  const def = defOf(entry);
+  if (!def) return 1;
+  return def.external || def.onDemand ? 0 : def.scaling.min;
+}
+
 function unpriced(def: ModelDef): boolean {
   const p = def.prices;
   return p.promptPer1k === 0 && p.completionPer1k === 0 && p.cachedPer1k === 0;

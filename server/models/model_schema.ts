@@ -5,12 +5,15 @@
  * run a model on the CPU). Parsing lives in model_yaml.ts; this file only declares.
  *
  * Rules beyond types: exactly one of `source` / `external`; a pickle source needs `allow_pickle`;
+ * each profile's `args` pass its engine's flag gate (core/engines/engine_flag_rules.ts);
  * `context_length` ≤ `trained_context`; `max_output` ≤ `context_length`; `scaling.min` ≤ `max`;
  * an on-demand model starts at 0 (its `scaling.min` must be 0); a model run here has ≥ 1
  * profile, an outside one none. An empty description is no description (absent, never "").
  */
 import { z } from "zod";
 import { type EngineName, engineNames } from "../../core/engines/engine_traits.ts";
+import { checkEngineFlags } from "../../core/engines/engine_flag_rules.ts";
+import { UnsafeFlagError } from "../../core/engines/launch_plan_error.ts";
 import { isPickleName, type ModelSource, parseSource, sourceFileName } from "./model_source.ts";
 
 export const capabilities = [
@@ -97,6 +100,15 @@ export const modelInputSchema = z.strictObject({
       bad(["source"], (e as Error).message);
     }
   }
+  // The engines' own gate, here so that a refused flag (a key among them) is never stored.
+  m.profiles.forEach((p, i) => {
+    try {
+      checkEngineFlags(p.engine, p.args);
+    } catch (e) {
+      if (!(e instanceof UnsafeFlagError)) throw e;
+      bad(["profiles", i, "args"], e.message);
+    }
+  });
   if (m.external && m.profiles.length) bad(["profiles"], "an external model has no profiles");
   if (m.source && !m.profiles.length) bad(["profiles"], "give at least one profile");
   if (m.trained_context && m.context_length && m.context_length > m.trained_context) {

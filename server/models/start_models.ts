@@ -51,6 +51,7 @@ export type ReconcilerConfig = Pick<
   ServerConfig,
   | "reconcileIntervalMs"
   | "nodeLostAfterMs"
+  | "nodeReplaceAfterMs"
   | "evictAfterIdleMs"
   | "minLifetimeMs"
   | "drainGraceMs"
@@ -62,7 +63,7 @@ export type ReconcilerConfig = Pick<
 export function reconcilerSettings(config: ReconcilerConfig): ReconcilerSettings {
   return {
     intervalMs: config.reconcileIntervalMs,
-    lostAfterMs: config.nodeLostAfterMs,
+    replaceAfterMs: config.nodeReplaceAfterMs,
     evictAfterIdleMs: config.evictAfterIdleMs,
     minLifetimeMs: config.minLifetimeMs,
     drainGraceMs: config.drainGraceMs,

@@ -35,6 +35,7 @@ export type ClusterListenerConfig = Pick<
   | "clusterUrls"
   | "nodeHeartbeatMs"
   | "nodeLostAfterMs"
+  | "nodeReplaceAfterMs"
   | "channelIdleMs"
   | "channelAnswerMs"
   | "joinCodeTtlMs"
@@ -68,6 +69,7 @@ export async function startClusterListener(
     settings: {
       heartbeatMs: config.nodeHeartbeatMs,
       lostAfterMs: config.nodeLostAfterMs,
+      replaceAfterMs: config.nodeReplaceAfterMs,
       idleMs: config.channelIdleMs,
       answerMs: config.channelAnswerMs,
     },

@@ -5,6 +5,7 @@
  * model names, route patterns, HTTP statuses, error codes, replica and breaker states, node names
  * and card indexes. Never a key id, a prompt or a client-chosen string.
  */
+import { replicasWanted } from "../models/catalog_row.ts";
 import { Registry } from "../../core/metrics/registry.ts";
 import { VERSION } from "../../core/version.ts";
 import { registerProcessMetrics } from "./process_metrics.ts";
@@ -97,6 +98,11 @@ export class GatewayMetrics {
     "llmgw_replicas",
     "Replicas in the router's table by model and state",
     ["model", "state"],
+  );
+  readonly replicasWanted = this.registry.gauge(
+    "llmgw_model_replicas_wanted",
+    "Ready replicas the catalog wants of each model at all times (scaling.min; 0 when stopped, outside or on demand)",
+    ["model"],
   );
   readonly breakers = this.registry.gauge(
     "llmgw_breakers",
@@ -231,13 +237,23 @@ export class GatewayMetrics {
 
   #collectRouter(s: MetricSources): void {
     if (!s.replicas) return;
-    for (const g of [this.inFlight, this.queueLength, this.replicasByState, this.breakers]) {
-      g.reset();
-    }
-    const models = new Set(s.catalog?.list().map((m) => m.name) ?? []);
+    const gauges = [
+      this.inFlight,
+      this.queueLength,
+      this.replicasByState,
+      this.replicasWanted,
+      this.breakers,
+    ];
+    for (const g of gauges) g.reset();
+    const catalog = s.catalog?.list() ?? [];
+    for (const e of catalog) this.replicasWanted.set({ model: e.name }, replicasWanted(e));
+    const models = new Set(catalog.map((m) => m.name));
     for (const r of s.replicas.list()) models.add(r.model);
     for (const model of models) {
       this.queueLength.set({ model }, s.routing?.admission.waiting(model) ?? 0);
+      // A model with no replica at all still has its series, at 0: an absent series never
+      // compares equal to 0, so the "no ready replica" alert could not fire.
+      this.replicasByState.set({ model, state: "ready" }, 0);
       let inFlight = 0;
       for (const r of s.replicas.forModel(model)) {
         inFlight += r.inFlight;
