@@ -277,11 +277,11 @@ export async function startControlPlane(
     opts.logger,
   );
   const app = buildApp(deps);
-  let listener: Awaited<ReturnType<typeof startClientListener>>;
+  let listener: ReturnType<typeof startClientListener>;
   try {
     const tls = await clientTls(config);
     deps.secureCookies = tls !== undefined;
-    listener = await startClientListener(config, app.fetch, opts.logger, tls);
+    listener = startClientListener(config, app.fetch, opts.logger, tls, metrics.edge);
   } catch (e) {
     await metricsListener?.close();
     await unwind();

@@ -55,7 +55,7 @@ export function parseRequestHead(bytes: Uint8Array): RequestHead {
   const method = line.slice(0, first);
   const target = line.slice(first + 1, last);
   const version = line.slice(last + 1);
-  if (!methodRe.test(method) || target === "" || /[\s\x00-\x1f\x7f]/.test(target)) {
+  if (!methodRe.test(method) || target === "" || hasControl(target, false)) {
     throw new BadRequest(400, "malformed request line");
   }
   if (version !== "HTTP/1.1" && version !== "HTTP/1.0") {
@@ -68,10 +68,21 @@ export function parseRequestHead(bytes: Uint8Array): RequestHead {
     const name = colon > 0 ? h.slice(0, colon) : "";
     if (!nameRe.test(name)) throw new BadRequest(400, "malformed header line");
     const value = h.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
-    if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) throw new BadRequest(400, "malformed header value");
+    if (hasControl(value, true)) throw new BadRequest(400, "malformed header value");
     headers.push([name.toLowerCase(), value]);
   }
   return { method, target, http10: version === "HTTP/1.0", headers };
+}
+
+/** A control character (or, in a target, a space) that has no place there. */
+function hasControl(s: string, tabAllowed: boolean): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x7f || (c < 0x20 && !(tabAllowed && c === 0x09)) || (!tabAllowed && c === 0x20)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** How the body is framed: its length, chunked, or none. */

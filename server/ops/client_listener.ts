@@ -84,7 +84,7 @@ export function isLoopback(host: string): boolean {
 /** What the edge counts, for the gateway's metrics (absent in tests that do not look). */
 export type ListenerCounters = EdgeCounters;
 
-export async function startClientListener(
+export function startClientListener(
   config: ServerConfig,
   fetchApp: (
     req: Request,
@@ -93,7 +93,7 @@ export async function startClientListener(
   logger: Logger,
   tls: ClientTls | undefined,
   counters?: ListenerCounters,
-): Promise<ClientListener> {
+): ClientListener {
   const { hostname, port } = parseListen(config.listen);
   // Past the grace, requests still open see this as their client leaving.
   const cut = new AbortController();
