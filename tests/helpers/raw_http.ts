@@ -8,6 +8,8 @@ import net from "node:net";
 export interface RawAnswer {
   status: number;
   headers: Map<string, string>;
+  /** The status line and header lines as sent. */
+  headLines: string[];
   body: string;
   /** The pieces the body came in, as read (chunked framing undone). */
   pieces: string[];
@@ -174,7 +176,7 @@ export class RawClient {
     this.#buf = this.#buf.slice(new TextEncoder().encode(text().slice(0, headEnd + 4)).byteLength);
     const pieces: string[] = [];
     if (opts.headOnly || status === 204 || status === 304 || status < 200) {
-      return { status, headers, body: "", pieces };
+      return { status, headers, headLines: lines, body: "", pieces };
     }
     const left = () => deadline - performance.now();
     if (headers.get("transfer-encoding") === "chunked") {
@@ -199,14 +201,14 @@ export class RawClient {
       pieces.push(new TextDecoder().decode(this.#buf));
       this.#buf = new Uint8Array(0);
     }
-    return { status, headers, body: pieces.join(""), pieces };
+    return { status, headers, headLines: lines, body: pieces.join(""), pieces };
   }
 
   /** For takeChunk. */
-  get buffer(): Uint8Array {
+  get buffer(): Uint8Array<ArrayBuffer> {
     return this.#buf;
   }
-  set buffer(b: Uint8Array) {
+  set buffer(b: Uint8Array<ArrayBuffer>) {
     this.#buf = b;
   }
 }
