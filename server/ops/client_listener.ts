@@ -168,15 +168,21 @@ export function startClientListener(
 /** How long answers have to end once cut before their connections are closed under them. */
 const cutWaitMs = 5_000;
 
-/** Raises the soft open-file limit as far as the hard one allows; returns the limit in force. */
+/**
+ * Raises the soft open-file limit as far as the hard one allows (Deno 2.9 does so itself at
+ * start; this holds whatever the runtime does) and logs the limit in force and what it allows.
+ */
 function openFileLimit(logger: Logger): number {
   const limit = raiseNofileLimit();
   if (!limit) {
     logger.warn("cannot read or raise the open-file limit (no libc): assuming 1024");
     return 1_024;
   }
-  if (limit.raisedFrom !== undefined) {
-    logger.info("raised the open-file limit", { from: limit.raisedFrom, to: limit.soft });
-  }
+  logger.info("open-file limit", {
+    soft: limit.soft,
+    hard: limit.hard,
+    ...(limit.raisedFrom !== undefined ? { raisedFrom: limit.raisedFrom } : {}),
+    clientConnections: connectionBudget(limit.soft),
+  });
   return limit.soft;
 }

@@ -105,3 +105,20 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "edge: the soft open-file limit is raised to the hard one at start, and logged",
+  sanitizeResources: false,
+  async fn() {
+    const app = await startAppliance({ wrap: ["prlimit", "--nofile=1024:8192"] });
+    try {
+      const limits = await Deno.readTextFile(`/proc/${app.pid}/limits`);
+      assert(/Max open files\s+8192\s+8192/.test(limits), limits);
+      assert(/"open-file limit","soft":8192,"hard":8192/.test(app.output()), app.output());
+      assertEquals(await app.stop(), 0);
+    } finally {
+      await app.kill("SIGKILL");
+      await Deno.remove(app.dataDir, { recursive: true });
+    }
+  },
+});
