@@ -52,6 +52,9 @@ export interface Edge {
 interface Tracked extends ConnTrack {
   readonly peer: string;
   state: "idle" | "busy" | "closed";
+  /** When the connection is cut (performance.now()), if nothing happens first; 0: never. */
+  expiresAt: number;
+  expiresFor: CutReason;
 }
 
 export function startEdge(opts: EdgeOptions): Edge {
@@ -83,13 +86,34 @@ export function startEdge(opts: EdgeOptions): Edge {
     // The drain's end: nothing is being answered, so what is idle is closed now (a request sent
     // on it later finds it closed, not half-read).
     if (busy === 0) { for (const t of [...idle]) t.end(); }
-    if (open.size === 0) allClosed.resolve();
+    if (open.size === 0) {
+      clearInterval(sweeper);
+      allClosed.resolve();
+    }
   };
+
+  // One timer sweeps every connection's deadline: a timer set and cleared per request costs more
+  // than the request's parsing, and a cut a tick late is as good.
+  const { idleMs, headerMs, bodyGraceMs } = opts.timeouts;
+  const tickMs = Math.min(
+    1_000,
+    Math.max(20, Math.min(idleMs, headerMs, bodyGraceMs || idleMs) / 10),
+  );
+  const sweeper = setInterval(() => {
+    const now = performance.now();
+    for (const t of open) if (t.expiresAt && t.expiresAt <= now) t.cut(t.expiresFor);
+  }, tickMs);
 
   const track = (conn: Deno.Conn, peer: string): Tracked => {
     const t: Tracked = {
       peer,
       state: "busy",
+      expiresAt: 0,
+      expiresFor: "idle_timeout",
+      expire(ms, reason) {
+        t.expiresAt = ms === null ? 0 : performance.now() + ms;
+        if (reason) t.expiresFor = reason;
+      },
       get draining() {
         return draining;
       },
@@ -156,6 +180,9 @@ export function startEdge(opts: EdgeOptions): Edge {
     if (open.size >= opts.maxConnections && !shedOne()) {
       return refuse(conn, "full", { max: opts.maxConnections });
     }
+    // Each write is a whole answer or a stream's piece, to go out now: Nagle would hold a piece
+    // back for the client's ACK of the one before.
+    if ("setNoDelay" in conn) (conn as Deno.TcpConn).setNoDelay(true);
     const t = track(conn, peer);
     serveConnection(conn, t, {
       scheme: opts.tls ? "https" : "http",

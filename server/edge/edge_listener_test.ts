@@ -230,3 +230,38 @@ Deno.test("edge: HTTP/1.1 as clients speak it: keep-alive, pipelining, chunked b
   assert(await bad.closedWithin(1_000));
   for (const x of [c, cont]) x.close();
 });
+
+Deno.test("edge: a client that leaves aborts its request's signal, before the answer or mid-stream (the stream is cancelled)", async () => {
+  const aborted: string[] = [];
+  let cancelled = Promise.withResolvers<unknown>();
+  await using l = await listen({}, async (req) => {
+    const path = new URL(req.url).pathname;
+    req.signal.addEventListener("abort", () => aborted.push(path));
+    if (path === "/wait") {
+      await new Promise((r) => req.signal.addEventListener("abort", r));
+      return new Response("too late");
+    }
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(new TextEncoder().encode("data: one\n\n"));
+        },
+        cancel(reason) {
+          cancelled.resolve(reason);
+        },
+      }),
+    );
+  });
+  const waiting = await RawClient.connect(l.port);
+  await waiting.send(get("/wait"));
+  await new Promise((r) => setTimeout(r, 100));
+  waiting.close();
+  const streaming = await RawClient.connect(l.port);
+  await streaming.send(get("/stream"));
+  await new Promise((r) => setTimeout(r, 100));
+  streaming.close();
+  await cancelled.promise;
+  for (let i = 0; i < 50 && aborted.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+  assertEquals(aborted.sort(), ["/stream", "/wait"]);
+  cancelled = Promise.withResolvers();
+});

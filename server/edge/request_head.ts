@@ -35,8 +35,19 @@ export function indexOfHeadEnd(buf: Uint8Array, from = 0): number {
   return -1;
 }
 
+const ascii = new TextDecoder();
+
 /** Bytes as Latin-1 text: header values are bytes, and a byte above 127 must stay one char. */
 function latin1(bytes: Uint8Array): string {
+  let high = false;
+  for (let i = 0; i < bytes.byteLength; i++) {
+    if (bytes[i]! > 127) {
+      high = true;
+      break;
+    }
+  }
+  // ASCII (nearly every head) reads the same as UTF-8, which the runtime decodes natively.
+  if (!high) return ascii.decode(bytes);
   let out = "";
   for (let i = 0; i < bytes.byteLength; i += 8192) {
     out += String.fromCharCode(...bytes.subarray(i, i + 8192));

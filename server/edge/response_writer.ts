@@ -15,6 +15,8 @@ export interface WriteOptions {
   last: boolean;
   /** A write failed: the client is gone. */
   onGone(): void;
+  /** Aborted when the client is gone: the app's stream is cancelled (it may be waiting on an engine). */
+  gone: AbortSignal;
 }
 
 /** What became of the connection: it may carry another request, or it must close. */
@@ -48,6 +50,10 @@ export async function writeResponse(
     return await send(io, finish(head, last, opts), undefined, opts) ? keep(last) : "close";
   }
   const reader = body.getReader();
+  let ended = false;
+  const stop = () => reader.cancel(opts.gone.reason).catch(() => {});
+  opts.gone.addEventListener("abort", stop, { once: true });
+  if (opts.gone.aborted) stop();
   try {
     const first = await reader.read();
     if (declared !== undefined) {
@@ -56,6 +62,7 @@ export async function writeResponse(
         : "close";
     }
     if (first.done) {
+      ended = true;
       return await send(io, finish(head + "content-length: 0\r\n", last, opts), undefined, opts)
         ? keep(last)
         : "close";
@@ -63,8 +70,11 @@ export async function writeResponse(
     // Whether the body has already ended: a whole answer's next read is settled by now, a
     // stream's is not (and is not waited for).
     const next = reader.read();
+    // Left unread when the client goes first: its rejection at the cancel below is expected.
+    next.catch(() => {});
     const settled = await Promise.race([next, Promise.resolve(undefined)]);
     if (settled?.done) {
+      ended = true;
       head += `content-length: ${first.value.byteLength}\r\n`;
       return await send(io, finish(head, last, opts), first.value, opts) ? keep(last) : "close";
     }
@@ -75,6 +85,7 @@ export async function writeResponse(
       for (let r = await next; !r.done; r = await reader.read()) {
         if (!await send(io, undefined, r.value, opts)) return "close";
       }
+      ended = true;
       return "close";
     }
     head += "transfer-encoding: chunked\r\n";
@@ -82,13 +93,17 @@ export async function writeResponse(
     for (let r = await next; !r.done; r = await reader.read()) {
       if (r.value.byteLength && !await send(io, undefined, chunk(r.value), opts)) return "close";
     }
+    ended = true;
     return await send(io, undefined, lastChunk, opts) ? keep(last) : "close";
-  } catch (e) {
+  } catch {
     // The app's body failed mid-way: the client must not take what it got for the whole answer.
-    await reader.cancel(e).catch(() => {});
     return "close";
   } finally {
-    reader.releaseLock();
+    // A client gone (or a body failed) mid-way: the app's stream is told, as with any listener.
+    if (!ended) {
+      await reader.cancel(new DOMException("the client is gone", "AbortError")).catch(() => {});
+    }
+    // No releaseLock: nobody reads the body after this, and releasing costs an Error's stack.
   }
 }
 

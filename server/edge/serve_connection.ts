@@ -41,6 +41,8 @@ export interface ConnTrack {
   readonly draining: boolean;
   /** Closes the connection for `reason` (a read or write under way fails). */
   cut(reason: CutReason): void;
+  /** Cuts the connection for `reason` unless the next `expire` comes within `ms`; null: never. */
+  expire(ms: number | null, reason?: CutReason): void;
   /** The connection's use is over: closes it. */
   end(): void;
 }
@@ -65,12 +67,8 @@ export async function serveConnection(
 ): Promise<void> {
   const io = new ConnBuffer(conn);
   const peer = conn.remoteAddr as Deno.NetAddr;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const arm = (ms: number, reason: CutReason) => {
-    clearTimeout(timer);
-    timer = setTimeout(() => track.cut(reason), ms);
-  };
-  const disarm = () => clearTimeout(timer);
+  const arm = (ms: number, reason: CutReason) => track.expire(ms, reason);
+  const disarm = () => track.expire(null);
   try {
     for (;;) {
       if (io.buffered === 0) {
@@ -169,6 +167,7 @@ async function serveRequest(
     http10: head.http10,
     last: track.draining || !wantsKeepAlive(head) || !reusable,
     onGone,
+    gone: gone.signal,
   });
   return written === "open";
 }
