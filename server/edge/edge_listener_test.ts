@@ -228,7 +228,10 @@ Deno.test("edge: HTTP/1.1 as clients speak it: keep-alive, pipelining, chunked b
   );
   assertEquals((await bad.answer())?.status, 400, "two framings is how requests are smuggled");
   assert(await bad.closedWithin(1_000));
-  for (const x of [c, cont]) x.close();
+  const badHost = await RawClient.connect(l.port);
+  await badHost.send("GET /one HTTP/1.1\r\nhost: a/admin?\r\n\r\n");
+  assertEquals((await badHost.answer())?.status, 400, "a Host with a path would move the route");
+  for (const x of [c, cont, badHost]) x.close();
 });
 
 Deno.test("edge: a client that leaves aborts its request's signal, before the answer or mid-stream (the stream is cancelled)", async () => {

@@ -118,8 +118,7 @@ async function serveRequest(
   timer: { arm(ms: number, reason: CutReason): void; disarm(): void },
 ): Promise<boolean> {
   const framing = bodyFraming(head);
-  const headers = headersOf(head);
-  const url = requestUrl(head, headers, opts);
+  const url = requestUrl(head, opts);
   const gone = new AbortController();
   const onGone = () =>
     gone.abort(new DOMException("the client closed the connection", "AbortError"));
@@ -131,7 +130,7 @@ async function serveRequest(
   };
   const hasBody = head.method !== "GET" && head.method !== "HEAD";
   const body = requestBody(io, hasBody ? framing : { kind: "none" }, {
-    expectContinue: !head.http10 && headers.get("expect")?.toLowerCase() === "100-continue",
+    expectContinue: !head.http10 && headerOf(head, "expect")?.toLowerCase() === "100-continue",
     rate: {
       graceMs: opts.timeouts.bodyGraceMs,
       minBytesPerSecond: opts.timeouts.bodyMinBytesPerSecond,
@@ -141,14 +140,20 @@ async function serveRequest(
     onComplete: watch,
   });
   if (body.complete) watch();
-  const request = new Request(url, {
-    method: head.method,
-    headers,
-    body: body.stream,
-    signal: gone.signal,
-    ...(body.stream ? { duplex: "half" } : {}),
-  } as RequestInit);
-  const client = opts.clientOf(peer.hostname, headers.get("x-forwarded-for"));
+  let request: Request;
+  try {
+    // The head's own list, and the URL as text: the Request parses each once, not a copy again.
+    request = new Request(url, {
+      method: head.method,
+      headers: head.headers,
+      body: body.stream,
+      signal: gone.signal,
+      ...(body.stream ? { duplex: "half" } : {}),
+    } as RequestInit);
+  } catch {
+    throw new BadRequest(400, "malformed request target, Host or header");
+  }
+  const client = opts.clientOf(peer.hostname, headerOf(head, "x-forwarded-for"));
   const remoteAddr: Deno.NetAddr = client === peer.hostname
     ? peer
     : { transport: "tcp", hostname: client, port: peer.port };
@@ -172,22 +177,22 @@ async function serveRequest(
   return written === "open";
 }
 
-function headersOf(head: RequestHead): Headers {
-  try {
-    return new Headers(head.headers);
-  } catch {
-    throw new BadRequest(400, "malformed header");
-  }
+/** A header's value; several of one name are joined as one list (RFC 9110 §5.3). */
+function headerOf(head: RequestHead, name: string): string | null {
+  let value: string | null = null;
+  for (const [n, v] of head.headers) if (n === name) value = value === null ? v : `${value}, ${v}`;
+  return value;
 }
 
-function requestUrl(head: RequestHead, headers: Headers, opts: ConnOptions): string {
-  try {
-    if (head.target.startsWith("/")) {
-      return new URL(head.target, `${opts.scheme}://${headers.get("host") || opts.authority}`).href;
-    }
-    if (/^https?:\/\//i.test(head.target)) return new URL(head.target).href;
-  } catch {
-    // Refused below.
+/** Host as an authority only: one with a path, query, fragment or userinfo would move the route. */
+const hostRe = /^[^\s/?#@\\]+$/;
+
+function requestUrl(head: RequestHead, opts: ConnOptions): string {
+  if (head.target.startsWith("/")) {
+    const host = headerOf(head, "host") || opts.authority;
+    if (hostRe.test(host)) return `${opts.scheme}://${host}${head.target}`;
+  } else if (/^https?:\/\//i.test(head.target)) {
+    return head.target;
   }
   throw new BadRequest(400, "malformed request target or Host");
 }
