@@ -19,6 +19,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import type { ModelDef } from "./models/model_schema.ts";
 import { parseModelList } from "./models/model_yaml.ts";
 import { AppError } from "../core/errors.ts";
+import { edgeSettings } from "./edge/settings.ts";
 
 /** OpenTelemetry traces (server/observe/tracing.ts). */
 export const otelSettings = {
@@ -110,6 +111,7 @@ export const serverSettings = {
     false,
     "Allow plain HTTP on a non-loopback listen address (only behind a proxy that does TLS)",
   ),
+  ...edgeSettings,
   shutdownGraceMs: int(
     "shutdown_grace_ms",
     30_000,

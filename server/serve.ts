@@ -123,7 +123,8 @@ async function startListeners(
 ): Promise<Listeners> {
   const metricsListener = await startMetricsListener(config.metricsListen, metrics, logger);
   try {
-    const listener = await startClientListener(config, fetchApp, logger, await clientTls(config));
+    const tls = await clientTls(config);
+    const listener = startClientListener(config, fetchApp, logger, tls, metrics.edge);
     return { listener, metricsListener };
   } catch (e) {
     await metricsListener?.close();

@@ -1,7 +1,7 @@
 /**
  * One access-log line per request, and the HTTP counters, written when the answer has been sent
  * whole (for a stream: when it ends), so duration and bytes are the real ones. The line holds the
- * request id (also sent as `x-request-id`), method, route pattern, status, duration, model and
+ * request id (also sent as `x-request-id`), method, route pattern, status, client address, duration, model and
  * byte counts; never a path's parameters, a query string, a prompt, an answer or a header value.
  */
 import type { Context, MiddlewareHandler } from "hono";
@@ -40,6 +40,8 @@ export function accessLog(
         method: c.req.method,
         route,
         status,
+        // The client as the listener names it: behind a trusted proxy, the forwarded address.
+        ...(c.env?.remoteAddr?.hostname ? { client: c.env.remoteAddr.hostname } : {}),
         duration_ms: Math.round(performance.now() - started),
         ...(model ? { model } : {}),
         ...(err ? { code: err.code } : {}),

@@ -14,6 +14,7 @@ import type { ReplicaTable } from "../router/replicas.ts";
 import type { Routing } from "../router/routing.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
 import type { NodeHub } from "../nodes/node_hub.ts";
+import type { EdgeCounters } from "../edge/edge_listener.ts";
 
 /** Seconds: from 5 ms to 5 minutes, the span between an embedding and a long generation. */
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -170,6 +171,27 @@ export class GatewayMetrics {
     "Always 1; the version is a label",
     ["version"],
   );
+
+  readonly connectionsRefused = this.registry.counter(
+    "llmgw_connections_refused_total",
+    "Client connections closed as soon as accepted (per_address, full) and accept failures (descriptors, accept_error)",
+    ["reason"],
+  );
+  readonly connectionsCut = this.registry.counter(
+    "llmgw_connections_cut_total",
+    "Client connections the listener closed itself: idle_timeout, header_timeout, body_too_slow, shed (idle, to make room), shutdown",
+    ["reason"],
+  );
+  readonly connectionsOpen = this.registry.gauge(
+    "llmgw_connections_open",
+    "Client connections open on the API listener",
+  );
+  /** What the client listener counts (server/edge/). */
+  readonly edge: EdgeCounters = {
+    refused: (reason) => this.connectionsRefused.inc({ reason }),
+    cut: (reason) => this.connectionsCut.inc({ reason }),
+    open: (n) => this.connectionsOpen.set({}, n),
+  };
 
   #sources: MetricSources;
 

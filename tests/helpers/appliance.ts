@@ -20,8 +20,14 @@ export interface Appliance {
 }
 
 export async function startAppliance(
-  opts: { args?: string[]; dataDir?: string; env?: Record<string, string>; timeoutMs?: number } =
-    {},
+  opts: {
+    args?: string[];
+    dataDir?: string;
+    env?: Record<string, string>;
+    timeoutMs?: number;
+    /** A command the appliance runs under, e.g. `["prlimit", "--nofile=1024:1024"]`. */
+    wrap?: string[];
+  } = {},
 ): Promise<Appliance> {
   const dataDir = opts.dataDir ?? (await Deno.makeTempDir({ prefix: "llmgw-e2e-" }));
   const { cmd, args } = selfCommand([
@@ -33,8 +39,9 @@ export async function startAppliance(
     "50",
     ...(opts.args ?? []),
   ]);
-  const child = new Deno.Command(cmd, {
-    args,
+  const [run, ...runArgs] = [...(opts.wrap ?? []), cmd, ...args];
+  const child = new Deno.Command(run!, {
+    args: runArgs,
     stdout: "piped",
     stderr: "piped",
     env: { ...selfCommandEnv(), ...(opts.env ?? {}) },
