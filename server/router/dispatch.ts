@@ -16,7 +16,7 @@ import { requireModel } from "./read_body.ts";
 import { passOn, relay, type RelayOutcome } from "./relay.ts";
 import type { Replica } from "./replicas.ts";
 import { prefixBlocks, sessionKey } from "./request_keys.ts";
-import { estimateTokens } from "../accounting/admission.ts";
+import { estimateTokens } from "../accounting/allowance.ts";
 import { genAiParams } from "../observe/genai.ts";
 import type { AnswerMeter } from "../observe/answer_meter.ts";
 

@@ -6,7 +6,7 @@
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
-import { Admission } from "../accounting/admission.ts";
+import { Admission } from "../accounting/allowance.ts";
 import { BudgetBook } from "../accounting/budgets.ts";
 import { LimitsBook } from "../accounting/limits.ts";
 import { type Price, PriceBook } from "../accounting/price.ts";

@@ -2,7 +2,7 @@ import { assert, assertEquals } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
 import { addHarnessReplica, chat, usageRows } from "../../tests/helpers/routing.ts";
 import { AppError } from "../errors.ts";
-import { Admission } from "./admission.ts";
+import { Admission } from "./slots.ts";
 
 Deno.test("past its deadline a queued request gets 503 queue_timeout with Retry-After", async () => {
   const h = await startHarness({ tokensPerSecond: 100, routing: { queueTimeoutMs: 100 } });
