@@ -176,6 +176,7 @@ export async function startControlPlane(
       completionPer1k: config.defaultCompletionPer1k,
       cachedPer1k: config.defaultCachedPer1k,
     },
+    currency: config.currency,
     sessionTtlMs: config.sessionTtlMs,
     signupOpen: config.signupOpen,
     flushMs: config.accountingFlushMs,

@@ -16,7 +16,8 @@ import { requireModel } from "./read_body.ts";
 import { passOn, relay, type RelayOutcome } from "./relay.ts";
 import type { Replica } from "./replicas.ts";
 import { prefixBlocks, sessionKey } from "./request_keys.ts";
-import { estimateTokens } from "../accounting/allowance.ts";
+import { demandOf } from "../accounting/allowance.ts";
+import { outputCeiling } from "../models/model_limits.ts";
 import { genAiParams } from "../observe/genai.ts";
 import type { AnswerMeter } from "../observe/answer_meter.ts";
 
@@ -70,7 +71,7 @@ export async function dispatch(
   const admitted = deps.people.admission.admit({
     key: c.get("apiKey"),
     model,
-    estimate: estimateTokens(body),
+    demand: demandOf(body, outputCeiling(entry)),
   });
   if (!admitted.ok) {
     const r = admitted.refusal;
@@ -127,7 +128,11 @@ export async function dispatch(
   let picked = pickNow();
   if (!picked && deps.models && !chain.some((m) => hasUsable(table, m.name, tried))) {
     // No replica at all (an on-demand model, or one still starting): wait for the reconciler.
-    await deps.models.awaitReplica(entry, signal);
+    await deps.models.awaitReplica(entry, signal).catch((e) => {
+      // Refused before anything was recorded: what admission held goes back.
+      deps.people.admission.release(admitted.ticket);
+      throw e;
+    });
     picked = pickNow();
   }
   if (!picked) {

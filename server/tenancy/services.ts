@@ -42,6 +42,8 @@ export interface PeopleOptions {
   keys: KeyService;
   catalog: ModelCatalog;
   defaultPrice: Price;
+  /** The ISO 4217 code of every price (`accounting.currency`); USD when not given. */
+  currency?: string;
   sessionTtlMs: number;
   signupOpen: boolean;
   flushMs: number;
@@ -54,7 +56,11 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
   const { store, clock, logger } = o;
   const tenancy = await Tenancy.load({ store, clock });
   const limits = await LimitsBook.load({ store, clock });
-  const prices = new PriceBook({ catalog: o.catalog, defaultPrice: o.defaultPrice });
+  const prices = new PriceBook({
+    catalog: o.catalog,
+    defaultPrice: o.defaultPrice,
+    ...(o.currency ? { currency: o.currency } : {}),
+  });
   const budgets = new BudgetBook({ store, clock, logger });
   await budgets.catchUp(tenancy);
   budgets.startFlushing(o.flushMs);

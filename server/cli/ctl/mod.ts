@@ -57,6 +57,8 @@ const stringFlags = [
   "budget-month-tokens",
   "models",
   "max-key-ttl",
+  "max-parallel",
+  "weight",
   "role",
   "email",
   "display-name",

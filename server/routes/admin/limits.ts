@@ -18,6 +18,8 @@ export const limitsBody = z.strictObject({
   budget_month_tokens: count,
   models: z.array(z.string().min(1).max(200)).max(100).nullable().optional(),
   max_key_ttl_ms: z.number().int().min(60_000).nullable().optional(),
+  max_parallel: z.number().int().min(1).nullable().optional(),
+  weight: z.number().int().min(1).max(1000).nullable().optional(),
 });
 type LimitsBody = z.infer<typeof limitsBody>;
 
@@ -30,6 +32,8 @@ const fields: [keyof LimitsBody, keyof LimitPatch][] = [
   ["budget_month_tokens", "budgetMonthTokens"],
   ["models", "models"],
   ["max_key_ttl_ms", "maxKeyTtlMs"],
+  ["max_parallel", "maxParallel"],
+  ["weight", "weight"],
 ];
 
 function toPatch(body: LimitsBody): LimitPatch {
