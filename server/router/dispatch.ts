@@ -11,6 +11,7 @@ import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import type { ModelEntry } from "./catalog.ts";
 import { choose, hasUsable } from "./choose.ts";
+import { FaultJudge } from "./fault_judge.ts";
 import { profileHeader, resolveProfile } from "./picker.ts";
 import { requireModel } from "./read_body.ts";
 import { passOn, relay, type RelayOutcome } from "./relay.ts";
@@ -178,6 +179,7 @@ export async function dispatch(
     detail: "the engine could not be reached",
   };
   let lastServed = entry;
+  const faults = new FaultJudge();
   for (let attempt = 0; picked && attempt < routing.settings.maxAttempts; attempt++) {
     const [served, replica] = picked;
     tried.add(replica);
@@ -217,6 +219,7 @@ export async function dispatch(
       },
     });
     if (result.kind === "answered") {
+      faults.settle();
       opts.meter?.claim();
       if (blocks.length) routing.prefixIndex.record(blocks, replica.id);
       for (const [k, v] of Object.entries(admitted.headers)) result.response.headers.set(k, v);
@@ -226,8 +229,8 @@ export async function dispatch(
     if (replica.external && (result.status === 429 || result.status === 401)) {
       replica.breaker.trip();
       if (result.status === 401) routing.keyRefused(replica.id);
-    } else {
-      replica.breaker.failure();
+    } else if (faults.failed(replica, result, model) === "request") {
+      break;
     }
     // An outside provider's error text can quote part of the key it refused: never passed on.
     last = replica.external ? { status: result.status, detail: result.detail } : result;
@@ -235,9 +238,14 @@ export async function dispatch(
     if (signal.aborted) break;
     picked = pickNow();
   }
+  faults.settle();
   if (signal.aborted) {
     record(undefined, 499);
     return new Response(null, { status: 499 });
+  }
+  if (faults.requestFault) {
+    record(undefined, 400, lastServed);
+    throw faults.requestFault;
   }
   const status = last.status || 502;
   record(undefined, status, lastServed);
