@@ -111,6 +111,29 @@ export class Admission {
     return this.#holds.running(scope, model);
   }
 
+  /**
+   * Who a key is in a busy model's queue (the router's `Flow`): its project (or itself, in
+   * none), the project's weight, and what each has admitted to the model and not yet ended.
+   */
+  flow(key: ApiKeyInfo, model: string): {
+    project: string;
+    key: string;
+    weight: number;
+    admitted(): { project: number; key: number };
+  } {
+    const own: Scope = { kind: "key", id: key.id };
+    const project: Scope = key.projectId ? { kind: "project", id: key.projectId } : own;
+    return {
+      project: `${project.kind}:${project.id}`,
+      key: key.id,
+      weight: project.kind === "project" ? this.deps.limits.own(project)?.weight ?? 1 : 1,
+      admitted: () => ({
+        project: this.#holds.running(project, model),
+        key: this.#holds.running(own, model),
+      }),
+    };
+  }
+
   admit(input: { key: ApiKeyInfo; model: string; demand: Demand }): Admitted {
     const { key, model, demand } = input;
     const estimate = tpmCount(demand);

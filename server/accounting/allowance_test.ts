@@ -234,3 +234,37 @@ Deno.test("a refusal by a key's budget does not touch another project's", async 
     await h.close();
   }
 });
+
+Deno.test("max_parallel caps a level's requests in flight per model: one more is a 429 until one ends", async () => {
+  const h = await startHarness({ tokensPerSecond: 100 });
+  try {
+    const a = await makeTenant(h, "acme");
+    await ok(h, { bearer: h.adminToken }, "PATCH", `/api/v1/limits/project/${a.project.id}`, {
+      max_parallel: 2,
+      rpm: 1000,
+      tpm: 1_000_000,
+    });
+    const key = { authorization: `Bearer ${a.member.key}` };
+    const long = { ...chat, max_tokens: 30, stream: true };
+    const first = await h.v1("/chat/completions", long, { headers: key });
+    const second = await h.v1("/chat/completions", long, { headers: key });
+    assertEquals([first.status, second.status], [200, 200]);
+    const third = await h.v1("/chat/completions", long, { headers: key });
+    assertEquals(third.status, 429);
+    assertEquals(third.headers.get("retry-after"), "1");
+    const err = (await third.json()).error;
+    assertEquals(err.code, "parallel_limited");
+    assertMatch(err.message, /2 at a time to 'demo' at the project 'app' level \(2 running\)/);
+    // Another model is not counted against this one.
+    const other = await h.v1("/chat/completions", { ...chat, model: "cold" }, { headers: key });
+    assert(other.status !== 429, `cold: ${other.status}`);
+    await other.body?.cancel();
+    await first.text();
+    const after = await h.v1("/chat/completions", chat, { headers: key });
+    assertEquals(after.status, 200);
+    await after.text();
+    await second.text();
+  } finally {
+    await h.close();
+  }
+});

@@ -159,7 +159,8 @@ export async function dispatch(
         if (r) r.inFlight++;
         return r;
       };
-      const r = await routing.admission.admit(waitFor.name, lane, take, signal);
+      const flow = deps.people.admission.flow(c.get("apiKey"), model);
+      const r = await routing.admission.admit(waitFor.name, lane, take, signal, flow);
       r.inFlight--;
       picked = [waitFor, r];
     } catch (e) {
