@@ -32,6 +32,8 @@ interface SummaryJson {
   by: string;
   rows: Record<string, string | number>[];
   total: Record<string, number>;
+  /** The ISO code the costs are in (older servers send none). */
+  currency?: string;
 }
 
 const columns = [
@@ -59,7 +61,7 @@ export async function ctlUsage(api: KyInstance, values: Values, json: boolean): 
 
 export function renderUsage(s: SummaryJson, format: "table" | "csv" | "json"): string {
   if (format === "json") return JSON.stringify(s, null, 2);
-  const head = [s.by, ...columns.map(snake), "cost"];
+  const head = [s.by, ...columns.map(snake), s.currency ? `cost_${s.currency}` : "cost"];
   const line = (group: string, r: Record<string, string | number>) => [
     group,
     ...columns.map((c) => String(r[c] ?? 0)),

@@ -107,6 +107,8 @@ export function limitsRoutes(r: AdminRegistry, deps: AppDeps): void {
     scope,
     limits: p().limits.get(scope),
     effective: p().limits.effective(await chainOf(scope)),
+    /** What the budgets' micro-units are of. */
+    currency: p().prices.currency,
   });
 
   r.add({
