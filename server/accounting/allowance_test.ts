@@ -259,6 +259,26 @@ Deno.test("max_parallel caps a level's requests in flight per model: one more is
     const other = await h.v1("/chat/completions", { ...chat, model: "cold" }, { headers: key });
     assert(other.status !== 429, `cold: ${other.status}`);
     await other.body?.cancel();
+    // The project's weight in a busy model's queue is a limit too.
+    // Set by an administrator only: it takes share from other tenants.
+    await ok(
+      h,
+      a.admin.cred,
+      "PATCH",
+      `/api/v1/limits/project/${a.project.id}`,
+      { weight: 3 },
+      403,
+    );
+    await ok(h, { bearer: h.adminToken }, "PATCH", `/api/v1/limits/project/${a.project.id}`, {
+      weight: 3,
+    });
+    const flow = h.people.admission.flow(
+      { id: a.member.keyId, projectId: a.project.id } as Parameters<
+        typeof h.people.admission.flow
+      >[0],
+      "demo",
+    );
+    assertEquals([flow.weight, flow.admitted().project, flow.admitted().key], [3, 2, 2]);
     await first.text();
     const after = await h.v1("/chat/completions", chat, { headers: key });
     assertEquals(after.status, 200);

@@ -102,6 +102,15 @@ Deno.test("fair share: a key with 20 streams queued behind its 4 running, and an
       rpm: 100_000,
       tpm: 100_000_000,
     });
+    const refused = await ok(
+      h,
+      { bearer: h.adminToken },
+      "PATCH",
+      `/api/v1/limits/team/${acme.team.id}`,
+      { weight: 2 },
+      400,
+    );
+    assertEquals((refused as { error: { param: string } }).error.param, "weight");
     addHarnessReplica(h, { slots: 4 });
     const order: string[] = [];
     const send = async (who: string, key: string) => {

@@ -138,6 +138,15 @@ export function limitsRoutes(r: AdminRegistry, deps: AppDeps): void {
       const scope = scopeOf(c);
       requireWrite(actor, "limits", await placeOf(scope, c.req.path), c.req.path);
       guardLevel(actor, scope);
+      // Every other limit only narrows; a weight takes share from other tenants' projects.
+      if (body.weight !== undefined && actor.role !== "administrator") {
+        throw new AppError("forbidden");
+      }
+      if (body.weight != null && scope.kind !== "project") {
+        throw new AppError("invalid_request", {
+          detail: "weight is a project's share of a busy model: set it on a project",
+        }, "weight");
+      }
       const before = p().limits.get(scope);
       const after = await p().limits.set(scope, toPatch(body), method === "put");
       const orgId = (await placeOf(scope, c.req.path)).orgId;
