@@ -162,3 +162,40 @@ Deno.test("a max_tokens that can never fit the tokens per minute is a 400 saying
     await h.close();
   }
 });
+
+Deno.test("a request that fails gives back what it held: the next one fits again", async () => {
+  const h = await startHarness({ tokensPerSecond: 2000 });
+  try {
+    const a = await makeTenant(h, "acme");
+    await unlimited(h);
+    await ok(h, a.admin.cred, "PATCH", `/api/v1/limits/key/${a.member.keyId}`, {
+      budget_day_micros: worstMicros,
+    });
+    const key = { authorization: `Bearer ${a.member.key}` };
+    for (let i = 0; i < 3; i++) {
+      // No replica for "cold": a 503, recorded at no cost, holding nothing afterwards.
+      const failed = await h.v1("/chat/completions", { ...chat, model: "cold" }, { headers: key });
+      assertEquals(failed.status, 503);
+      await failed.body?.cancel();
+    }
+    // A client that leaves mid-stream: charged what was sent, the rest given back.
+    const left = new AbortController();
+    const cut = await h.v1("/chat/completions", { ...chat, max_tokens: 4, stream: true }, {
+      headers: key,
+      signal: left.signal,
+    });
+    left.abort();
+    await cut.body?.cancel().catch(() => {});
+    await new Promise((r) => setTimeout(r, 50));
+    await ok(h, a.admin.cred, "PATCH", `/api/v1/limits/key/${a.member.keyId}`, {
+      budget_day_micros: worstMicros + h.people.budgets.spent(
+        { kind: "key", id: a.member.keyId },
+        "day",
+      ).micros,
+    });
+    const res = await h.v1("/chat/completions", chat, { headers: key });
+    assertEquals(res.status, 200, await res.text());
+  } finally {
+    await h.close();
+  }
+});
