@@ -44,7 +44,7 @@ export const en = {
     tokens_over_limit:
       "This request may use {need} tokens (a prompt of about {prompt} and up to {output} of answer), more than the tokens-per-minute limit of {max} at the {level} level, so it could never be admitted: send max_tokens of at most {fit}, or a shorter prompt",
     budget_exceeded:
-      "Budget reached: the {period} budget of the {level} level ({spent} spent and {held} held for requests in flight, of {max} {unit}; this request may need {need}). It resets at {reset}",
+      "Budget reached: the {period} budget of the {level} level ({spent} spent and {held} held for requests in flight, of {max} {unit}; this request may need {need}, less with a smaller max_tokens). It resets at {reset}",
     too_many_unknown_keys: "Too many unrecognised API keys from this address. Try again in {reset}",
     too_many_attempts: "Too many sign-in attempts. Try again in {reset}",
     invalid_credentials: "The email or password is not right",

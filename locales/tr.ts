@@ -46,7 +46,7 @@ export const tr: Messages = {
     tokens_over_limit:
       "Bu istek {need} token kullanabilir (yaklaşık {prompt} istem ve en çok {output} yanıt); {level} düzeyindeki dakikada {max} token sınırını aşar, hiçbir zaman kabul edilemez: max_tokens en çok {fit} gönderin ya da istemi kısaltın",
     budget_exceeded:
-      "Bütçe doldu: {level} düzeyinin {period} bütçesi ({spent} harcandı, {held} süren isteklere ayrıldı; sınır {max} {unit}; bu istek {need} gerektirebilir). Sıfırlanma: {reset}",
+      "Bütçe doldu: {level} düzeyinin {period} bütçesi ({spent} harcandı, {held} süren isteklere ayrıldı; sınır {max} {unit}; bu istek {need} gerektirebilir, max_tokens küçüldükçe daha az). Sıfırlanma: {reset}",
     too_many_unknown_keys:
       "Bu adresten çok fazla tanınmayan API anahtarı geldi. {reset} sonra yeniden deneyin",
     too_many_attempts: "Çok fazla oturum açma denemesi. {reset} sonra yeniden deneyin",

@@ -123,7 +123,7 @@ Deno.test("a refusal by a budget says what is spent, what is held and what the r
     assertEquals(res.status, 429);
     assertMatch(
       (await res.json()).error.message,
-      /daily budget of the key .* \(0\.000000 spent and 0\.000000 held for requests in flight, of 0\.\d{6} USD; this request may need 0\.\d{6}\)/,
+      /daily budget of the key .* \(0\.000000 spent and 0\.000000 held for requests in flight, of 0\.\d{6} USD; this request may need 0\.\d{6}, less with a smaller max_tokens\)/,
     );
   } finally {
     await h.close();
