@@ -1,56 +1,62 @@
 /**
  * What admitted requests hold until they settle, in memory: the worst-case cost and tokens on
  * every level above their key, and how many run per level and model (for `max_parallel`, and for
- * the slot queue's fair share). An entry goes when nothing is held there, so the maps stay as
- * small as what is in flight.
+ * the slot queue's fair share). A level's entry goes when nothing is held there, so the map stays
+ * as small as what is in flight.
  */
 import type { Scope } from "../tenancy/tenancy.ts";
 
+interface Level {
+  micros: number;
+  tokens: number;
+  /** Requests holding here; the entry goes at 0, so rounding can never leave money held. */
+  n: number;
+  running: Map<string, number>;
+}
+
 const nameOf = (s: Scope) => `${s.kind}:${s.id}`;
+const nothing = { micros: 0, tokens: 0 };
 
 export class Holds {
-  readonly #held = new Map<string, { micros: number; tokens: number; n: number }>();
-  readonly #running = new Map<string, number>();
+  readonly #levels = new Map<string, Level>();
 
   held(scope: Scope): { micros: number; tokens: number } {
-    return this.#held.get(nameOf(scope)) ?? { micros: 0, tokens: 0 };
+    return this.#levels.get(nameOf(scope)) ?? nothing;
   }
 
   running(scope: Scope, model: string): number {
-    return this.#running.get(`${nameOf(scope)}|${model}`) ?? 0;
+    return this.#levels.get(nameOf(scope))?.running.get(model) ?? 0;
   }
 
   take(scopes: Scope[], model: string, h: { micros: number; tokens: number }): void {
     for (const s of scopes) {
       const name = nameOf(s);
-      const cur = this.#held.get(name) ?? { micros: 0, tokens: 0, n: 0 };
-      this.#held.set(name, {
-        micros: cur.micros + h.micros,
-        tokens: cur.tokens + h.tokens,
-        n: cur.n + 1,
-      });
-      const r = `${name}|${model}`;
-      this.#running.set(r, (this.#running.get(r) ?? 0) + 1);
+      let level = this.#levels.get(name);
+      if (!level) {
+        level = { micros: 0, tokens: 0, n: 0, running: new Map() };
+        this.#levels.set(name, level);
+      }
+      level.micros += h.micros;
+      level.tokens += h.tokens;
+      level.n++;
+      level.running.set(model, (level.running.get(model) ?? 0) + 1);
     }
   }
 
   give(scopes: Scope[], model: string, h: { micros: number; tokens: number }): void {
     for (const s of scopes) {
       const name = nameOf(s);
-      const cur = this.#held.get(name);
-      if (cur) {
-        // Counted by requests, so rounding can never leave a level holding money nobody holds.
-        if (cur.n <= 1) this.#held.delete(name);
-        else {this.#held.set(name, {
-            micros: cur.micros - h.micros,
-            tokens: cur.tokens - h.tokens,
-            n: cur.n - 1,
-          });}
+      const level = this.#levels.get(name);
+      if (!level) continue;
+      if (--level.n <= 0) {
+        this.#levels.delete(name);
+        continue;
       }
-      const r = `${name}|${model}`;
-      const n = (this.#running.get(r) ?? 0) - 1;
-      if (n <= 0) this.#running.delete(r);
-      else this.#running.set(r, n);
+      level.micros -= h.micros;
+      level.tokens -= h.tokens;
+      const left = (level.running.get(model) ?? 0) - 1;
+      if (left <= 0) level.running.delete(model);
+      else level.running.set(model, left);
     }
   }
 }
