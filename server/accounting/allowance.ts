@@ -106,11 +106,6 @@ export class Admission {
     return this.deps.limits.modelRefusedBy(eff, model) === null;
   }
 
-  /** Requests in flight to `model` counted at `scope` (the global level counts per key). */
-  running(scope: Scope, model: string): number {
-    return this.#holds.running(scope, model);
-  }
-
   /**
    * Who a key is in a busy model's queue (the router's `Flow`): its project (or itself, in
    * none), the project's weight, and what each has admitted to the model and not yet ended.
