@@ -95,6 +95,10 @@ export const limits = sqliteTable("limits", {
   /** Glob patterns, JSON array; null inherits. */
   models: text("models", { mode: "json" }).$type<string[]>(),
   maxKeyTtlMs: integer("max_key_ttl_ms"),
+  /** Requests in flight to one model at once, counted at this level. */
+  maxParallel: integer("max_parallel"),
+  /** A project's share of a busy model's slots against other projects; null is 1. */
+  weight: integer("weight"),
   updatedAt: integer("updated_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.scopeKind, t.scopeId] })]);
 

@@ -253,6 +253,7 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
       completionPer1k: config.defaultCompletionPer1k,
       cachedPer1k: config.defaultCachedPer1k,
     },
+    currency: config.currency,
     sessionTtlMs: config.sessionTtlMs,
     signupOpen: config.signupOpen,
     flushMs: config.accountingFlushMs,

@@ -6,6 +6,7 @@
  * counted per client address and refused with 429 past an allowance; the allowance counts only
  * refusals, so a valid key is never refused because of it.
  */
+import { BoundedMap } from "../../core/bounded_map.ts";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
@@ -87,7 +88,8 @@ export interface KeyServiceDeps {
 export class KeyService {
   readonly #cache = new Map<string, { result: KeyCheck; until: number }>();
   readonly #inflight = new Map<string, Promise<KeyCheck>>();
-  readonly #unknown = new Map<string, { since: number; count: number }>();
+  /** Unknown keys per client address; bounded, the stalest address out first. */
+  readonly #unknown = new BoundedMap<string, { since: number; count: number }>(10_000);
   readonly #used = new Map<string, number>();
   readonly #lookup: KeyLookup;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -210,12 +212,9 @@ export class KeyService {
   #refuse(addr: string, now: number, reason: "invalid"): KeyCheck {
     const allowance = this.deps.unknownPerMinute ?? 30;
     let w = this.#unknown.get(addr);
-    if (!w || now - w.since >= 60_000) {
-      if (this.#unknown.size > 10_000) this.#unknown.clear();
-      w = { since: now, count: 0 };
-      this.#unknown.set(addr, w);
-    }
+    if (!w || now - w.since >= 60_000) w = { since: now, count: 0 };
     w.count++;
+    this.#unknown.set(addr, w);
     if (w.count > allowance) {
       return { ok: false, reason: "throttled", retryAfterMs: w.since + 60_000 - now };
     }

@@ -269,6 +269,7 @@ export function adminPages(
         {
           rpm: num("rpm"),
           tpm: num("tpm"),
+          max_parallel: num("max_parallel"),
           budget_day_micros: num("budget_day", 1_000_000),
           budget_month_micros: num("budget_month", 1_000_000),
           max_key_ttl_ms: num("key_days", dayMs),

@@ -59,7 +59,7 @@ export async function portalCtx(
   return {
     viewer,
     words: wordsFor(locale),
-    fmt: new Fmt(locale, viewer?.prefs.timeZone ?? "UTC"),
+    fmt: new Fmt(locale, viewer?.prefs.timeZone ?? "UTC", deps.people.prices.currency),
     now: deps.clock.now(),
     origin: publicUrl || new URL(c.req.url).origin,
   };

@@ -21,7 +21,9 @@ import { passOn, relay, type RelayOutcome, type RelayResult } from "./relay.ts";
 import type { Replica, ReplicaTable } from "./replicas.ts";
 import type { Routing } from "./routing.ts";
 import { prefixBlocks, sessionKey } from "./request_keys.ts";
-import { type Admitted, estimateTokens } from "../accounting/admission.ts";
+import { type Admitted, demandOf } from "../accounting/allowance.ts";
+import { outputCeiling } from "../models/model_limits.ts";
+import { FaultJudge } from "./fault_judge.ts";
 import { genAiParams } from "../observe/genai.ts";
 import {
   type DispatchOptions,
@@ -83,7 +85,7 @@ export async function dispatch(
   c.set("genAi", genAiParams(body));
   const a = planAttempt(deps, req, entry);
   const ticket = admitTenant(deps, a);
-  let picked = pickNow(deps, a) ?? await awaitStarted(deps, a);
+  let picked = pickNow(deps, a) ?? await awaitStarted(deps, a, ticket);
   if (!picked) {
     const queued = await waitInQueue(deps, a, ticket);
     if (queued instanceof Response) return queued;
@@ -130,7 +132,7 @@ function admitTenant(deps: DispatchDeps, a: Attempt): Ticket {
   const admitted = deps.people.admission.admit({
     key: a.req.key,
     model: a.req.model,
-    estimate: estimateTokens(a.req.body),
+    demand: demandOf(a.req.body, outputCeiling(a.entry)),
   });
   if (admitted.ok) return admitted;
   const r = admitted.refusal;
@@ -165,9 +167,17 @@ function chooseFor(deps: DispatchDeps, a: Attempt, m: ModelEntry, now: number) {
 }
 
 /** No replica at all (an on-demand model, or one still starting): wait for the reconciler. */
-async function awaitStarted(deps: DispatchDeps, a: Attempt): Promise<Picked | undefined> {
+async function awaitStarted(
+  deps: DispatchDeps,
+  a: Attempt,
+  ticket: Ticket,
+): Promise<Picked | undefined> {
   if (a.chain.some((m) => hasUsable(deps.replicas, m.name, a.tried))) return undefined;
-  await deps.models.awaitReplica(a.entry, a.req.signal);
+  await deps.models.awaitReplica(a.entry, a.req.signal).catch((e) => {
+    // Refused before anything was recorded: what admission held goes back.
+    deps.people.admission.release(ticket.ticket);
+    throw e;
+  });
   return pickNow(deps, a);
 }
 
@@ -193,7 +203,9 @@ async function waitInQueue(
     return r;
   };
   try {
-    const r = await deps.routing.admission.admit(waitFor.name, lane, take, a.req.signal);
+    // Fair between tenants: the next free slot goes to the flow with least in flight for its weight.
+    const flow = deps.people.admission.flow(a.req.key, a.req.model);
+    const r = await deps.routing.admission.admit(waitFor.name, lane, take, a.req.signal, flow);
     r.inFlight--;
     a.queueMs = elapsedMs(a.req.started);
     return [waitFor, r];
@@ -218,16 +230,22 @@ async function relayAttempts(
   let last: Failure = { status: 0, detail: "the engine could not be reached" };
   let lastServed = a.entry;
   let picked: Picked | undefined = first;
+  // Whose fault each failure is: a 5xx two replicas repeat alike is the request's, not theirs.
+  const faults = new FaultJudge();
   for (let n = 0; picked && n < deps.routing.settings.maxAttempts; n++) {
     const [served, replica] = picked;
     const result = await relayTo(deps, a, ticket, served, replica);
-    if (result.kind === "answered") return answered(deps, a, ticket, replica, result.response);
-    last = failedOn(deps, replica, result);
+    if (result.kind === "answered") {
+      faults.settle();
+      return answered(deps, a, ticket, replica, result.response);
+    }
+    last = failedOn(deps, replica, result, faults, a.req.model);
     lastServed = served;
-    if (a.req.signal.aborted) break;
+    if (faults.requestFault || a.req.signal.aborted) break;
     picked = pickNow(deps, a);
   }
-  return giveUp(deps, a, ticket, last, lastServed);
+  faults.settle();
+  return giveUp(deps, a, ticket, last, lastServed, faults.requestFault);
 }
 
 function relayTo(
@@ -297,18 +315,20 @@ function answered(
   return response;
 }
 
-/** A replica failed before the first byte: its breaker hears of it. */
+/** A replica failed before the first byte: its breaker hears of it, unless the request is to blame. */
 function failedOn(
   deps: DispatchDeps,
   replica: Replica,
   result: Extract<RelayResult, { kind: "failed" }>,
+  faults: FaultJudge,
+  model: string,
 ): Failure {
   release(deps, replica);
   if (replica.external && (result.status === 429 || result.status === 401)) {
     replica.breaker.trip();
     if (result.status === 401) deps.routing.keyRefused(replica.id);
   } else {
-    replica.breaker.failure();
+    faults.failed(replica, result, model);
   }
   // An outside provider's error text can quote part of the key it refused: never passed on.
   return replica.external ? { status: result.status, detail: result.detail } : result;
@@ -321,10 +341,15 @@ function giveUp(
   ticket: Ticket,
   last: Failure,
   lastServed: ModelEntry,
+  requestFault: AppError | undefined,
 ): Response {
   if (a.req.signal.aborted) {
     recordUsage(deps, a, ticket, undefined, 499);
     return new Response(null, { status: 499 });
+  }
+  if (requestFault) {
+    recordUsage(deps, a, ticket, undefined, 400, lastServed);
+    throw requestFault;
   }
   const status = last.status || 502;
   recordUsage(deps, a, ticket, undefined, status, lastServed);

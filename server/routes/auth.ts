@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { AppEnv } from "../app_env.ts";
 import { clientAddr } from "../auth/actor.ts";
 import { browserCookies } from "../auth/browser_cookies.ts";
+import { deviceCookie, deviceCookieMaxAgeS } from "../auth/device_cookie.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { constantTimeEqual, randomToken } from "../auth/secrets.ts";
 import { csrfFor, csrfMatches, sessionCookie } from "../auth/sessions.ts";
@@ -72,8 +73,14 @@ export function authRoutes(deps: { people: PeopleServices }): Hono<AppEnv> {
     const { fields, isForm } = await readForm(c);
     loginCsrf(c, fields, isForm);
     const input = parse(login, fields);
-    const { person, token } = await p().signIn.signIn(input.email, input.password, clientAddr(c));
+    const { person, token, mark } = await p().signIn.signIn(
+      input.email,
+      input.password,
+      clientAddr(c),
+      getCookie(c, deviceCookie),
+    );
     cookie(c, sessionCookie, token, Math.floor(deps.people.sessionTtlMs / 1000));
+    cookie(c, deviceCookie, mark, deviceCookieMaxAgeS);
     return c.json({ person, csrf: csrfFor(token) });
   });
 

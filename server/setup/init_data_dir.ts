@@ -88,6 +88,8 @@ export async function initDataDir(
           budgetMonthTokens: null,
           models: null,
           maxKeyTtlMs: null,
+          maxParallel: null,
+          weight: null,
           updatedAt: opts.clock.now(),
         })
       );

@@ -6,7 +6,7 @@
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
-import { Admission } from "../accounting/admission.ts";
+import { Admission } from "../accounting/allowance.ts";
 import { BudgetBook } from "../accounting/budgets.ts";
 import { LimitsBook } from "../accounting/limits.ts";
 import { type Price, PriceBook } from "../accounting/price.ts";
@@ -42,6 +42,8 @@ export interface PeopleOptions {
   keys: KeyService;
   catalog: ModelCatalog;
   defaultPrice: Price;
+  /** The ISO 4217 code of every price (`accounting.currency`); USD when not given. */
+  currency?: string;
   sessionTtlMs: number;
   signupOpen: boolean;
   flushMs: number;
@@ -54,7 +56,11 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
   const { store, clock, logger } = o;
   const tenancy = await Tenancy.load({ store, clock });
   const limits = await LimitsBook.load({ store, clock });
-  const prices = new PriceBook({ catalog: o.catalog, defaultPrice: o.defaultPrice });
+  const prices = new PriceBook({
+    catalog: o.catalog,
+    defaultPrice: o.defaultPrice,
+    ...(o.currency ? { currency: o.currency } : {}),
+  });
   const budgets = new BudgetBook({ store, clock, logger });
   await budgets.catchUp(tenancy);
   budgets.startFlushing(o.flushMs);

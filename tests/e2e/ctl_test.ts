@@ -115,6 +115,17 @@ Deno.test({
       await run("limits", "set", "--project", project.id, "--rpm", "30", "--tpm", "5000");
       const partial = await run("limits", "set", "--project", project.id, "--rpm", "20");
       assertEquals([partial.limits.rpm, partial.limits.tpm], [20, 5000]);
+      const share = await run(
+        "limits",
+        "set",
+        "--project",
+        project.id,
+        "--max-parallel",
+        "4",
+        "--weight",
+        "2",
+      );
+      assertEquals([share.limits.maxParallel, share.limits.weight, share.currency], [4, 2, "USD"]);
       const replaced = await run(
         "limits",
         "set",
@@ -145,6 +156,7 @@ Deno.test({
       const trail = await run("audit", "--target", project.id);
       assertEquals(trail.map((r: { action: string }) => r.action), [
         "limits.replace",
+        "limits.update",
         "limits.update",
         "limits.update",
         "project.create",

@@ -8,6 +8,8 @@ interface SummaryJson {
   by: string;
   rows: Record<string, string | number>[];
   total: Record<string, number>;
+  /** The ISO code the costs are in (older servers send none). */
+  currency?: string;
 }
 
 const columns = [
@@ -34,9 +36,9 @@ async function summary(ctx: Ctx): Promise<number> {
   return 0;
 }
 
-function renderUsage(s: SummaryJson, format: "table" | "csv" | "json"): string {
+export function renderUsage(s: SummaryJson, format: "table" | "csv" | "json"): string {
   if (format === "json") return JSON.stringify(s, null, 2);
-  const head = [s.by, ...columns.map(snake), "cost"];
+  const head = [s.by, ...columns.map(snake), s.currency ? `cost_${s.currency}` : "cost"];
   const line = (group: string, r: Record<string, string | number>) => [
     group,
     ...columns.map((c) => String(r[c] ?? 0)),

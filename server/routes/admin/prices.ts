@@ -33,12 +33,12 @@ export function priceRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): vo
     method: "get",
     path: "/prices",
     tag: "prices",
-    summary: "Model prices (micro-units per 1,000 tokens) and the default",
+    summary: "Model prices (micro-units of `currency` per 1,000 tokens) and the default",
     access: "administrator, operator",
   }, (c, { actor }) => {
     requireRead(actor, "staff", staff, c.req.path);
     const p = deps.people.prices;
-    return c.json({ default: p.defaultPrice, data: p.list() });
+    return c.json({ currency: p.currency, default: p.defaultPrice, data: p.list() });
   });
   r.add({
     method: "put",

@@ -69,6 +69,7 @@ export function usageRoutes(
     if (since > until) {
       throw new AppError("invalid_request", { detail: "since: after until" }, "since");
     }
-    return c.json(await summarizeUsage(deps.store, { since, until, by }, deps.keyOwners));
+    const summary = await summarizeUsage(deps.store, { since, until, by }, deps.keyOwners);
+    return c.json({ ...summary, currency: deps.people.prices.currency });
   });
 }
