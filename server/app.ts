@@ -15,6 +15,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
 import { mirrorFileRoutes } from "./routes/mirror_files.ts";
+import { mirrorRoutes } from "./routes/admin/mirror.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { accessLog } from "./observe/access_log.ts";
 import { portalRoutes } from "./portal/portal.tsx";
@@ -36,6 +37,8 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch }));
   app.route("/v1", messagesRoutes({ keys, limits, dispatch }));
   app.route("/", rerankRoutes({ keys, limits, catalog, dispatch }));
+  // Before the admin API's `authenticate`: the mirror answers to the admin token alone.
+  app.route("/api/v1/mirror", mirrorRoutes({ adminTokens }, mirror));
   app.route("/mirror", mirrorFileRoutes({ adminTokens }, mirror));
   app.route("/api/v1", adminRoutes(admin));
   app.route("/auth", authRoutes({ people }));
@@ -58,7 +61,7 @@ function dispatchDeps(d: AppDeps): DispatchDeps {
 
 function adminDeps(d: AppDeps): AdminDeps {
   const { people, adminTokens, keys, catalog, replicas, routing, store, clock } = d;
-  const { nodes, modelServices, settings, keyOwners, notifySender, mirror } = d;
+  const { nodes, modelServices, settings, keyOwners, notifySender } = d;
   return {
     people,
     adminTokens,
@@ -73,6 +76,5 @@ function adminDeps(d: AppDeps): AdminDeps {
     settings,
     keyOwners,
     notifySender,
-    mirror,
   };
 }

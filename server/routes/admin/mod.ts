@@ -1,9 +1,10 @@
 /**
- * The admin API under /api/v1, one file per resource here. Every route but the mirror's is
+ * The admin API under /api/v1, one file per resource here. Every route but the mirror's (mounted
+ * by the app before this, `mirror.ts`: it answers to the admin token alone) is
  * declared through the registry (so it is in the OpenAPI document at /api/v1/openapi.json) and
  * sits behind `authenticate`: an admin token, a sign-in session (with CSRF on changes) or a
  * person's own API key (read-only). Each route then checks the caller's role and tenant
- * (server/tenancy/access.ts). The mirror's routes take the admin token alone.
+ * (server/tenancy/access.ts).
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../app_env.ts";
@@ -14,7 +15,6 @@ import { backupRoutes } from "./backup.ts";
 import { keyRoutes } from "./keys.ts";
 import { limitsRoutes } from "./limits.ts";
 import { meRoutes } from "./me.ts";
-import { mirrorRoutes } from "./mirror.ts";
 import { modelRoutes } from "./models.ts";
 import { nodeRoutes } from "./nodes.ts";
 import { notifyRoutes } from "./notify.ts";
@@ -44,7 +44,6 @@ export type AdminDeps = Pick<
   | "settings"
   | "keyOwners"
   | "notifySender"
-  | "mirror"
 >;
 
 export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
@@ -53,8 +52,6 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   let document: Record<string, unknown> | undefined;
   // The document describes the API; it holds nothing of any tenant, so it needs no credential.
   app.get("/openapi.json", (c) => c.json(document ??= openApiDocument(registry.specs)));
-  // Mounted before `authenticate`: the mirror answers to the admin token only.
-  app.route("/mirror", mirrorRoutes(deps, deps.mirror));
 
   const { people, adminTokens, keys } = deps;
   const credentials = { people, adminTokens, keys };
