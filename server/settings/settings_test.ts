@@ -100,3 +100,36 @@ Deno.test("live settings: a changed queue timeout applies without a restart and 
     await t.close().catch(() => {});
   }
 });
+
+Deno.test("the audit row of a settings change names each setting, before and after", async () => {
+  const t = await startTestControlPlane();
+  try {
+    const set = await ctl(
+      [
+        "config",
+        "set",
+        "router.queue_timeout_ms",
+        "250",
+        "--url",
+        t.cp.url,
+        "--token",
+        t.adminToken,
+      ],
+    );
+    assertEquals(set.code, 0);
+    const res = await t.admin("audit");
+    const row = (await res.json()).data.find((r: { action: string }) =>
+      r.action === "settings.set"
+    );
+    assert(row, "a settings.set row");
+    assertEquals(row.before["router.queue_timeout_ms"], 30_000);
+    assertEquals(row.after["router.queue_timeout_ms"], 250);
+    assertEquals(
+      JSON.stringify(row).includes("<secret"),
+      false,
+      "no setting is taken for a secret",
+    );
+  } finally {
+    await t.close();
+  }
+});
