@@ -41,9 +41,13 @@ export interface SettleUsage {
 
 /** A rough count of the tokens a request will use, for the tokens-per-minute check. */
 export function estimateTokens(body: Record<string, unknown>): number {
-  const text = JSON.stringify(body.messages ?? body.prompt ?? body.input ?? "");
   const max = Number(body.max_completion_tokens ?? body.max_tokens ?? 0);
-  return Math.ceil(text.length / 4) + (Number.isFinite(max) && max > 0 ? max : 0);
+  return estimatePromptTokens(body) + (Number.isFinite(max) && max > 0 ? max : 0);
+}
+
+/** A rough count of a request's prompt tokens: about four characters a token. */
+export function estimatePromptTokens(body: Record<string, unknown>): number {
+  return Math.ceil(JSON.stringify(body.messages ?? body.prompt ?? body.input ?? "").length / 4);
 }
 
 interface Binding {

@@ -16,7 +16,7 @@ import { requireModel } from "./read_body.ts";
 import { passOn, relay, type RelayOutcome } from "./relay.ts";
 import type { Replica } from "./replicas.ts";
 import { prefixBlocks, sessionKey } from "./request_keys.ts";
-import { estimateTokens } from "../accounting/admission.ts";
+import { estimatePromptTokens, estimateTokens } from "../accounting/admission.ts";
 import { genAiParams } from "../observe/genai.ts";
 import type { AnswerMeter } from "../observe/answer_meter.ts";
 
@@ -82,21 +82,25 @@ export async function dispatch(
     throw admitted.error;
   }
 
-  const record = (o: RelayOutcome | undefined, status: number, served?: ModelEntry, r?: Replica) =>
-    deps.usage.record({
+  const record = (
+    o: RelayOutcome | undefined,
+    status: number,
+    served?: ModelEntry,
+    r?: Replica,
+  ) => {
+    const used = usedTokens(o, body);
+    return deps.usage.record({
       requestId,
       at,
       keyId,
       model,
       endpoint: path,
-      promptTokens: o?.promptTokens ?? 0,
-      completionTokens: o?.completionTokens ?? 0,
-      cachedTokens: o?.cachedTokens ?? 0,
+      ...used,
       costMicros: deps.people.admission.settle({
         ticket: admitted.ticket,
         // Priced at the model that served; nothing served costs nothing.
         model: served?.name ?? model,
-        usage: o ?? { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
+        usage: used,
       }),
       status,
       latencyMs: Math.round(performance.now() - started),
@@ -107,6 +111,7 @@ export async function dispatch(
       replicaId: r?.id ?? null,
       profile,
     });
+  };
   const pickNow = (): [ModelEntry, Replica] | undefined => {
     const now = deps.clock.now();
     for (const m of chain) {
@@ -267,3 +272,17 @@ const refusalLevel = {
   person: "user",
   key: "key",
 } as const;
+
+/**
+ * The tokens a request used, as its usage row and its charge count them: the engine's report,
+ * or for an answer that ended before any report (its prompt was read) the gateway's estimate.
+ */
+function usedTokens(o: RelayOutcome | undefined, body: Record<string, unknown>) {
+  const estimated = o?.promptUnreported === true;
+  return {
+    promptTokens: estimated ? estimatePromptTokens(body) : o?.promptTokens ?? 0,
+    promptEstimated: estimated,
+    completionTokens: o?.completionTokens ?? 0,
+    cachedTokens: o?.cachedTokens ?? 0,
+  };
+}

@@ -115,6 +115,7 @@ export function relayStream(
       // Without a usage report, each content event is about one token.
       completionTokens: sawUsage ? completionTokens : contentEvents,
       cachedTokens,
+      promptUnreported: !sawUsage,
       ttftMs: opts.ttftMs,
       bytesOut,
     });
@@ -144,16 +145,16 @@ export function relayStream(
   };
   watch(opts.idleTimeoutMs);
   const errorEvent = (err: AppError) => `data: ${JSON.stringify(errorBody(err))}\n\n`;
+  // An engine that stalls or dies mid-answer: the client hears why, in the API's error shape (an
+  // SDK raises it as an API error, where a cut connection is only "terminated"), and gets no
+  // [DONE], so the answer cannot pass for a whole one.
   const stallEnd = () =>
     errorEvent(
       new AppError("engine_stalled", {
         model: opts.model,
         seconds: Math.round(opts.idleTimeoutMs / 1000),
       }),
-    ) + "data: [DONE]\n\n";
-  // An engine that dies mid-answer: the client hears why, in the API's error shape (an SDK raises
-  // it as an API error, where a cut connection is only "terminated"), and gets no [DONE], so the
-  // answer cannot pass for a whole one.
+    );
   const brokenEnd = () =>
     errorEvent(
       new AppError("engine_error", {
