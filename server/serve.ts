@@ -30,6 +30,7 @@ import { type Notifications, startNotifications } from "./notify/start_notificat
 import { type MetricsListener, startMetricsListener } from "./observe/metrics_listener.ts";
 import { oidcConfigFrom } from "./auth/oidc.ts";
 import { startPeople } from "./tenancy/services.ts";
+import { firstPasswordPath } from "./setup/first_password.ts";
 import { startMirror } from "./weights/start_mirror.ts";
 import { type ModelsRuntime, startModels } from "./models/start_models.ts";
 
@@ -181,6 +182,7 @@ export async function startControlPlane(
     flushMs: config.accountingFlushMs,
     oidc: await oidcConfigFrom(config, config.publicUrl || `http://${config.listen}`),
     publicUrl: config.publicUrl,
+    firstPasswordFile: firstPasswordPath(config.dataDir),
   });
   started.push(() => people.close());
   const mirror = await startMirror(config, { store, clock, logger: opts.logger });

@@ -19,6 +19,8 @@ import type { AppDeps } from "../deps.ts";
 import { AppError } from "../../core/errors.ts";
 import { readJsonBody } from "../router/read_body.ts";
 import { parse } from "./parse_input.ts";
+import { forgetFirstPassword } from "../setup/first_password.ts";
+import { adminUsername } from "../setup/init_data_dir.ts";
 
 const loginCsrfCookie = "llmgw_csrf";
 const oidcStateCookie = "llmgw_oidc_state";
@@ -73,6 +75,10 @@ export function authRoutes(deps: AppDeps): Hono<AppEnv> {
     loginCsrf(c, fields, isForm);
     const input = parse(login, fields);
     const { person, token } = await p().signIn.signIn(input.email, input.password, clientAddr(c));
+    const firstPassword = p().firstPasswordFile;
+    if (person.username === adminUsername && firstPassword) {
+      await forgetFirstPassword(firstPassword);
+    }
     cookie(c, sessionCookie, token, Math.floor(deps.people.sessionTtlMs / 1000));
     return c.json({ person, csrf: csrfFor(token) });
   });
