@@ -97,6 +97,7 @@ export async function startControlPlane(
       defs: serverSettings,
       config: config as unknown as Record<string, unknown>,
       ...(config.overridden ? { overridden: config.overridden } : {}),
+      ...(config.inFile ? { inFile: config.inFile } : {}),
     });
     if (opts.logLevel) opts.logLevel.level = config.logLevel;
     notifications = await startNotifications(config, { clock, logger: opts.logger, replicas });
