@@ -14,6 +14,7 @@ import { startControlPlane } from "../server/serve.ts";
 import { exists } from "../core/exists.ts";
 import { initDataDir } from "../server/setup/init_data_dir.ts";
 import { ensureLocalKey } from "../server/setup/local_key.ts";
+import { shownPrefix } from "../server/keys/keys.ts";
 import { chooseModel, requireModelFile, startLocalNode } from "./local_node.ts";
 import { firstPasswordPath } from "../server/setup/first_password.ts";
 import { printInitResult } from "../server/cli/init.ts";
@@ -118,7 +119,7 @@ function banner(o: {
   const { key } = o;
   const keyLine = key.created
     ? `${key.key}  (new; also kept in ${key.path}, mode 0600)`
-    : `${key.key.slice(0, "sk-llmgw-".length + 4)}… (kept in ${key.path})`;
+    : `${shownPrefix(key.key)}… (kept in ${key.path})`;
   const bearer = key.created ? key.key : `$(cat ${key.path})`;
   return `\nllmgw is up on ${o.url}\n` +
     `  model:   ${o.model}\n` +
