@@ -139,7 +139,7 @@ Deno.test("a server.yaml edited after the first start is named at start, each di
   await t.close({ keepDir: true });
   const path = `${t.dir}/server.yaml`;
   const yaml = await Deno.readTextFile(path);
-  const edited = yaml.replace(/^  queue_timeout_ms: 30000$/m, "  queue_timeout_ms: 12345")
+  const edited = yaml.replace(/^ {2}queue_timeout_ms: 30000$/m, "  queue_timeout_ms: 12345")
     .replace(/^log_level: "info"$/m, 'log_level: "warn"');
   assert(edited.includes("12345") && edited.includes('log_level: "warn"'), "the edit took");
   await Deno.writeTextFile(path, edited);
