@@ -42,9 +42,10 @@ export const upCommand: Command = {
     }
     const env = Deno.env.toObject();
     const gguf = typeof values.model === "string" ? values.model : undefined;
-    // What `up` was given is checked before init: a run refused for it makes nothing.
+    // What `up` was given (its flags, the environment, the model file) is checked before init:
+    // a run refused for it makes nothing, so no one-time password is shown for nothing.
+    const location = await loadServerConfig({ flags: values, env });
     await requireModelFile(gguf);
-    const location = await loadServerConfig({ flags: { data: values.data }, env });
     if (!(await exists(`${location.dataDir}/llmgw.db`))) {
       const listen = typeof values.listen === "string" ? values.listen : undefined;
       printInitResult(

@@ -17,7 +17,7 @@ async function up(args: string[]) {
 
 const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
 
-Deno.test("up --model missing.gguf is refused before init, in a sentence, with nothing made", async () => {
+Deno.test("up --model missing.gguf (or a wrong flag) is refused before init, in a sentence, with nothing made", async () => {
   const dir = `${await Deno.makeTempDir({ prefix: "llmgw-up-missing-" })}/data`;
   try {
     const r = await up(["--data", dir, ...loopbackListeners, "--model", "/nowhere/missing.gguf"]);
@@ -26,6 +26,11 @@ Deno.test("up --model missing.gguf is refused before init, in a sentence, with n
     assertEquals(/\n\s+at /.test(r.text), false, `no stack trace:\n${r.text}`);
     assertEquals(/Password:/.test(r.text), false, "no password was made and lost");
     assertEquals(await exists(dir), false, "init did not run");
+
+    const flag = await up(["--data", dir, ...loopbackListeners, "--router-max-body-bytes", "lots"]);
+    assertEquals(flag.code, 2, flag.text);
+    assertMatch(flag.text, /Invalid setting router\.max_body_bytes/);
+    assertEquals(await exists(dir), false, "a wrong flag is refused before init too");
   } finally {
     await Deno.remove(dir.replace(/\/data$/, ""), { recursive: true });
   }
