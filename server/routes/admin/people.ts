@@ -8,6 +8,8 @@ import { type Actor, canGrant, canRead, requireRead, requireWrite } from "../../
 import { roles } from "../../../db/schema.ts";
 import type { Person } from "../../tenancy/tenancy.ts";
 import type { AdminRegistry } from "./registry.ts";
+import { forgetFirstPassword } from "../../setup/first_password.ts";
+import { adminUsername } from "../../setup/init_data_dir.ts";
 
 const role = z.enum(roles);
 const createPerson = z.strictObject({
@@ -181,6 +183,11 @@ export function peopleRoutes(r: AdminRegistry, deps: AppDeps): void {
     }
     const password = body.password ?? generatePassword();
     await p().tenancy.updatePerson(id, { passwordHash: await hashPassword(password) });
+    // init's file would hold a password that no longer works.
+    const firstPassword = p().firstPasswordFile;
+    if (person.username === adminUsername && firstPassword) {
+      await forgetFirstPassword(firstPassword);
+    }
     await p().sessions.revokeAllOf(id);
     await p().audit.record(
       actor,
