@@ -205,6 +205,11 @@ export const usage = sqliteTable("usage", {
   endpoint: text("endpoint").notNull(),
   promptTokens: integer("prompt_tokens").notNull(),
   completionTokens: integer("completion_tokens").notNull(),
+  /**
+   * prompt_tokens is the gateway's estimate: the engine's answer ended (broken, stalled, cut)
+   * before it reported any usage.
+   */
+  promptEstimated: integer("prompt_estimated", { mode: "boolean" }).notNull().default(false),
   /** HTTP status sent to the client; 499 when the client went away first. */
   status: integer("status").notNull(),
   latencyMs: integer("latency_ms").notNull(),

@@ -22,6 +22,7 @@ import { GatewayMetrics } from "./observe/gateway_metrics.ts";
 import { noTracing, requestTracer } from "./observe/request_tracer.ts";
 import { Tracer } from "./observe/tracing.ts";
 import { ModelCatalog } from "./router/catalog.ts";
+import { firstPasswordPath } from "./setup/first_password.ts";
 import { replicasWanted } from "./models/catalog_row.ts";
 import { ReplicaTable } from "./router/replicas.ts";
 import { defaultPrefixOptions } from "./router/request_keys.ts";
@@ -188,6 +189,7 @@ async function openSettings(config: ServerConfig, edges: ServiceEdges): Promise<
     defs: serverSettings,
     config: config as unknown as Record<string, unknown>,
     ...(config.overridden ? { overridden: config.overridden } : {}),
+    ...(config.inFile ? { inFile: config.inFile } : {}),
   });
   if (edges.logLevel) edges.logLevel.level = config.logLevel;
   return settings;
@@ -259,6 +261,7 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
     flushMs: config.accountingFlushMs,
     oidc: edges.oidc,
     publicUrl: config.publicUrl,
+    firstPasswordFile: firstPasswordPath(config.dataDir),
   });
   stops.push(() => people.close());
   return {

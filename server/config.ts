@@ -5,6 +5,7 @@
 import {
   bool,
   ConfigError,
+  fromFile,
   fromFlagsOrEnv,
   int,
   live,
@@ -356,6 +357,8 @@ export type ServerConfig = Resolved<typeof serverSettings> & {
   models?: ModelDef[];
   /** Settings given by a flag or env for this process: they beat the cluster's stored settings. */
   overridden?: ReadonlySet<string>;
+  /** Settings server.yaml sets: after the first start the store's values beat them. */
+  inFile?: ReadonlySet<string>;
 };
 
 /** Settings that decide where the rest come from; they exist only as flags and env. */
@@ -390,6 +393,7 @@ export async function loadServerConfig(opts: LoadOptions): Promise<ServerConfig>
     ...settings,
     dataDir,
     overridden: fromFlagsOrEnv(serverSettings, opts),
+    inFile: split ? fromFile(serverSettings, split.yaml) : new Set(),
     ...(split?.models ? { models: split.models } : {}),
   };
 }

@@ -18,7 +18,6 @@ type OpenAIErrorType =
   | "server_error"
   | "requests"
   | "tokens"
-  | "tokens"
   | "insufficient_quota";
 
 export function statusOf(
@@ -30,7 +29,6 @@ export function statusOf(
   switch (code) {
     case "invalid_json":
     case "invalid_request":
-    case "tokens_over_limit":
     case "tokens_over_limit":
     case "unsupported_endpoint":
     case "weights_source_invalid":
@@ -74,12 +72,9 @@ export function statusOf(
       return { status: 429, type: "rate_limit_error" };
     case "rate_limited":
     case "parallel_limited":
-    case "parallel_limited":
     case "too_many_unknown_keys":
     case "too_many_attempts":
       return { status: 429, type: "requests" };
-    case "tokens_rate_limited":
-      return { status: 429, type: "tokens" };
     case "tokens_rate_limited":
       return { status: 429, type: "tokens" };
     case "budget_exceeded":

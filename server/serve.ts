@@ -2,7 +2,6 @@
  * Starts a control plane from a resolved config: opens the store, builds the services
  * (build_services.ts) and the app, and listens. `close()` stops listening, then everything else.
  */
-import { replicasWanted } from "./models/catalog_row.ts";
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { LevelControl, Logger } from "../core/log.ts";
 import { openStore, type Store } from "../db/store.ts";

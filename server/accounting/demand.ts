@@ -14,12 +14,16 @@ export interface Demand {
   ceiling: number | null;
 }
 
+/** A rough count of a request's prompt tokens: about four characters a token. */
+export function estimatePromptTokens(body: Record<string, unknown>): number {
+  return Math.ceil(JSON.stringify(body.messages ?? body.prompt ?? body.input ?? "").length / 4);
+}
+
 export function demandOf(body: Record<string, unknown>, ceiling?: number): Demand {
-  const text = JSON.stringify(body.messages ?? body.prompt ?? body.input ?? "");
   const field = body.max_completion_tokens !== undefined ? "max_completion_tokens" : "max_tokens";
   const max = Number(body[field] ?? 0);
   return {
-    prompt: Math.ceil(text.length / 4),
+    prompt: estimatePromptTokens(body),
     asked: Number.isFinite(max) && max > 0 ? Math.ceil(max) : null,
     askedField: field,
     ceiling: ceiling ?? null,

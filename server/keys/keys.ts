@@ -19,6 +19,8 @@ import { AppError } from "../../core/errors.ts";
 export const keyPrefix = "sk-llmgw-";
 /** Long enough to tell keys apart in a listing and a log line, far too short to help guess one. */
 const shownPrefixLength = keyPrefix.length + 8;
+/** The part of a key that may be shown: what listings show. */
+export const shownPrefix = (key: string) => key.slice(0, shownPrefixLength);
 const bodyLength = 43; // 32 random bytes in base64url
 const checksumLength = 6;
 
@@ -126,7 +128,7 @@ export class KeyService {
     const row = {
       id: ulid(),
       name,
-      prefix: key.slice(0, shownPrefixLength),
+      prefix: shownPrefix(key),
       keyHash: sha256HexSync(key),
       userId: input.userId ?? null,
       projectId: input.projectId ?? null,

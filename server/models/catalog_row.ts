@@ -7,6 +7,7 @@
 import type { ModelEntry, ModelInput } from "../router/catalog.ts";
 import type { ModelFacts } from "./memory_estimate.ts";
 import type { ModelDef } from "./model_schema.ts";
+import type { ExternalKeyFile } from "../../db/schema.ts";
 import { type CatalogModel, contextOf } from "./replica_need.ts";
 
 /** Where a model was declared: server.yaml, the admin API, or `llmgw up` (what it serves now). */
@@ -37,7 +38,7 @@ export function rowFromDef(
       priceCompletion: def.prices.completionPer1k,
     }),
     upstreamModel: def.external ? def.external.model : null,
-    externalKeys: def.external?.apiKeyFile ? [{ file: def.external.apiKeyFile }] : null,
+    externalKeys: externalKeysOf(def),
     def: def as unknown as Record<string, unknown>,
     facts: facts as Record<string, unknown>,
     declaredIn: origin,
@@ -74,4 +75,11 @@ export function replicasWanted(entry: ModelEntry): number {
 function unpriced(def: ModelDef): boolean {
   const p = def.prices;
   return p.promptPer1k === 0 && p.completionPer1k === 0 && p.cachedPer1k === 0;
+}
+
+/** The key files of an outside provider, one endpoint each (`external:MODEL#n`, n from 1). */
+function externalKeysOf(def: ModelDef): ExternalKeyFile[] | null {
+  const e = def.external;
+  if (e?.apiKeyFiles) return e.apiKeyFiles.map((k) => ({ file: k.file, weight: k.weight }));
+  return e?.apiKeyFile ? [{ file: e.apiKeyFile }] : null;
 }

@@ -54,6 +54,15 @@ const externalSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   model: z.string().min(1),
   api_key_file: z.string().min(1).optional(),
+  /** Several keys, as the original system took them: each its own endpoint and breaker. */
+  api_key_files: z.array(z.strictObject({
+    file: z.string().min(1),
+    /** Share of requests relative to the other keys. */
+    weight: z.number().positive().max(1_000_000).default(1),
+  })).min(1).max(64).optional(),
+}).refine((e) => !(e.api_key_file && e.api_key_files), {
+  message: "give api_key_file or api_key_files, not both",
+  path: ["api_key_files"],
 });
 
 export const modelInputSchema = z.strictObject({
@@ -153,7 +162,12 @@ export interface ModelDef {
   /** The text as written; `parsedSource` is its parsed form. */
   source?: string;
   parsedSource?: ModelSource;
-  external?: { url: string; model: string; apiKeyFile?: string };
+  external?: {
+    url: string;
+    model: string;
+    apiKeyFile?: string;
+    apiKeyFiles?: { file: string; weight: number }[];
+  };
   capabilities: Capability[];
   trainedContext?: number;
   contextLength?: number;
@@ -212,6 +226,7 @@ export function toModelDef(m: Parsed): ModelDef {
   if (m.external) {
     def.external = { url: m.external.url, model: m.external.model };
     opt(def.external, "apiKeyFile", m.external.api_key_file);
+    opt(def.external, "apiKeyFiles", m.external.api_key_files);
   }
   opt(def, "trainedContext", m.trained_context);
   opt(def, "contextLength", m.context_length);

@@ -22,6 +22,7 @@ import type { Replica, ReplicaTable } from "./replicas.ts";
 import type { Routing } from "./routing.ts";
 import { prefixBlocks, sessionKey } from "./request_keys.ts";
 import { type Admitted, demandOf } from "../accounting/allowance.ts";
+import { estimatePromptTokens } from "../accounting/demand.ts";
 import { outputCeiling } from "../models/model_limits.ts";
 import { FaultJudge } from "./fault_judge.ts";
 import { genAiParams } from "../observe/genai.ts";
@@ -369,16 +370,15 @@ function recordUsage(
   served?: ModelEntry,
   r?: Replica,
 ): void {
+  const used = usedTokens(o, a.req.body);
   deps.usage.record({
     requestId: a.req.requestId,
     at: a.at,
     keyId: a.req.key.id,
     model: a.req.model,
     endpoint: a.req.path,
-    promptTokens: o?.promptTokens ?? 0,
-    completionTokens: o?.completionTokens ?? 0,
-    cachedTokens: o?.cachedTokens ?? 0,
-    costMicros: settleCost(deps, ticket, a.req.model, o, served),
+    ...used,
+    costMicros: settleCost(deps, ticket, a.req.model, used, served),
     status,
     latencyMs: elapsedMs(a.req.started),
     ttftMs: o?.ttftMs ?? null,
@@ -404,6 +404,23 @@ function settleCost(
     model: served?.name ?? model,
     usage,
   });
+}
+
+/**
+ * The tokens a request used, as its usage row and its charge count them: the engine's report,
+ * or for an answer that ended before any report (its prompt was read) the gateway's estimate.
+ */
+function usedTokens(
+  o: Omit<RelayOutcome, "status" | "latencyMs" | "bytesOut"> | undefined,
+  body: Record<string, unknown>,
+) {
+  const estimated = o?.promptUnreported === true;
+  return {
+    promptTokens: estimated ? estimatePromptTokens(body) : o?.promptTokens ?? 0,
+    promptEstimated: estimated,
+    completionTokens: o?.completionTokens ?? 0,
+    cachedTokens: o?.cachedTokens ?? 0,
+  };
 }
 
 const noTokens = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };

@@ -231,6 +231,7 @@ class StreamRelay {
       // Without a usage report, each content event is about one token.
       completionTokens: this.#sawUsage ? this.#completionTokens : this.#contentEvents,
       cachedTokens: this.#cachedTokens,
+      promptUnreported: !this.#sawUsage,
       ttftMs: this.#opts.ttftMs,
       bytesOut: this.#bytesOut,
     });
@@ -253,17 +254,16 @@ class StreamRelay {
     }, ms);
   }
 
+  /**
+   * An engine that stalls or dies mid-answer: the client hears why, in the API's error shape (an
+   * SDK raises it as an API error, where a cut connection is only "terminated"), and gets no
+   * [DONE], so the answer cannot pass for a whole one.
+   */
   #stallEnd(): string {
     const seconds = Math.round(this.#opts.idleTimeoutMs / 1000);
-    return errorEvent(new AppError("engine_stalled", { model: this.#opts.model, seconds })) +
-      "data: [DONE]\n\n";
+    return errorEvent(new AppError("engine_stalled", { model: this.#opts.model, seconds }));
   }
 
-  /**
-   * An engine that dies mid-answer: the client hears why, in the API's error shape (an SDK raises
-   * it as an API error, where a cut connection is only "terminated"), and gets no [DONE], so the
-   * answer cannot pass for a whole one.
-   */
   #brokenEnd(): string {
     const detail = "it stopped in the middle of the answer";
     return errorEvent(new AppError("engine_error", { model: this.#opts.model, detail }));

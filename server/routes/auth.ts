@@ -20,6 +20,8 @@ import type { PeopleServices } from "../tenancy/services.ts";
 import { AppError } from "../../core/errors.ts";
 import { readJsonBody } from "../router/read_body.ts";
 import { parse } from "./parse_input.ts";
+import { forgetFirstPassword } from "../setup/first_password.ts";
+import { adminUsername } from "../setup/init_data_dir.ts";
 
 const loginCsrfCookie = "llmgw_csrf";
 const oidcStateCookie = "llmgw_oidc_state";
@@ -79,6 +81,10 @@ export function authRoutes(deps: { people: PeopleServices }): Hono<AppEnv> {
       clientAddr(c),
       getCookie(c, deviceCookie),
     );
+    const firstPassword = p().firstPasswordFile;
+    if (person.username === adminUsername && firstPassword) {
+      await forgetFirstPassword(firstPassword);
+    }
     cookie(c, sessionCookie, token, Math.floor(deps.people.sessionTtlMs / 1000));
     cookie(c, deviceCookie, mark, deviceCookieMaxAgeS);
     return c.json({ person, csrf: csrfFor(token) });

@@ -13,13 +13,18 @@ import { generatePassword, hashPassword, randomToken } from "../auth/secrets.ts"
 import { serverSettings } from "../config.ts";
 import { tlsNames } from "../nodes/cluster_listener.ts";
 import { ensureClusterTls } from "../tls/cluster_tls.ts";
+import { firstPasswordPath, keepFirstPassword } from "./first_password.ts";
 
 export interface InitResult {
   dataDir: string;
   created: string[];
   existing: string[];
-  /** Only when the administrator was created by this run: shown once, never stored. */
+  /**
+   * Only when the administrator was created by this run: shown once, stored only as a hash and
+   * in `adminPasswordFile` until the first sign-in.
+   */
   adminPassword?: string;
+  adminPasswordFile?: string;
 }
 
 export const adminUsername = "admin";
@@ -63,6 +68,8 @@ export async function initDataDir(
     const admins = await store.db.select().from(users);
     if (admins.length === 0) {
       adminPassword = generatePassword();
+      // Kept before the administrator is stored: a run that fails later cannot lose it.
+      await keepFirstPassword(dataDir, adminPassword);
       const row = {
         id: ulid(),
         username: adminUsername,
@@ -110,7 +117,12 @@ export async function initDataDir(
   } finally {
     store.close();
   }
-  return { dataDir, created, existing, ...(adminPassword ? { adminPassword } : {}) };
+  return {
+    dataDir,
+    created,
+    existing,
+    ...(adminPassword ? { adminPassword, adminPasswordFile: firstPasswordPath(dataDir) } : {}),
+  };
 }
 
 /** Writes a new file with `mode` (default 0600), never replacing one that exists. */

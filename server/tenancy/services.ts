@@ -32,6 +32,8 @@ export interface PeopleServices {
   sessionTtlMs: number;
   /** Cookies get `Secure` when the public URL is https (or the request came over https). */
   secureCookies: boolean;
+  /** Where init keeps the first administrator's password until their first sign-in. */
+  firstPasswordFile: string | null;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export interface PeopleOptions {
   flushMs: number;
   oidc: OidcConfig | null;
   publicUrl: string;
+  firstPasswordFile?: string;
   fetch?: typeof fetch;
 }
 
@@ -88,6 +91,7 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     signupOpen: o.signupOpen,
     sessionTtlMs: o.sessionTtlMs,
     secureCookies: o.publicUrl.startsWith("https://"),
+    firstPasswordFile: o.firstPasswordFile ?? null,
     async close() {
       await budgets.close();
       await o.keys.close();

@@ -1,6 +1,6 @@
 /**
  * Runs a real `llmgw up` as a child process on a random port, the way a person would, and reads
- * the address and API key from what it prints.
+ * the address from what it prints and the API key from where `up` keeps it.
  */
 import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
 import { loopbackListeners } from "./llmgw_process.ts";
@@ -53,11 +53,8 @@ export async function startAppliance(
   const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   let url = "";
-  let key = "";
   while (Date.now() < deadline) {
-    const u = /llmgw is up on (\S+)/.exec(text);
-    const k = /API key: (sk-llmgw-\S+)/.exec(text);
-    if (u && k) [url, key] = [u[1]!, k[1]!];
+    url = /llmgw is up on (\S+)/.exec(text)?.[1] ?? "";
     if (url) break;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -67,6 +64,8 @@ export async function startAppliance(
     await pumps;
     throw new Error(`llmgw up did not come up:\n${text}`);
   }
+  // Printed in full only by the run that made it; every run can read it where `up` keeps it.
+  const key = (await Deno.readTextFile(`${dataDir}/local.key`)).trim();
   let stopped: Promise<number> | undefined;
   const kill = (signal: Deno.Signal) => {
     stopped ??= (async () => {

@@ -72,6 +72,13 @@ function csvCell(s: string): string {
   return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
+type UsageRows = { data: Record<string, unknown>[] };
+
+/** In a table, a prompt count the gateway estimated (the engine reported none) reads `~N`. */
+function markEstimate(row: Record<string, unknown>): Record<string, unknown> {
+  return row.promptEstimated ? { ...row, promptTokens: `~${row.promptTokens}` } : row;
+}
+
 export const usage: Noun = {
   name: "usage",
   bare: {
@@ -92,7 +99,8 @@ export const usage: Noun = {
       flags: { limit: { type: "string" } },
       run: async (ctx) => {
         const limit = str(ctx.values, "limit") ?? "20";
-        return printList(ctx.json, await ctx.api.get("usage", { searchParams: { limit } }).json(), [
+        const res = await ctx.api.get("usage", { searchParams: { limit } }).json<UsageRows>();
+        return printList(ctx.json, ctx.json ? res : { data: res.data.map(markEstimate) }, [
           "at",
           "keyId",
           "model",
