@@ -15,7 +15,7 @@ import { profileHeader, resolveProfile } from "./picker.ts";
 import { requireModel } from "./read_body.ts";
 import { passOn, relay, type RelayOutcome } from "./relay.ts";
 import type { Replica } from "./replicas.ts";
-import { prefixBlocks, sessionKey } from "./request_keys.ts";
+import { prefixBlocks, sessionKey, tenantSeed } from "./request_keys.ts";
 import { estimateTokens } from "../accounting/admission.ts";
 import { genAiParams } from "../observe/genai.ts";
 import type { AnswerMeter } from "../observe/answer_meter.ts";
@@ -50,10 +50,13 @@ export async function dispatch(
   c.set("genAi", genAiParams(body));
   const profile = resolveProfile(opts.profile ?? c.req.header(profileHeader), entry.routingProfile);
   const { routing, replicas: table } = deps;
-  const session = profile === "chat" ? sessionKey(c.req.header("x-session-id"), body) : undefined;
+  const tenant = tenantSeed(c.get("apiKey"));
+  const session = profile === "chat"
+    ? sessionKey(c.req.header("x-session-id"), body, tenant)
+    : undefined;
   const blocks = path === "/embeddings" || path === "/rerank"
     ? []
-    : prefixBlocks(body, routing.settings.prefix);
+    : prefixBlocks(body, routing.settings.prefix, tenant);
   const prefixReplicaId = blocks.length ? routing.prefixIndex.lookup(blocks)?.replicaId : undefined;
   const stream = body.stream === true;
   const signal = c.env?.shutdownCut
@@ -115,6 +118,7 @@ export async function dispatch(
         model: m.name,
         profile,
         sessionKey: session,
+        sessions: routing.sessions,
         prefixReplicaId,
         tried,
         now,
@@ -145,6 +149,7 @@ export async function dispatch(
           model: waitFor.name,
           profile,
           sessionKey: session,
+          sessions: routing.sessions,
           prefixReplicaId,
           tried,
           now: deps.clock.now(),

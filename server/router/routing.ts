@@ -6,6 +6,7 @@ import type { Logger } from "../../core/log.ts";
 import { Admission } from "./admission.ts";
 import { PrefixIndex } from "./prefix_index.ts";
 import { defaultPrefixOptions, type PrefixOptions } from "./request_keys.ts";
+import { SessionTable } from "./session_table.ts";
 import { engineUpstream, type Upstream } from "./upstream/upstream.ts";
 
 export interface RoutingSettings {
@@ -16,6 +17,9 @@ export interface RoutingSettings {
   batchSharePercent: number;
   prefix: PrefixOptions;
   prefixIndexSize: number;
+  /** Sessions remembered at most, and how long one without a request still counts as live. */
+  sessionTableSize: number;
+  sessionTtlMs: number;
 }
 
 export const defaultRoutingSettings: RoutingSettings = {
@@ -25,12 +29,16 @@ export const defaultRoutingSettings: RoutingSettings = {
   batchSharePercent: 20,
   prefix: defaultPrefixOptions,
   prefixIndexSize: 100_000,
+  sessionTableSize: 100_000,
+  // About how long an engine's slot keeps a conversation that is not being continued.
+  sessionTtlMs: 10 * 60_000,
 };
 
 export interface Routing {
   readonly settings: RoutingSettings;
   readonly admission: Admission;
   readonly prefixIndex: PrefixIndex;
+  readonly sessions: SessionTable;
   /** Requests to engines and outside providers; closed with the control plane. */
   readonly upstream: Upstream;
   /**
@@ -53,6 +61,7 @@ export function createRouting(
       batchSharePercent: s.batchSharePercent,
     }),
     prefixIndex: new PrefixIndex(s.prefixIndexSize),
+    sessions: new SessionTable({ maxEntries: s.sessionTableSize, ttlMs: s.sessionTtlMs }),
     upstream: engineUpstream(),
     keyRefused: (endpoint) => {
       logger.warn("an outside provider refused a key; its endpoint is skipped for a while", {
