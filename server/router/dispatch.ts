@@ -185,12 +185,19 @@ export async function dispatch(
     replica.lastRequestAt = deps.clock.now();
     replica.breaker.take();
     const relayStarted = performance.now();
-    const unchanged = served === entry && !served.upstreamModel && model === entry.name;
+    const held = path === "/chat/completions" || path === "/completions"
+      ? await routing.slotKeeper.claim(replica, served.engine, session)
+      : undefined;
+    const unchanged = served === entry && !served.upstreamModel && model === entry.name && !held;
     const result = await relay({
       upstream: routing.upstream,
       replica,
       path,
-      body: unchanged ? body : { ...body, model: served.upstreamModel ?? served.name },
+      body: unchanged ? body : {
+        ...body,
+        model: served.upstreamModel ?? served.name,
+        ...(held ? { id_slot: held.slot } : {}),
+      },
       ...(unchanged && opts.rawBody ? { rawBody: opts.rawBody } : {}),
       clientSignal: signal,
       firstByteTimeoutMs: deps.limits.firstByteTimeoutMs,
@@ -199,6 +206,7 @@ export async function dispatch(
       servedModel: served.name,
       onDone: (o) => {
         opts.meter?.end(o.bytesOut);
+        held?.release();
         release(deps, replica);
         if (o.status === 499) replica.breaker.release();
         else if (o.status >= 500) replica.breaker.failure();
@@ -222,6 +230,7 @@ export async function dispatch(
       for (const [k, v] of Object.entries(admitted.headers)) result.response.headers.set(k, v);
       return result.response;
     }
+    held?.release();
     release(deps, replica);
     if (replica.external && (result.status === 429 || result.status === 401)) {
       replica.breaker.trip();

@@ -7,6 +7,7 @@ import { Admission } from "./admission.ts";
 import { PrefixIndex } from "./prefix_index.ts";
 import { defaultPrefixOptions, type PrefixOptions } from "./request_keys.ts";
 import { SessionTable } from "./session_table.ts";
+import { SlotKeeper } from "./slot_keeper.ts";
 import { engineUpstream, type Upstream } from "./upstream/upstream.ts";
 
 export interface RoutingSettings {
@@ -20,6 +21,10 @@ export interface RoutingSettings {
   /** Sessions remembered at most, and how long one without a request still counts as live. */
   sessionTableSize: number;
   sessionTtlMs: number;
+  /** Engines whose slots the router pins and saves to disk for sessions (see slot_keeper.ts). */
+  slotKeeperEngines: readonly string[];
+  /** Saved sessions remembered per replica. */
+  savedSessionsPerReplica: number;
 }
 
 export const defaultRoutingSettings: RoutingSettings = {
@@ -32,6 +37,8 @@ export const defaultRoutingSettings: RoutingSettings = {
   sessionTableSize: 100_000,
   // About how long an engine's slot keeps a conversation that is not being continued.
   sessionTtlMs: 10 * 60_000,
+  slotKeeperEngines: ["llamacpp"],
+  savedSessionsPerReplica: 1_000,
 };
 
 export interface Routing {
@@ -39,6 +46,7 @@ export interface Routing {
   readonly admission: Admission;
   readonly prefixIndex: PrefixIndex;
   readonly sessions: SessionTable;
+  readonly slotKeeper: SlotKeeper;
   /** Requests to engines and outside providers; closed with the control plane. */
   readonly upstream: Upstream;
   /**
@@ -62,6 +70,11 @@ export function createRouting(
     }),
     prefixIndex: new PrefixIndex(s.prefixIndexSize),
     sessions: new SessionTable({ maxEntries: s.sessionTableSize, ttlMs: s.sessionTtlMs }),
+    slotKeeper: new SlotKeeper({
+      engines: new Set(s.slotKeeperEngines),
+      maxSaved: s.savedSessionsPerReplica,
+      timeoutMs: 5_000,
+    }),
     upstream: engineUpstream(),
     keyRefused: (endpoint) => {
       logger.warn("an outside provider refused a key; its endpoint is skipped for a while", {

@@ -23,10 +23,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function startLlama(): Promise<{ url: string; stop(): Promise<void> }> {
+async function startLlama(saveDir: string): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
   const child = new Deno.Command(llamaServer!, {
-    args: ["-m", fixture, "--host", "127.0.0.1", "--port", String(port), "-np", "2", "-c", "8192"],
+    args: [
+      ...["-m", fixture, "--host", "127.0.0.1", "--port", String(port), "-np", "2", "-c", "8192"],
+      ...["--slot-save-path", saveDir],
+    ],
     env: { LLAMA_API_KEY: engineKey },
     stdout: "null",
     stderr: "null",
@@ -52,9 +55,15 @@ async function startLlama(): Promise<{ url: string; stop(): Promise<void> }> {
 }
 
 async function twoLlamaReplicas() {
-  const h = await startHarness();
+  // The catalog's model is the harness's "sim"; these replicas are llama-servers all the same.
+  const h = await startHarness({ routing: { slotKeeperEngines: ["sim"] } });
   h.deps.replicas.remove("r1");
-  const engines = [await startLlama(), await startLlama()];
+  const saveDir = await Deno.makeTempDir({ prefix: "llmgw-slots-" });
+  const engines: { url: string; stop(): Promise<void> }[] = [];
+  for (const name of ["a", "b"]) {
+    await Deno.mkdir(`${saveDir}/${name}`);
+    engines.push(await startLlama(`${saveDir}/${name}/`));
+  }
   engines.forEach((e, i) => addReplica(h, `llama-${i}`, e.url, { apiKey: engineKey, slots: 2 }));
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, h.app.fetch);
   return {
@@ -64,6 +73,7 @@ async function twoLlamaReplicas() {
       await server.shutdown();
       for (const e of engines) await e.stop();
       await h.close();
+      await Deno.remove(saveDir, { recursive: true });
     },
   };
 }
@@ -97,6 +107,36 @@ Deno.test({
       const rows = await usageRows(t.h);
       const cached = rows.reduce((n, row) => n + (row.cachedTokens ?? 0), 0);
       assertEquals(cached, r.cachedTokens, "usage rows carry the cached tokens");
+    } finally {
+      await t.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    `llama-server: 8 conversations over the same 4 slots reach 40 % cached, saved to disk and restored${
+      llamaServer ? "" : ` (skipped: ${why})`
+    }`,
+  ignore: !llamaServer,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const t = await twoLlamaReplicas();
+    try {
+      const r = await runMultiturn({
+        url: t.url,
+        key: t.h.key,
+        model: "demo",
+        conversations: 8,
+        turns: 6,
+        ...conversation,
+      });
+      console.log(
+        `8 conversations: cached ${(r.cachedShare * 100).toFixed(1)} % of ${r.promptTokens}`,
+      );
+      assertEquals(r.failed, 0);
+      assert(r.cachedShare >= 0.4, `cached share ${r.cachedShare.toFixed(3)}`);
     } finally {
       await t.close();
     }
