@@ -16,7 +16,7 @@ const fixture =
 const why = "set LLAMA_SERVER to a llama-server binary to run it";
 const engineKey = "llama-engine-key";
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
@@ -24,7 +24,7 @@ async function freePort(): Promise<number> {
 }
 
 async function startLlama(saveDir: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
+  const port = freePort();
   const child = new Deno.Command(llamaServer!, {
     args: [
       ...["-m", fixture, "--host", "127.0.0.1", "--port", String(port), "-np", "2", "-c", "8192"],
