@@ -9,9 +9,10 @@ import { startHarness } from "../../tests/helpers/harness.ts";
 import { addSimReplica, usageRows } from "../../tests/helpers/routing.ts";
 import { runMultiturn } from "../../bench/multiturn.ts";
 import { prefixBlocks, tenantSeed } from "./request_keys.ts";
+import type { RoutingSettings } from "./routing.ts";
 
-async function twoReplicasOfTwoSlots() {
-  const h = await startHarness();
+async function twoReplicasOfTwoSlots(routing: Partial<RoutingSettings> = {}) {
+  const h = await startHarness({ routing });
   h.deps.replicas.remove("r1");
   const engines = [
     await addSimReplica(h, "a", { slots: 2, promptTokensPerSecond: 200_000 }),
@@ -44,6 +45,29 @@ Deno.test("4 conversations over 2 replicas × 2 slots: each keeps its slot, most
   } finally {
     await t.close();
   }
+});
+
+Deno.test("8 conversations over the same 4 slots stay warm when slots are saved to disk and restored", async () => {
+  const base = { model: "demo", conversations: 8, turns: 6, ...conversation };
+  // The slot keeper is for llama.cpp; the sim engine speaks the same /slots actions.
+  const kept = await twoReplicasOfTwoSlots({ slotKeeperEngines: ["sim"] });
+  let withKeeper;
+  try {
+    withKeeper = await runMultiturn({ ...base, url: kept.url, key: kept.h.key });
+  } finally {
+    await kept.close();
+  }
+  const plain = await twoReplicasOfTwoSlots();
+  let without;
+  try {
+    without = await runMultiturn({ ...base, url: plain.url, key: plain.h.key });
+  } finally {
+    await plain.close();
+  }
+  assertEquals(withKeeper.failed + without.failed, 0);
+  assert(withKeeper.cachedShare >= 0.4, `with save/restore ${withKeeper.cachedShare.toFixed(3)}`);
+  // Four conversations taking turns on a replica's two slots evict each other every turn.
+  assert(without.cachedShare < 0.1, `without ${without.cachedShare.toFixed(3)}`);
 });
 
 Deno.test("one tenant's long prefix never chooses the replica for another tenant's request", async () => {
