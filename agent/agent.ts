@@ -11,9 +11,9 @@ import type { EngineInstalled, GpuReport } from "../core/protocol/host_report.ts
 import {
   type AgentMessage,
   protocolVersion,
+  type ReplicaReport,
+  type ReplicaSpec,
   type ServerMessage,
-  type ShardReport,
-  type ShardSpec,
 } from "../core/protocol/messages.ts";
 import { VERSION } from "../core/version.ts";
 import { traitsOf } from "../core/engines/engine_traits.ts";
@@ -27,7 +27,7 @@ import { attributeGpuProcesses } from "./hardware/gpu_process_owner.ts";
 import { GpuMonitor } from "./hardware/gpu_monitor.ts";
 import { readHostInfo } from "./hardware/host_info.ts";
 import { openGpuProbe } from "./hardware/open_gpu_probe.ts";
-import type { LaunchSpec, ShardHandle } from "./launch_spec.ts";
+import type { LaunchSpec, ReplicaHandle } from "./launch_spec.ts";
 import type { EngineProfile } from "./engines/engine_adapter.ts";
 import { Supervisor } from "./supervisor.ts";
 import { parsePortRange } from "./port_picker.ts";
@@ -36,7 +36,7 @@ import { type NodeWeights, nodeWeights } from "./weights/mod.ts";
 import { WeightsCommands } from "./weights_commands.ts";
 
 /** The placement's profile and cards from a start command, as the supervisor takes them. */
-export function launchProfile(spec: ShardSpec): Pick<LaunchSpec, "profile" | "gpus"> {
+export function launchProfile(spec: ReplicaSpec): Pick<LaunchSpec, "profile" | "gpus"> {
   const l = spec.launch;
   if (!l) return {};
   const { gpus, ...rest } = l;
@@ -237,7 +237,7 @@ export class Agent {
     }
   }
 
-  #start(commandId: string | undefined, spec: ShardSpec): void {
+  #start(commandId: string | undefined, spec: ReplicaSpec): void {
     const c = this.#d.config;
     const binary = this.#binary(spec.engine);
     const launch: LaunchSpec = {
@@ -264,12 +264,12 @@ export class Agent {
     );
   }
 
-  #failed(commandId: string | undefined, spec: ShardSpec, error: string, output: string): void {
+  #failed(commandId: string | undefined, spec: ReplicaSpec, error: string, output: string): void {
     const full = output.trim() ? `${error}\n--- engine output ---\n${output.trimEnd()}` : error;
     this.#errors.set(spec.shardId, full);
     this.#log.warn("shard did not start", { shardId: spec.shardId, error });
     const h = this.#supervisor.get(spec.shardId);
-    const shard: ShardReport = h ? this.#report(h) : {
+    const shard: ReplicaReport = h ? this.#report(h) : {
       shardId: spec.shardId,
       model: spec.model,
       engine: spec.engine,
@@ -283,11 +283,11 @@ export class Agent {
     } else this.#channel?.send({ type: "shard_state", shard });
   }
 
-  #result(id: string, r: { ok: boolean; error?: string; output?: string; shard?: ShardReport }) {
+  #result(id: string, r: { ok: boolean; error?: string; output?: string; shard?: ReplicaReport }) {
     this.#channel?.send({ type: "command_result", id, ...r });
   }
 
-  #report(h: ShardHandle): ShardReport {
+  #report(h: ReplicaHandle): ReplicaReport {
     const error = this.#errors.get(h.shardId);
     return {
       shardId: h.shardId,

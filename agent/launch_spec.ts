@@ -44,9 +44,9 @@ export interface LaunchSpec {
   readonly restart?: RestartPolicy;
 }
 
-export type ShardState = "starting" | "ready" | "restarting" | "failed" | "stopped";
+export type ReplicaState = "starting" | "ready" | "restarting" | "failed" | "stopped";
 
-export interface ShardHandle {
+export interface ReplicaHandle {
   readonly shardId: string;
   readonly model: string;
   readonly engine: string;
@@ -54,7 +54,7 @@ export interface ShardHandle {
   /** The current (or last) process; 0 before the first one started. */
   readonly pid: number;
   readonly port: number;
-  readonly state: ShardState;
+  readonly state: ReplicaState;
   /** Epoch ms when the current process was started. */
   readonly startedAt: number;
   /** Restart attempts made since the shard was ensured. */

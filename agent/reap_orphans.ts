@@ -5,12 +5,12 @@
  */
 import type { Logger } from "../core/log.ts";
 import { readStat } from "./proc_tree.ts";
-import type { ShardRecord } from "./shard_registry.ts";
+import type { ReplicaRecord } from "./replica_registry.ts";
 import { terminateGroup } from "./terminate_group.ts";
 
 /** Returns how many were stopped. */
 export async function reapOrphans(
-  records: readonly ShardRecord[],
+  records: readonly ReplicaRecord[],
   graceMs: number,
   log: Logger,
 ): Promise<number> {

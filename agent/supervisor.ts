@@ -18,8 +18,8 @@ import { EngineStartError } from "./engine_start_error.ts";
 import {
   launchDefaults,
   type LaunchSpec,
-  type ShardHandle,
-  type ShardState,
+  type ReplicaHandle,
+  type ReplicaState,
 } from "./launch_spec.ts";
 import { readEngineLoad } from "./read_engine_load.ts";
 import { reapOrphans } from "./reap_orphans.ts";
@@ -28,9 +28,9 @@ import { NoFreePortError, PortPicker, type PortRange } from "./port_picker.ts";
 import { judgeRecord, stopRecorded } from "./adopt_record.ts";
 import { isFree } from "./port_picker.ts";
 import { readStat } from "./proc_tree.ts";
-import { planFor, prepareShard, type Shard, shardEnv, shardRecord } from "./shard.ts";
-import { ShardKeys } from "./shard_keys.ts";
-import { type ShardRecord, ShardRegistry } from "./shard_registry.ts";
+import { planFor, prepareReplica, type Replica, replicaEnv, replicaRecord } from "./replica.ts";
+import { ReplicaKeys } from "./replica_keys.ts";
+import { type ReplicaRecord, ReplicaRegistry } from "./replica_registry.ts";
 
 export interface SupervisorDeps {
   readonly logger: Logger;
@@ -40,7 +40,7 @@ export interface SupervisorDeps {
   readonly workDir: string;
   readonly fetch?: typeof fetch;
   /** Every state or pid change, for the control plane's replica table. Must not throw. */
-  readonly onChange?: (handle: ShardHandle) => void;
+  readonly onChange?: (handle: ReplicaHandle) => void;
   /** How long a stopped engine gets between SIGTERM and SIGKILL. */
   readonly stopGraceMs?: number;
   /** Ports for engines (e.g. 30000-30999), each checked free; absent: the kernel picks. */
@@ -67,15 +67,15 @@ export class Supervisor {
   readonly #adapters: Readonly<Record<string, EngineAdapter>>;
   readonly #workDir: string;
   readonly #fetch: typeof fetch;
-  readonly #onChange: (handle: ShardHandle) => void;
+  readonly #onChange: (handle: ReplicaHandle) => void;
   readonly #graceMs: number;
   readonly #hurry = new AbortController();
-  readonly #registry: ShardRegistry;
-  readonly #keys: ShardKeys;
+  readonly #registry: ReplicaRegistry;
+  readonly #keys: ReplicaKeys;
   readonly #ports: PortPicker;
   readonly #watchMs: number;
   readonly #adoptProbeMs: number | undefined;
-  readonly #shards = new Map<string, Shard>();
+  readonly #shards = new Map<string, Replica>();
 
   readonly #runAs: string | undefined;
   constructor(deps: SupervisorDeps) {
@@ -86,8 +86,8 @@ export class Supervisor {
     this.#fetch = deps.fetch ?? fetch;
     this.#onChange = deps.onChange ?? (() => {});
     this.#graceMs = deps.stopGraceMs ?? defaults.stopGraceMs;
-    this.#registry = new ShardRegistry(`${deps.workDir}/shards.json`);
-    this.#keys = new ShardKeys(`${deps.workDir}/keys`);
+    this.#registry = new ReplicaRegistry(`${deps.workDir}/shards.json`);
+    this.#keys = new ReplicaKeys(`${deps.workDir}/keys`);
     this.#ports = new PortPicker(deps.portRange);
     this.#watchMs = deps.adoptedWatchMs ?? 1_000;
     this.#adoptProbeMs = deps.adoptProbeTimeoutMs;
@@ -102,7 +102,7 @@ export class Supervisor {
    * check; otherwise it is stopped and the shard started anew. Throws `LaunchPlanError` for a spec
    * that is refused before anything runs, `EngineStartError` for an engine that did not come up.
    */
-  async ensure(spec: LaunchSpec): Promise<ShardHandle> {
+  async ensure(spec: LaunchSpec): Promise<ReplicaHandle> {
     const existing = this.#shards.get(spec.shardId);
     if (existing?.stopped) {
       await existing.stopped;
@@ -129,9 +129,9 @@ export class Supervisor {
     }
     // Everything up to the map entry is synchronous, so a concurrent ensure sees this shard.
     const record = this.#registry.read().find((r) => r.shardId === spec.shardId);
-    let shard: Shard;
+    let shard: Replica;
     try {
-      shard = prepareShard(
+      shard = prepareReplica(
         spec,
         this.#adapters,
         this.#workDir,
@@ -167,7 +167,7 @@ export class Supervisor {
     return shard.stopped;
   }
 
-  async #stop(shard: Shard): Promise<void> {
+  async #stop(shard: Replica): Promise<void> {
     const shardId = shard.spec.shardId;
     shard.stopping = true;
     shard.wake?.();
@@ -205,24 +205,24 @@ export class Supervisor {
   }
 
   /** Every shard held, failed ones included until stopped or ensured again. */
-  list(): ShardHandle[] {
+  list(): ReplicaHandle[] {
     return [...this.#shards.values()].map((s) => s.handle);
   }
 
-  get(shardId: string): ShardHandle | undefined {
+  get(shardId: string): ReplicaHandle | undefined {
     return this.#shards.get(shardId)?.handle;
   }
 
   /**
    * The key a shard's engine was started with: the held shard's, or, for an engine an earlier agent
-   * left running, the one kept for it (0600, see shard_keys.ts). Never logged or reported.
+   * left running, the one kept for it (0600, see replica_keys.ts). Never logged or reported.
    */
   apiKey(shardId: string): string | undefined {
     return this.#shards.get(shardId)?.spec.apiKey ?? this.#keys.read(shardId);
   }
 
   /** Engines an earlier agent recorded and this one holds no shard for (candidates to adopt). */
-  recorded(): ShardRecord[] {
+  recorded(): ReplicaRecord[] {
     return this.#registry.read().filter((r) => !this.#shards.has(r.shardId));
   }
 
@@ -270,7 +270,7 @@ export class Supervisor {
   }
 
   /** The registry names an engine for this shard: take it over if it is sound, else replace it. */
-  async #adoptOrStart(shard: Shard, record: ShardRecord): Promise<void> {
+  async #adoptOrStart(shard: Replica, record: ReplicaRecord): Promise<void> {
     const { spec } = shard;
     const verdict = await judgeRecord(record, {
       spec,
@@ -321,7 +321,7 @@ export class Supervisor {
   }
 
   /** An adopted engine is not our child: no exit event comes, so its life is polled. */
-  #watchAdopted(shard: Shard): void {
+  #watchAdopted(shard: Replica): void {
     const adopted = shard.adopted;
     if (!adopted) return;
     shard.watch = setInterval(() => {
@@ -343,7 +343,7 @@ export class Supervisor {
   }
 
   /** One attempt: spawn, wait for ready. On failure the process tree is gone when this throws. */
-  async #start(shard: Shard): Promise<void> {
+  async #start(shard: Replica): Promise<void> {
     const { spec } = shard;
     const plan = shard.plan;
     shard.adopted = undefined;
@@ -363,7 +363,7 @@ export class Supervisor {
       proc = EngineProcess.spawn({
         cmd: launch.cmd,
         args: launch.args,
-        env: shardEnv(shard),
+        env: replicaEnv(shard),
         cwd: shard.dir,
         secrets: [spec.apiKey],
       });
@@ -410,7 +410,7 @@ export class Supervisor {
     this.#log.info("engine ready", { shardId: spec.shardId, pid: proc.pid });
   }
 
-  #onExit(shard: Shard, proc: EngineProcess, status: Deno.CommandStatus): void {
+  #onExit(shard: Replica, proc: EngineProcess, status: Deno.CommandStatus): void {
     // Exits while starting are the start attempt's to report; stops are expected.
     if (shard.proc !== proc || shard.stopping || shard.handle.state !== "ready") return;
     this.#log.warn("engine exited unexpectedly", {
@@ -425,7 +425,7 @@ export class Supervisor {
 
   /** Restarts a crashed shard with exponential backoff and jitter, until ready or out of tries. */
   async #recover(
-    shard: Shard,
+    shard: Replica,
     cleanUp: () => Promise<void>,
     crashOutput: string,
   ): Promise<void> {
@@ -458,16 +458,16 @@ export class Supervisor {
     throw last ?? this.#startError(shard, "crashed and may not restart", crashOutput);
   }
 
-  #startError(shard: Shard, reason: string, output: string): EngineStartError {
+  #startError(shard: Replica, reason: string, output: string): EngineStartError {
     return new EngineStartError(shard.spec.shardId, shard.spec.engine, reason, output);
   }
 
-  #setState(shard: Shard, state: ShardState): void {
+  #setState(shard: Replica, state: ReplicaState): void {
     shard.handle = { ...shard.handle, state };
     this.#emit(shard);
   }
 
-  #emit(shard: Shard): void {
+  #emit(shard: Replica): void {
     try {
       this.#onChange(shard.handle);
     } catch (e) {
@@ -480,7 +480,7 @@ export class Supervisor {
       .filter((s) =>
         (s.proc ? !s.proc.status : s.adopted !== undefined) && s.handle.state !== "stopped"
       )
-      .map(shardRecord);
+      .map(replicaRecord);
     try {
       Deno.mkdirSync(this.#workDir, { recursive: true });
       this.#registry.write(records);

@@ -15,7 +15,7 @@ import { readEngineLoad } from "../agent/read_engine_load.ts";
 import { loadAgentConfig } from "../agent/agent_config.ts";
 import { joinCluster } from "../agent/channel/join.ts";
 import { readNodeFiles } from "../agent/channel/node_files.ts";
-import { shards } from "../db/schema.ts";
+import { replicas } from "../db/schema.ts";
 import { parseModel } from "../server/models/model_yaml.ts";
 
 export const demoModel = "demo";
@@ -77,7 +77,7 @@ export const localNodeDir = (dataDir: string) => `${dataDir}/node`;
  */
 export async function startLocalNode(
   cp: ControlPlane,
-  config: ServerConfig,
+  config: Pick<ServerConfig, "dataDir" | "llamaServer" | "engineReadyTimeoutMs" | "simSlots">,
   model: ServedModel,
   logger: Logger,
 ): Promise<LocalNode> {
@@ -175,7 +175,7 @@ async function untilReady(cp: ControlPlane, model: string, ms: number): Promise<
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (cp.deps.replicas.forModel(model).some((r) => r.state === "ready")) return;
-    const failed = (await cp.deps.store.db.select().from(shards).where(eq(shards.model, model)))
+    const failed = (await cp.deps.store.db.select().from(replicas).where(eq(replicas.model, model)))
       .find((s) => s.state === "failed");
     if (failed) throw new Error(failed.reason ?? "the engine failed");
     await new Promise((r) => setTimeout(r, 100));

@@ -4,10 +4,10 @@
  * node considered with the constraint that rejected it (as data) and the same as text. Read-only;
  * room counts the shards the table has started but agents have not reported yet.
  */
-import { type ClusterSnapshot, withShards } from "./cluster_snapshot.ts";
+import { type ClusterSnapshot, withReplicas } from "./cluster_snapshot.ts";
 import { explainText, place, type PlacementRequest, type PlaceResult } from "./placement.ts";
 import { type CatalogModel, replicaNeed } from "./replica_need.ts";
-import { liveStates, type Shard, shardUse } from "./shard.ts";
+import { liveStates, type Replica, replicaUse } from "./replica.ts";
 
 export interface ProfileExplanation {
   profile: number;
@@ -19,12 +19,12 @@ export interface ProfileExplanation {
 export function explainModel(
   model: CatalogModel,
   snapshot: ClusterSnapshot,
-  shards: readonly Shard[],
+  shards: readonly Replica[],
 ): ProfileExplanation[] {
   const occupying = shards.filter((s) => liveStates.has(s.state) || s.state === "draining");
-  const view = withShards(
+  const view = withReplicas(
     snapshot,
-    occupying.map(shardUse),
+    occupying.map(replicaUse),
     new Map(occupying.map((s) => [s.id, s.node])),
   );
   return model.def.profiles

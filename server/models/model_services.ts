@@ -21,7 +21,7 @@ import { parseModel } from "./model_yaml.ts";
 import { planModel, type PlanOptions } from "./plan.ts";
 import type { Reconciler } from "./reconciler.ts";
 import { type CatalogModel, factsFromGguf } from "./replica_need.ts";
-import type { ShardTable } from "./shard_table.ts";
+import type { ReplicaRecords } from "./replica_records.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import { isEmbedding } from "./replica_need.ts";
 import type { PinnedSource } from "../../core/weights/pinned_source.ts";
@@ -55,7 +55,7 @@ export class ModelServices {
     readonly deps: {
       catalog: ModelCatalog;
       reconciler: Reconciler;
-      shards: ShardTable;
+      shards: ReplicaRecords;
       logger: Logger;
       replicas: ReplicaTable;
       /** Absent: hf: and URL sources are refused (no way to pin them). */

@@ -12,7 +12,7 @@
 import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
-import type { ShardLaunch } from "../../core/protocol/messages.ts";
+import type { ReplicaLaunch } from "../../core/protocol/messages.ts";
 import type { NodeHub } from "../nodes/node_hub.ts";
 import type { NodeStore } from "../nodes/node_store.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
@@ -21,8 +21,8 @@ import { catalogModelOf } from "./catalog_row.ts";
 import { type HubSnapshot, hubSnapshot } from "./hub_snapshot.ts";
 import type { CatalogModel } from "./replica_need.ts";
 import { type Demand, type Note, reconcile, type ReconcileSettings } from "./reconcile.ts";
-import { applyCommands, type Command, type Shard, type StartCommand } from "./shard.ts";
-import type { ShardTable, StoredShard } from "./shard_table.ts";
+import { applyCommands, type Command, type Replica, type StartCommand } from "./replica.ts";
+import type { ReplicaRecords, StoredReplica } from "./replica_records.ts";
 import type { PinnedSource } from "../../core/weights/pinned_source.ts";
 import { traitsOf } from "../../core/engines/engine_traits.ts";
 
@@ -40,7 +40,7 @@ export interface ReconcilerDeps {
   hub: NodeHub;
   nodes: NodeStore;
   replicas: ReplicaTable;
-  shards: ShardTable;
+  shards: ReplicaRecords;
   settings: () => ReconcilerSettings;
 }
 
@@ -161,7 +161,7 @@ export class Reconciler {
   }
 
   /** The cluster and shards as of now, for explain, plan and the admin API. */
-  async view(): Promise<{ snap: HubSnapshot; shards: Shard[] }> {
+  async view(): Promise<{ snap: HubSnapshot; shards: Replica[] }> {
     const connected = this.deps.hub.connected();
     for (const l of connected) this.#seen.set(l.nodeId, l.lastHeard);
     const rows = (await this.deps.nodes.list()).map((r) => ({
@@ -213,7 +213,7 @@ export class Reconciler {
     const now = this.deps.clock.now();
     const { snap } = await this.view();
     const changed = this.#sync(snap, now, settings);
-    const shards: Shard[] = this.deps.shards.all().map((s) => ({
+    const shards: Replica[] = this.deps.shards.all().map((s) => ({
       ...s,
       node: snap.nameOf.get(s.nodeId) ?? s.nodeId,
     }));
@@ -238,8 +238,8 @@ export class Reconciler {
   }
 
   /** Agents' reports → shard states; the router's counts → in flight and last request. */
-  #sync(snap: HubSnapshot, now: number, settings: ReconcilerSettings): StoredShard[] {
-    const changed: StoredShard[] = [];
+  #sync(snap: HubSnapshot, now: number, settings: ReconcilerSettings): StoredReplica[] {
+    const changed: StoredReplica[] = [];
     for (const s of this.deps.shards.all()) {
       const r = this.deps.replicas.get(replicaIdOf(s.nodeId, s.id));
       s.inFlight = r?.inFlight ?? 0;
@@ -249,7 +249,7 @@ export class Reconciler {
       if (!live) continue;
       const report = live.shards.find((x) => x.shardId === s.id);
       const error = live.errors.get(s.id);
-      let next: Shard["state"] | undefined;
+      let next: Replica["state"] | undefined;
       let reason: string | undefined;
       if (report?.state === "ready") next = "ready";
       else if (report?.state === "failed" || (!report && error)) {
@@ -268,7 +268,7 @@ export class Reconciler {
         s.reason = reason;
         this.#log.warn("replica failed", { shardId: s.id, model: s.model, reason });
         // Its node must not start it again on a reconnect.
-        this.deps.hub.stopShard(s.nodeId, s.id).catch(() => {});
+        this.deps.hub.stopReplica(s.nodeId, s.id).catch(() => {});
       }
       changed.push(s);
     }
@@ -288,13 +288,13 @@ export class Reconciler {
     }));
     const after = applyCommands(before, commands, now);
     const byId = new Map(after.map((s) => [s.id, s]));
-    const changed: StoredShard[] = [];
+    const changed: StoredReplica[] = [];
     const removed: string[] = [];
     for (const c of commands) {
       const s = byId.get(c.shardId);
       if (!s) continue;
       const nodeId = snap.idOf.get(s.node) ?? s.node;
-      const stored: StoredShard = { ...s, nodeId };
+      const stored: StoredReplica = { ...s, nodeId };
       if (c.kind === "stop" && !c.failed) removed.push(s.id);
       else changed.push(stored);
       this.#log.info(`replica ${c.kind}`, {
@@ -312,7 +312,7 @@ export class Reconciler {
         else if (c.kind === "drain") this.deps.replicas.drain(replicaIdOf(nodeId, c.shardId));
         else {
           this.deps.replicas.drain(replicaIdOf(nodeId, c.shardId));
-          await this.deps.hub.stopShard(nodeId, c.shardId).catch(() => {});
+          await this.deps.hub.stopReplica(nodeId, c.shardId).catch(() => {});
         }
       } catch (e) {
         this.#log.warn("a shard command could not be sent", {
@@ -338,7 +338,7 @@ export class Reconciler {
   async #start(c: StartCommand, nodeId: string, settings: ReconcilerSettings): Promise<void> {
     const model = this.deps.catalog.get(c.model);
     const profile = catalogModelOf(model!)?.def.profiles[c.profile];
-    const launch: ShardLaunch = {
+    const launch: ReplicaLaunch = {
       contextLength: c.contextLength,
       parallel: c.slots,
       mode: c.embeddings ? "embedding" : "generate",
@@ -359,7 +359,7 @@ export class Reconciler {
       return;
     }
     const path = c.source.startsWith("/") ? c.source : undefined;
-    await this.deps.hub.startShard(nodeId, {
+    await this.deps.hub.startReplica(nodeId, {
       shardId: c.shardId,
       model: c.model,
       engine: c.engine,
@@ -377,13 +377,13 @@ export class Reconciler {
     c: StartCommand,
     nodeId: string,
     origin: PinnedSource,
-    launch: ShardLaunch,
+    launch: ReplicaLaunch,
     args: string[],
     settings: ReconcilerSettings,
   ): Promise<void> {
     // The latest bytes ride on every save: saves overlap, and a later one must not undo them.
-    let fetched: StoredShard["fetched"];
-    const update = async (patch: Partial<StoredShard>) => {
+    let fetched: StoredReplica["fetched"];
+    const update = async (patch: Partial<StoredReplica>) => {
       const s = this.deps.shards.get(c.shardId);
       if (!s || s.state === "stopped" || s.state === "failed" || s.state === "draining") return;
       await this.deps.shards.save([{ ...s, ...(fetched ? { fetched } : {}), ...patch }]);
@@ -409,7 +409,7 @@ export class Reconciler {
       const s = this.deps.shards.get(c.shardId);
       if (!s || s.state !== "fetching") return; // stopped or failed while it fetched
       await update({ state: "starting", stateSince: this.deps.clock.now() });
-      await this.deps.hub.startShard(nodeId, {
+      await this.deps.hub.startReplica(nodeId, {
         shardId: c.shardId,
         model: c.model,
         engine: c.engine,

@@ -15,7 +15,7 @@ import type { ReplicaTable } from "../router/replicas.ts";
 import { createModelGate, type ModelGate } from "./model_gate.ts";
 import { ModelServices } from "./model_services.ts";
 import { Reconciler, type ReconcilerSettings } from "./reconciler.ts";
-import { ShardTable } from "./shard_table.ts";
+import { ReplicaRecords } from "./replica_records.ts";
 import { HfClient } from "../weights/hf_client.ts";
 import { parseSource as parseWeightsSource } from "../weights/parse_source.ts";
 import { pinSource } from "../weights/pin_source.ts";
@@ -46,7 +46,20 @@ export interface ModelsRuntime {
   close(): void;
 }
 
-export function reconcilerSettings(config: ServerConfig): ReconcilerSettings {
+/** The settings the reconciler reads at each step. */
+export type ReconcilerConfig = Pick<
+  ServerConfig,
+  | "reconcileIntervalMs"
+  | "nodeLostAfterMs"
+  | "evictAfterIdleMs"
+  | "minLifetimeMs"
+  | "drainGraceMs"
+  | "failureBackoffMs"
+  | "startupTimeoutMs"
+  | "simTokensPerSecond"
+>;
+
+export function reconcilerSettings(config: ReconcilerConfig): ReconcilerSettings {
   return {
     intervalMs: config.reconcileIntervalMs,
     lostAfterMs: config.nodeLostAfterMs,
@@ -63,7 +76,9 @@ export function reconcilerSettings(config: ServerConfig): ReconcilerSettings {
 }
 
 export async function startModels(
-  config: ServerConfig,
+  config:
+    & ReconcilerConfig
+    & Pick<ServerConfig, "hfEndpoint" | "hfTokenFile" | "models" | "requestWaitMs">,
   deps: {
     store: Store;
     clock: Clock;
@@ -74,7 +89,7 @@ export async function startModels(
     nodes: NodeStore;
   },
 ): Promise<ModelsRuntime> {
-  const shards = await ShardTable.load(deps.store);
+  const shards = await ReplicaRecords.load(deps.store);
   const reconciler = new Reconciler({
     clock: deps.clock,
     logger: deps.logger,

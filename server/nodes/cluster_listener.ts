@@ -26,8 +26,22 @@ export interface ClusterListener {
   close(): Promise<void>;
 }
 
+/** The settings the cluster listener and its node hub read. */
+export type ClusterListenerConfig = Pick<
+  ServerConfig,
+  | "dataDir"
+  | "tlsNames"
+  | "clusterListen"
+  | "clusterUrls"
+  | "nodeHeartbeatMs"
+  | "nodeLostAfterMs"
+  | "channelIdleMs"
+  | "channelAnswerMs"
+  | "joinCodeTtlMs"
+>;
+
 export async function startClusterListener(
-  config: ServerConfig,
+  config: ClusterListenerConfig,
   deps: {
     store: Store;
     clock: Clock;

@@ -14,17 +14,17 @@ import {
   decodeMessage,
   type Heartbeat,
   protocolVersion,
+  type ReplicaLaunch,
+  type ReplicaReport,
+  type ReplicaSpec,
   type ServerMessage,
-  type ShardLaunch,
-  type ShardReport,
-  type ShardSpec,
   type WeightsProgress,
 } from "../../core/protocol/messages.ts";
 import { VERSION } from "../../core/version.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import { AppError } from "../../core/errors.ts";
-import type { DesiredShard, NodeRow, NodeStore } from "./node_store.ts";
+import type { DesiredReplica, NodeRow, NodeStore } from "./node_store.ts";
 import { replicaKey } from "./replica_key.ts";
 
 /** What the hub tells the rest of the control plane (notifications). */
@@ -32,7 +32,7 @@ export interface NodeEvents {
   connected(node: string): void;
   lost(node: string, reason: string): void;
   heartbeat(node: string, hb: Heartbeat): void;
-  shard(node: string, shard: ShardReport): void;
+  shard(node: string, shard: ReplicaReport): void;
 }
 
 /** A `fetch_weights` command waiting for its node's answer. */
@@ -58,10 +58,10 @@ interface Live {
   connectedAt: number;
   lastHeard: number;
   heartbeat?: Heartbeat;
-  shards: Map<string, ShardReport>;
+  shards: Map<string, ReplicaReport>;
   /** Why each shard's last start failed, from command results. */
   errors: Map<string, string>;
-  /** Shards this connection was already told to stop (reported but not desired). */
+  /** Replicas this connection was already told to stop (reported but not desired). */
   stopSent: Set<string>;
   ready: boolean;
 }
@@ -71,14 +71,14 @@ export interface LiveNode {
   connectedAt: number;
   lastHeard: number;
   heartbeat?: Heartbeat;
-  shards: ShardReport[];
+  shards: ReplicaReport[];
   /** Why a start failed, per shard id (also for shards the node no longer reports). */
   errors: Map<string, string>;
 }
 
 export type NodeState = "ready" | "cordoned" | "draining" | "lost" | "waiting";
 
-export interface ShardView extends ShardReport {
+export interface ReplicaView extends ReplicaReport {
   /** Desired but not (yet) reported by the node. */
   pending?: boolean;
 }
@@ -97,7 +97,7 @@ export interface NodeView {
   host?: unknown;
   gpu?: unknown;
   engines?: unknown;
-  shards: ShardView[];
+  shards: ReplicaView[];
   warnings: string[];
 }
 
@@ -217,10 +217,10 @@ export class NodeHub {
         const seen = new Set<string>();
         for (const s of msg.shards) {
           seen.add(s.shardId);
-          this.#onShard(live, s);
+          this.#onReplica(live, s);
         }
         for (const id of [...live.shards.keys()]) {
-          if (!seen.has(id)) this.#forgetShard(live, id);
+          if (!seen.has(id)) this.#forgetReplica(live, id);
         }
         await this.#stopUndesired(live, msg.shards);
         await this.#persist(live);
@@ -228,7 +228,7 @@ export class NodeHub {
         return;
       }
       case "shard_state":
-        this.#onShard(live, msg.shard);
+        this.#onReplica(live, msg.shard);
         return this.onReport();
       case "weights_progress":
         this.#weightsWaits.get(msg.id)?.onProgress?.(msg);
@@ -246,7 +246,7 @@ export class NodeHub {
           if (shardId) live.errors.set(shardId, msg.error);
           this.#log.warn("node command failed", { nodeId: live.nodeId, error: msg.error });
         }
-        if (msg.shard) this.#onShard(live, msg.shard);
+        if (msg.shard) this.#onReplica(live, msg.shard);
         return this.onReport();
       }
       case "ping":
@@ -256,9 +256,9 @@ export class NodeHub {
     }
   }
 
-  #onShard(live: Live, s: ShardReport): void {
+  #onReplica(live: Live, s: ReplicaReport): void {
     this.deps.events?.shard(live.name, s);
-    if (s.state === "stopped") return this.#forgetShard(live, s.shardId);
+    if (s.state === "stopped") return this.#forgetReplica(live, s.shardId);
     live.shards.set(s.shardId, s);
     if (s.state === "ready") live.errors.delete(s.shardId);
     const id = replicaId(live.nodeId, s.shardId);
@@ -275,12 +275,12 @@ export class NodeHub {
     if (s.load) this.deps.replicas.setLoad(id, s.load);
   }
 
-  #forgetShard(live: Live, shardId: string): void {
+  #forgetReplica(live: Live, shardId: string): void {
     live.shards.delete(shardId);
     this.deps.replicas.remove(replicaId(live.nodeId, shardId));
   }
 
-  async #stopUndesired(live: Live, shards: ShardReport[]): Promise<void> {
+  async #stopUndesired(live: Live, shards: ReplicaReport[]): Promise<void> {
     if (!live.ready) return;
     const desired = new Set((await this.deps.nodes.desired(live.nodeId)).map((d) => d.shardId));
     for (const s of shards) {
@@ -313,12 +313,12 @@ export class NodeHub {
     });
   }
 
-  #sendStart(live: Live, d: DesiredShard): void {
+  #sendStart(live: Live, d: DesiredReplica): void {
     live.stopSent.delete(d.shardId);
     this.#send(live, { type: "start_shard", id: ulid(), spec: this.#spec(d) });
   }
 
-  #spec(d: DesiredShard): ShardSpec {
+  #spec(d: DesiredReplica): ReplicaSpec {
     return {
       shardId: d.shardId,
       model: d.model,
@@ -326,7 +326,7 @@ export class NodeHub {
       ...(d.modelPath ? { modelPath: d.modelPath } : {}),
       args: d.args,
       apiKey: replicaKey(this.deps.clusterSecret, d.nodeId, d.shardId),
-      ...(d.launch ? { launch: d.launch as ShardLaunch } : {}),
+      ...(d.launch ? { launch: d.launch as ReplicaLaunch } : {}),
     };
   }
 
@@ -424,7 +424,7 @@ export class NodeHub {
     return { ...view, state: "lost", connected: false };
   }
 
-  async startShard(
+  async startReplica(
     idOrName: string,
     input: {
       shardId: string;
@@ -432,11 +432,11 @@ export class NodeHub {
       engine: string;
       modelPath?: string;
       args: string[];
-      launch?: ShardLaunch;
+      launch?: ReplicaLaunch;
     },
-  ): Promise<ShardView> {
+  ): Promise<ReplicaView> {
     const node = await this.deps.nodes.find(idOrName);
-    const d = await this.deps.nodes.addShard({
+    const d = await this.deps.nodes.addReplica({
       nodeId: node.id,
       shardId: input.shardId,
       model: input.model,
@@ -478,9 +478,9 @@ export class NodeHub {
     return promise;
   }
 
-  async stopShard(idOrName: string, shardId: string): Promise<void> {
+  async stopReplica(idOrName: string, shardId: string): Promise<void> {
     const node = await this.deps.nodes.find(idOrName);
-    const known = await this.deps.nodes.removeShard(node.id, shardId);
+    const known = await this.deps.nodes.removeReplica(node.id, shardId);
     const live = this.#live.get(node.id);
     if (!known && !live?.shards.has(shardId)) {
       throw new AppError("not_found", { path: `node ${node.name} shard ${shardId}` });
@@ -491,7 +491,7 @@ export class NodeHub {
     }
   }
 
-  #view(node: NodeRow, desired: DesiredShard[]): NodeView {
+  #view(node: NodeRow, desired: DesiredReplica[]): NodeView {
     const live = this.#live.get(node.id);
     const connected = live !== undefined;
     const state: NodeState = !connected
@@ -502,7 +502,7 @@ export class NodeHub {
       ? "cordoned"
       : "ready";
     const report = live?.heartbeat ?? (node.lastReport as Partial<Heartbeat> | null) ?? {};
-    const shards: ShardView[] = [...(live?.shards.values() ?? [])].map((s) => {
+    const shards: ReplicaView[] = [...(live?.shards.values() ?? [])].map((s) => {
       const error = s.error ?? live?.errors.get(s.shardId);
       return error ? { ...s, error } : s;
     });
@@ -549,7 +549,7 @@ function replicaId(nodeId: string, shardId: string): string {
   return `${nodeId}/${shardId}`;
 }
 
-function pendingView(d: DesiredShard): ShardView {
+function pendingView(d: DesiredReplica): ReplicaView {
   return {
     shardId: d.shardId,
     model: d.model,

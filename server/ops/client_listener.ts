@@ -30,7 +30,12 @@ export interface ClientTls {
 }
 
 /** Decides plain or TLS from the settings, refusing plain HTTP on a non-loopback address. */
-export async function clientTls(config: ServerConfig): Promise<ClientTls | undefined> {
+export async function clientTls(
+  config: Pick<
+    ServerConfig,
+    "tlsCertFile" | "tlsKeyFile" | "https" | "dataDir" | "tlsNames" | "listen" | "allowPlainHttp"
+  >,
+): Promise<ClientTls | undefined> {
   if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) {
     throw new ConfigError("tls.cert_file and tls.key_file go together: set both or neither");
   }
@@ -71,7 +76,7 @@ export function isLoopback(host: string): boolean {
 }
 
 export async function startClientListener(
-  config: ServerConfig,
+  config: Pick<ServerConfig, "listen" | "publicUrl">,
   fetchApp: (
     req: Request,
     env: { shutdownCut: AbortSignal; remoteAddr: Deno.NetAddr },

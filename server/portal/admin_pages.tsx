@@ -5,7 +5,7 @@
  */
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import type { AppDeps } from "../deps.ts";
+import type { PortalDeps } from "./portal_deps.ts";
 import { AppError } from "../../core/errors.ts";
 import type { NodeView } from "../nodes/node_hub.ts";
 import { placeOfKey } from "../tenancy/place_of_key.ts";
@@ -30,7 +30,7 @@ const dayMs = 86_400_000;
 
 export function adminPages(
   app: Hono<AppEnv>,
-  deps: AppDeps,
+  deps: PortalDeps,
   io: { load: (c: Context<AppEnv>) => Promise<PortalCtx>; call: AdminCall },
 ): void {
   const { load, call } = io;
@@ -327,9 +327,7 @@ export function adminPages(
           price: listed.get(m.name) ?? prices.priceOf(m.name),
         }))}
         canWrite={canWrite(v.actor, "staff", { orgId: null, teamId: null })}
-        cluster={deps.settings
-          ? (await call(c, undefined, "GET", "/settings")).data as SettingView[]
-          : null}
+        cluster={(await call(c, undefined, "GET", "/settings")).data as SettingView[]}
         {...(notice ? { notice } : {})}
       />,
       notice?.kind === "error" ? 400 : 200,

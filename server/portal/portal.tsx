@@ -13,7 +13,7 @@ import { browserCookies } from "../auth/browser_cookies.ts";
 import { hashPassword, verifyPassword } from "../auth/passwords.ts";
 import { constantTimeEqual, randomToken } from "../auth/secrets.ts";
 import { sessionCookie } from "../auth/sessions.ts";
-import type { AppDeps } from "../deps.ts";
+import type { PortalDeps } from "./portal_deps.ts";
 import { statusOf } from "../errors.ts";
 import { AppError } from "../../core/errors.ts";
 import { placeOfKey } from "../tenancy/place_of_key.ts";
@@ -43,7 +43,7 @@ export interface PortalOptions {
   publicUrl: string;
 }
 
-export function portalRoutes(deps: AppDeps, opts: PortalOptions): Hono<AppEnv> {
+export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const prefs = new PrefsStore({ store: deps.store, clock: deps.clock });
   const call = adminCaller(deps);

@@ -15,7 +15,7 @@ import { browserCookies } from "../auth/browser_cookies.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { constantTimeEqual, randomToken } from "../auth/secrets.ts";
 import { csrfFor, csrfMatches, sessionCookie } from "../auth/sessions.ts";
-import type { AppDeps } from "../deps.ts";
+import type { PeopleServices } from "../tenancy/services.ts";
 import { AppError } from "../../core/errors.ts";
 import { readJsonBody } from "../router/read_body.ts";
 import { parse } from "./parse_input.ts";
@@ -29,7 +29,7 @@ const signup = z.strictObject({
   display_name: z.string().max(200).optional(),
 });
 
-export function authRoutes(deps: AppDeps): Hono<AppEnv> {
+export function authRoutes(deps: { people: PeopleServices }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const p = () => deps.people;
   const { secure, cookie } = browserCookies(() => p().secureCookies);

@@ -89,7 +89,7 @@ Deno.test({
       };
       return n.shards?.find((s) => s.shardId === shardId)?.pid || undefined;
     });
-  const shardOf = (r: ReplicaJson) => r.id;
+  const replicaOf = (r: ReplicaJson) => r.id;
 
   try {
     const join = (name: string, labels: Record<string, string>, gpus: string) =>
@@ -131,15 +131,15 @@ profiles: [{ engine: sim, gpus: 1, node_selector: { pool: solo } }]
 `);
     }
 
-    let odShard = "";
+    let odReplica = "";
     await t.step("evicted after idle, but not before its minimum life", async () => {
       await reconciler.step();
       assertEquals(await replicas("od"), [], "nothing runs before a request");
       await answered("od");
       const r = await readyReplica("od");
       assertEquals([r.node, r.gpus], ["solo", [0]]);
-      odShard = shardOf(r);
-      const pid = await enginePid("solo", odShard);
+      odReplica = replicaOf(r);
+      const pid = await enginePid("solo", odReplica);
       assert(alive(pid));
 
       await advance(3 * min); // idle 3 min ≥ 2 min, alive 3 min < 5 min
@@ -147,7 +147,7 @@ profiles: [{ engine: sim, gpus: 1, node_selector: { pool: solo } }]
       const kept = await replicas("od");
       assertEquals(
         kept.map((x) => [x.id, x.state]),
-        [[odShard, "ready"]],
+        [[odReplica, "ready"]],
         "within its minimum life",
       );
       assert(alive(pid));
@@ -164,7 +164,7 @@ profiles: [{ engine: sim, gpus: 1, node_selector: { pool: solo } }]
     await t.step("a second on-demand model takes its turn on the full card", async () => {
       await answered("od");
       const first = await readyReplica("od");
-      const pid = await enginePid("solo", shardOf(first));
+      const pid = await enginePid("solo", replicaOf(first));
       await advance(4 * min);
       await answered("od"); // used just now: not idle, so only making room can stop it
 

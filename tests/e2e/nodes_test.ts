@@ -1,7 +1,7 @@
 /**
  * Nodes end to end, every part a separate process on loopback: a control plane (`llmgw server`),
  * a GPU node (the stub NVML library with two fake cards) and a CPU-only node, both joined with
- * codes over the cluster's TLS listener. Shards on each answer through the control plane's /v1;
+ * codes over the cluster's TLS listener. Replicas on each answer through the control plane's /v1;
  * a killed engine is restarted; an agent killed with SIGKILL shows its node lost, and after a
  * restart ready again with its engine adopted (same pid); an engine that exits at start is
  * reported with its output; a used join code and a removed node are refused.
@@ -204,6 +204,27 @@ Deno.test({
         model: "sim-on-gpu",
         engine: "sim",
       });
+      await new Promise((r) => setTimeout(r, 700));
+      assertEquals((await shard("gpu-node", "gpu-sim"))?.pid, before?.pid);
+      // The same through the new names: the API's /replicas with replicaId, ctl's start-replica.
+      const again = await admin("POST", "nodes/gpu-node/replicas", {
+        replicaId: "gpu-sim",
+        model: "sim-on-gpu",
+        engine: "sim",
+      });
+      assertEquals(again.status, 202, JSON.stringify(again.body));
+      const byCtl = await ctl(
+        "nodes",
+        "start-replica",
+        "gpu-node",
+        "--replica-id",
+        "gpu-sim",
+        "--model",
+        "sim-on-gpu",
+        "--engine",
+        "sim",
+      );
+      assertEquals(byCtl.code, 0, byCtl.text);
       await new Promise((r) => setTimeout(r, 700));
       assertEquals((await shard("gpu-node", "gpu-sim"))?.pid, before?.pid);
     });

@@ -1,4 +1,4 @@
-/** `llmgw ctl nodes …`: join codes, the node list, cordon/drain/remove, and shards by hand. */
+/** `llmgw ctl nodes …`: join codes, the node list, cordon/drain/remove, and replicas by hand. */
 import { UsageError } from "../../../core/command.ts";
 import type { Ctx, Noun, Verb } from "./client.ts";
 
@@ -102,10 +102,14 @@ const remove: Verb = {
   },
 };
 
-const startShard: Verb = {
-  help:
-    `  nodes start-shard NODE --shard-id ID --model NAME --engine E [--model-path P] [--args="…"]`,
+/** `start-replica`, or `start-shard` (the older name, with its words as before). */
+const startReplica = (older: boolean): Verb => ({
+  ...(older ? {} : {
+    help:
+      `  nodes start-replica|start-shard NODE --replica-id ID --model NAME --engine E [--model-path P] [--args="…"]`,
+  }),
   flags: {
+    "replica-id": { type: "string" },
     "shard-id": { type: "string" },
     model: { type: "string" },
     engine: { type: "string" },
@@ -113,39 +117,45 @@ const startShard: Verb = {
     args: { type: "string" },
   },
   run: async (ctx) => {
-    const at = node(ctx, "start-shard");
+    const verb = older ? "start-shard" : "start-replica";
+    const at = node(ctx, verb);
     const values = ctx.values;
-    const need = (k: string) => {
-      const v = values[k];
-      if (typeof v !== "string" || !v) throw new UsageError(`nodes start-shard needs --${k}`);
+    const need = (k: string, v = values[k]) => {
+      if (typeof v !== "string" || !v) throw new UsageError(`nodes ${verb} needs --${k}`);
       return v;
     };
     const body: Record<string, unknown> = {
-      shardId: need("shard-id"),
+      shardId: need(older ? "shard-id" : "replica-id", values["replica-id"] ?? values["shard-id"]),
       model: need("model"),
       engine: need("engine"),
     };
     if (typeof values["model-path"] === "string") body.modelPath = values["model-path"];
     if (typeof values.args === "string") body.args = values.args.split(/\s+/).filter(Boolean);
+    // The older path: a control plane of the release before still serves it.
     const s = await ctx.api.post(`nodes/${at}/shards`, { json: body }).json<{ state: string }>();
     if (ctx.json) return out(s), 0;
-    console.log(`Shard ${body.shardId} on ${ctx.args[0]}: ${s.state}`);
+    console.log(`${older ? "Shard" : "Replica"} ${body.shardId} on ${ctx.args[0]}: ${s.state}`);
     return 0;
   },
-};
+});
 
-const stopShard: Verb = {
-  help: `  nodes stop-shard NODE SHARD`,
+/** `stop-replica`, or `stop-shard` (the older name). */
+const stopReplica = (older: boolean): Verb => ({
+  ...(older ? {} : {
+    help:
+      `  nodes stop-replica|stop-shard NODE REPLICA   (start-shard, stop-shard, --shard-id: the older names)`,
+  }),
   run: async (ctx) => {
-    const at = node(ctx, "stop-shard");
+    const verb = older ? "stop-shard" : "stop-replica";
+    const at = node(ctx, verb);
     const shard = ctx.args[1];
-    if (!shard) throw new UsageError("nodes stop-shard needs NODE and SHARD");
+    if (!shard) throw new UsageError(`nodes ${verb} needs NODE and ${older ? "SHARD" : "REPLICA"}`);
     const r = await ctx.api.delete(`nodes/${at}/shards/${encodeURIComponent(shard)}`).json();
     if (ctx.json) return out(r), 0;
-    console.log(`Stopping shard ${shard} on ${ctx.args[0]}`);
+    console.log(`Stopping ${older ? "shard" : "replica"} ${shard} on ${ctx.args[0]}`);
     return 0;
   },
-};
+});
 
 const flagHelp =
   `  nodes cordon|uncordon|drain NODE            Stop placing on a node / allow again / move off it`;
@@ -160,8 +170,10 @@ export const nodes: Noun = {
     uncordon: setFlag("uncordon"),
     drain: setFlag("drain"),
     remove,
-    "start-shard": startShard,
-    "stop-shard": stopShard,
+    "start-replica": startReplica(false),
+    "stop-replica": stopReplica(false),
+    "start-shard": startReplica(true),
+    "stop-shard": stopReplica(true),
   },
 };
 

@@ -49,6 +49,8 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "/nodes/{id}/drain": "any-node",
       "/nodes/{id}/shards": "any-node",
       "/nodes/{id}/shards/{shardId}": "any-node",
+      "/nodes/{id}/replicas": "any-node",
+      "/nodes/{id}/replicas/{replicaId}": "any-node",
       // Models and replicas are the cluster's too.
       "/models/{name}/explain": "demo",
       "/models/{name}/context": "demo",
@@ -91,6 +93,7 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "post /nodes/{id}/uncordon": {},
       "post /nodes/{id}/drain": {},
       "post /nodes/{id}/shards": { shardId: "s1", model: "demo", engine: "sim" },
+      "post /nodes/{id}/replicas": { replicaId: "s1", model: "demo", engine: "sim" },
       "post /models/plan": { source: "/nonexistent.gguf" },
       "post /models/serve": { source: "/nonexistent.gguf" },
       "post /models": { name: "stolen", profiles: [{ engine: "sim" }] },

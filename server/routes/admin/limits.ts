@@ -1,6 +1,7 @@
 /** Limits at each level: read (own and effective), set partially (PATCH) or wholly (PUT). */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { PeopleServices } from "../../tenancy/services.ts";
+import type { KeyService } from "../../keys/keys.ts";
 import { AppError } from "../../../core/errors.ts";
 import type { LimitPatch } from "../../accounting/limits.ts";
 import { type Actor, requireRead, requireWrite } from "../../tenancy/access.ts";
@@ -40,7 +41,10 @@ function toPatch(body: LimitsBody): LimitPatch {
 
 const kinds = ["global", "org", "team", "project", "person", "key"] as const;
 
-export function limitsRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function limitsRoutes(
+  r: AdminRegistry,
+  deps: { people: PeopleServices; keys: Pick<KeyService, "get"> },
+): void {
   const p = () => deps.people;
 
   const placeOf = async (scope: Scope, path: string): Promise<Place> => {

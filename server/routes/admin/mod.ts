@@ -28,17 +28,38 @@ import { signInRoutes } from "./sign_in.ts";
 import { treeRoutes } from "./tree.ts";
 import { usageRoutes } from "./usage.ts";
 
-export function adminRoutes(deps: AppDeps): Hono<AppEnv> {
+/** What the admin API serves, from the composition root's record; each resource takes its part. */
+export type AdminDeps = Pick<
+  AppDeps,
+  | "people"
+  | "adminTokens"
+  | "keys"
+  | "catalog"
+  | "replicas"
+  | "routing"
+  | "store"
+  | "clock"
+  | "nodes"
+  | "modelServices"
+  | "settings"
+  | "keyOwners"
+  | "notifySender"
+  | "mirror"
+>;
+
+export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const registry = new AdminRegistry(app, (...a) => deps.people.audit.record(...a));
   let document: Record<string, unknown> | undefined;
   // The document describes the API; it holds nothing of any tenant, so it needs no credential.
   app.get("/openapi.json", (c) => c.json(document ??= openApiDocument(registry.specs)));
   // Mounted before `authenticate`: the mirror answers to the admin token only.
-  if (deps.mirror) app.route("/mirror", mirrorRoutes(deps, deps.mirror));
+  app.route("/mirror", mirrorRoutes(deps, deps.mirror));
 
+  const { people, adminTokens, keys } = deps;
+  const credentials = { people, adminTokens, keys };
   app.use("*", async (c, next) => {
-    c.set("actor", await authenticate(deps, c));
+    c.set("actor", await authenticate(credentials, c));
     await next();
   });
 

@@ -1,4 +1,4 @@
-/** Nodes: join codes, the node list, cordon / uncordon / drain, removal, and shards by hand. */
+/** Nodes: join codes, the node list, cordon / uncordon / drain, removal, and replicas by hand. */
 import { z } from "zod";
 import { AppError } from "../../../core/errors.ts";
 import type { NodeServices } from "../../nodes/node_services.ts";
@@ -10,12 +10,18 @@ const joinCodeInput = z.strictObject({
   labels: z.record(z.string().regex(labelKey), z.string().max(200)).optional(),
   expires_in_ms: z.number().int().min(1_000).max(30 * 86_400_000).optional(),
 });
-const startShardInput = z.strictObject({
-  shardId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/),
+const replicaIdRule = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/);
+/** `shardId` is the older name of `replicaId`, still accepted. */
+const startReplicaInput = z.strictObject({
+  replicaId: replicaIdRule.optional(),
+  shardId: replicaIdRule.optional(),
   model: z.string().min(1).max(200),
   engine: z.string().min(1).max(50),
   modelPath: z.string().min(1).optional(),
   args: z.array(z.string()).max(200).optional(),
+}).refine((b) => b.replicaId !== undefined || b.shardId !== undefined, {
+  message: "Invalid input: expected string, received undefined",
+  path: ["shardId"],
 });
 
 /** Nodes are the cluster's, not a tenant's: only administrators and operators see or touch them. */
@@ -92,35 +98,44 @@ export function nodeRoutes(registry: AdminRegistry, nodes: NodeServices | undefi
     requireWrite(actor, "staff", cluster, c.req.path);
     return c.json(await svc().hub.remove(c.req.param("id")!));
   });
-  registry.add({
-    ...read,
-    method: "post",
-    path: "/nodes/:id/shards",
-    summary: "Start a shard on a node",
-    body: startShardInput,
-    audit: { action: "shard.start" },
-    status: 202,
-  }, async (c, { body, actor }) => {
-    requireWrite(actor, "staff", cluster, c.req.path);
-    const shard = await svc().hub.startShard(c.req.param("id")!, {
-      shardId: body.shardId,
-      model: body.model,
-      engine: body.engine,
-      ...(body.modelPath ? { modelPath: body.modelPath } : {}),
-      args: body.args ?? [],
+  // `/replicas` is the name; `/shards` is the older one, still served.
+  for (
+    const { word, param, older } of [
+      { word: "replicas", param: "replicaId", older: "" },
+      { word: "shards", param: "shardId", older: " (older path)" },
+    ]
+  ) {
+    registry.add({
+      ...read,
+      method: "post",
+      path: `/nodes/:id/${word}`,
+      summary: `Start a replica on a node${older}`,
+      body: startReplicaInput,
+      audit: { action: "shard.start" },
+      status: 202,
+    }, async (c, { body, actor }) => {
+      requireWrite(actor, "staff", cluster, c.req.path);
+      const shard = await svc().hub.startReplica(c.req.param("id")!, {
+        shardId: (body.replicaId ?? body.shardId)!,
+        model: body.model,
+        engine: body.engine,
+        ...(body.modelPath ? { modelPath: body.modelPath } : {}),
+        args: body.args ?? [],
+      });
+      return c.json(shard, 202);
     });
-    return c.json(shard, 202);
-  });
-  registry.add({
-    ...read,
-    method: "delete",
-    path: "/nodes/:id/shards/:shardId",
-    audit: { action: "shard.stop" },
-    summary: "Stop a shard",
-    status: 202,
-  }, async (c, { actor }) => {
-    requireWrite(actor, "staff", cluster, c.req.path);
-    await svc().hub.stopShard(c.req.param("id")!, c.req.param("shardId")!);
-    return c.json({ shardId: c.req.param("shardId")!, stopping: true }, 202);
-  });
+    registry.add({
+      ...read,
+      method: "delete",
+      path: `/nodes/:id/${word}/:${param}`,
+      audit: { action: "shard.stop" },
+      summary: `Stop a replica${older}`,
+      status: 202,
+    }, async (c, { actor }) => {
+      requireWrite(actor, "staff", cluster, c.req.path);
+      const shardId = c.req.param(param)!;
+      await svc().hub.stopReplica(c.req.param("id")!, shardId);
+      return c.json({ shardId, stopping: true }, 202);
+    });
+  }
 }

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { generatePassword } from "../../auth/secrets.ts";
 import { hashPassword } from "../../auth/passwords.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { PeopleServices } from "../../tenancy/services.ts";
 import { AppError } from "../../../core/errors.ts";
 import { type Actor, canGrant, canRead, requireRead, requireWrite } from "../../tenancy/access.ts";
 import { roles } from "../../../db/schema.ts";
@@ -28,7 +28,7 @@ const patchPerson = z.strictObject({
 });
 const resetPassword = z.strictObject({ password: z.string().min(12).max(200).optional() });
 
-export function peopleRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function peopleRoutes(r: AdminRegistry, deps: { people: PeopleServices }): void {
   const p = () => deps.people;
   const get = (actor: Actor, id: string, path: string): Person => {
     const person = p().tenancy.people.get(id);

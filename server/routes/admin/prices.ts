@@ -13,7 +13,7 @@ const priceBody = z.strictObject({
   cached_per_1k: micros.optional(),
 });
 
-export function priceRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function priceRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): void {
   const staff = { orgId: null, teamId: null };
   /** Sets a model's price, or with null returns it to the default; staff only, audited. */
   const changePrice = async (actor: Actor, path: string, model: string, price: Price | null) => {

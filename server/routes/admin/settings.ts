@@ -5,7 +5,7 @@ import { AppError } from "../../../core/errors.ts";
 import { requireRead, requireWrite } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";
 
-function requireSettings(deps: AppDeps) {
+function requireSettings(deps: Pick<AppDeps, "people" | "settings">) {
   if (!deps.settings) {
     throw new AppError("invalid_request", { detail: "this server keeps no cluster settings" });
   }
@@ -14,7 +14,7 @@ function requireSettings(deps: AppDeps) {
 
 const cluster = { orgId: null, teamId: null };
 
-export function settingsRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function settingsRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people" | "settings">): void {
   const base = { tag: "operations", access: "administrator, operator" };
   r.add({
     ...base,

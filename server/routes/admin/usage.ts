@@ -22,7 +22,10 @@ const limitQuery = z.string().regex(/^\d+$/).optional();
 
 const cluster = { orgId: null, teamId: null };
 
-export function usageRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function usageRoutes(
+  r: AdminRegistry,
+  deps: Pick<AppDeps, "clock" | "keyOwners" | "keys" | "people" | "store">,
+): void {
   r.add({
     method: "get",
     path: "/usage",

@@ -18,13 +18,13 @@ const recordSchema = z.object({
 });
 const fileSchema = z.object({ version: z.literal(1), shards: z.array(recordSchema) });
 
-export type ShardRecord = z.infer<typeof recordSchema>;
+export type ReplicaRecord = z.infer<typeof recordSchema>;
 
-export class ShardRegistry {
+export class ReplicaRegistry {
   constructor(readonly path: string) {}
 
   /** An absent or unreadable file is an empty registry: it is a hint for cleanup, not a truth. */
-  read(): ShardRecord[] {
+  read(): ReplicaRecord[] {
     try {
       const parsed = fileSchema.safeParse(JSON.parse(Deno.readTextFileSync(this.path)));
       return parsed.success ? parsed.data.shards : [];
@@ -34,7 +34,7 @@ export class ShardRegistry {
   }
 
   /** Written to a temporary file and renamed, so a reader never sees half a file. */
-  write(shards: ShardRecord[]): void {
+  write(shards: ReplicaRecord[]): void {
     const tmp = `${this.path}.${Deno.pid}.tmp`;
     Deno.writeTextFileSync(tmp, JSON.stringify({ version: 1, shards }, null, 2) + "\n", {
       mode: 0o600,

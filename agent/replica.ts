@@ -6,17 +6,17 @@
 import type { EngineAdapter, LaunchPlan } from "./engines/engine_adapter.ts";
 import { LaunchPlanError } from "./engines/launch_plan_error.ts";
 import type { EngineProcess } from "./engine_process.ts";
-import type { LaunchSpec, ShardHandle } from "./launch_spec.ts";
-import type { ShardRecord } from "./shard_registry.ts";
+import type { LaunchSpec, ReplicaHandle } from "./launch_spec.ts";
+import type { ReplicaRecord } from "./replica_registry.ts";
 
-export interface Shard {
+export interface Replica {
   readonly spec: LaunchSpec;
   readonly adapter: EngineAdapter;
   /** Rebuilt when an adoption falls through and the recorded port is no longer free. */
   plan: LaunchPlan;
   /** The engine's cwd and HOME. */
   readonly dir: string;
-  handle: ShardHandle;
+  handle: ReplicaHandle;
   proc?: EngineProcess;
   /** The current start or restart: resolves at ready, rejects when it gives up. */
   settled: Promise<void>;
@@ -37,17 +37,17 @@ export interface Shard {
 }
 
 /** Also keeps the id safe as a directory name. */
-const shardIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const replicaIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** Throws `LaunchPlanError` (the adapter's flag gate included) before anything is started. */
-export function prepareShard(
+export function prepareReplica(
   spec: LaunchSpec,
   adapters: Readonly<Record<string, EngineAdapter>>,
   workDir: string,
   now: number,
   pickPort: (host: string) => number,
-): Shard {
-  if (!shardIdPattern.test(spec.shardId)) {
+): Replica {
+  if (!replicaIdPattern.test(spec.shardId)) {
     throw new LaunchPlanError(
       spec.engine,
       `shard id "${spec.shardId}" must be letters, digits, ".", "_" or "-" (at most 128)`,
@@ -114,7 +114,7 @@ export function baseUrlFor(host: string, port: number): string {
  * The engine's whole environment, deny-by-default: nothing of the agent's own (its secrets, proxy
  * settings, DB paths) leaks into a process that parses untrusted weights.
  */
-export function shardEnv(shard: Shard): Record<string, string> {
+export function replicaEnv(shard: Replica): Record<string, string> {
   const gpus = shard.spec.gpus;
   return {
     PATH: Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin",
@@ -126,7 +126,7 @@ export function shardEnv(shard: Shard): Record<string, string> {
 }
 
 /** What the registry keeps about a running shard; no secret. */
-export function shardRecord(shard: Shard): ShardRecord {
+export function replicaRecord(shard: Replica): ReplicaRecord {
   const h = shard.handle;
   const procStart = shard.proc?.procStart ?? shard.adopted?.procStart;
   return {

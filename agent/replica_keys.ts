@@ -8,7 +8,7 @@
  * under every running engine the day the node secret is rotated. The registry (shards.json) stays
  * free of secrets, so it can be read and copied for diagnosis.
  */
-export class ShardKeys {
+export class ReplicaKeys {
   constructor(readonly dir: string) {}
 
   #path(shardId: string): string {

@@ -1,5 +1,5 @@
 /**
- * Shards (replicas) as the control plane records them, the commands the reconciler issues, and
+ * Replicas (replicas) as the control plane records them, the commands the reconciler issues, and
  * `applyCommands(shards, commands, now)`, the one way those commands change the record (the
  * lead's shard table applies the same, then sends each command to its node's agent).
  *
@@ -7,7 +7,7 @@
  * reason). Agents report fetching/starting/ready/failed; the reconciler's commands set pending
  * (start), draining (drain) and stopped (stop).
  */
-import type { ShardUse } from "./cluster_snapshot.ts";
+import type { ReplicaUse } from "./cluster_snapshot.ts";
 
 export const replicaStates = [
   "pending",
@@ -20,7 +20,7 @@ export const replicaStates = [
 ] as const;
 export type ReplicaState = (typeof replicaStates)[number];
 
-export interface Shard {
+export interface Replica {
   id: string;
   model: string;
   node: string;
@@ -89,12 +89,16 @@ export interface StopCommand {
 export type Command = StartCommand | StopCommand;
 
 /** Records what the commands mean: a start adds a pending shard, drain and stop change state. */
-export function applyCommands(shards: readonly Shard[], commands: readonly Command[], now: number) {
+export function applyCommands(
+  shards: readonly Replica[],
+  commands: readonly Command[],
+  now: number,
+) {
   const out = shards.map((s) => ({ ...s }));
   const byId = new Map(out.map((s) => [s.id, s]));
   for (const c of commands) {
     if (c.kind === "start") {
-      const s: Shard = {
+      const s: Replica = {
         id: c.shardId,
         model: c.model,
         node: c.node,
@@ -123,7 +127,7 @@ export function applyCommands(shards: readonly Shard[], commands: readonly Comma
 }
 
 /** What a shard takes from its node, as placement counts it. */
-export function shardUse(s: Shard): ShardUse {
+export function replicaUse(s: Replica): ReplicaUse {
   return {
     shardId: s.id,
     model: s.model,
