@@ -57,12 +57,15 @@ export class SlotKeeper {
     const holder = s.held[k];
     if (holder !== session) {
       s.held[k] = session;
-      const ok = (holder === undefined || await this.#save(r, s, k, holder)) &&
-        (!s.saved.has(session) || await this.#act(r, k, "restore", session));
-      if (!ok) {
+      if (holder !== undefined && !await this.#save(r, s, k, holder)) {
         s.refused = true;
         release();
         return undefined;
+      }
+      // A file the engine no longer has (it restarted elsewhere, its directory was cleared)
+      // costs this session its cache, nothing more.
+      if (s.saved.has(session) && !await this.#act(r, k, "restore", session)) {
+        s.saved.delete(session);
       }
     }
     return { slot: k, release };
@@ -92,7 +95,9 @@ export class SlotKeeper {
   }
 
   #state(r: SlotReplica): ReplicaSlots {
-    let s = this.#replicas.get(r.id);
+    // A replica that moved to another engine starts with empty slots and no files.
+    const id = `${r.id} ${r.baseUrl}`;
+    let s = this.#replicas.get(id);
     if (!s || s.held.length !== r.slots) {
       const n = Number.isFinite(r.slots) ? r.slots : 0;
       s = {
@@ -102,7 +107,7 @@ export class SlotKeeper {
         saved: new Map(),
         refused: false,
       };
-      this.#replicas.set(r.id, s);
+      this.#replicas.set(id, s);
     }
     return s;
   }
