@@ -1,16 +1,19 @@
 /**
- * `llmgw bench`: load against any OpenAI-compatible server, and `llmgw bench overhead`: what the
- * gateway adds over its engine, measured on this machine.
+ * `llmgw bench`: load against any OpenAI-compatible server, `llmgw bench overhead`: what the
+ * gateway adds over its engine, measured on this machine, and `llmgw bench multiturn`: how much
+ * of multi-turn conversations the engines' prompt caches keep.
  */
 import { parseArgs } from "node:util";
 import { type Command, UsageError } from "../core/command.ts";
 import { parseDuration } from "./duration.ts";
 import { chatUrl, runLoad, withoutSamples } from "./load.ts";
+import { type MultiturnResult, runMultiturn } from "./multiturn.ts";
 import { runOverhead, type ScenarioSpec } from "./overhead.ts";
 import { checkTargets, formatLoad, formatOverhead } from "./report.ts";
 
 const loadHelp = `Usage: llmgw bench --url URL [options]
        llmgw bench overhead [options]      (llmgw bench overhead --help)
+       llmgw bench multiturn --url URL     (llmgw bench multiturn --help)
 
 Sends chat completions to an OpenAI-compatible server from N closed-loop clients (each sends its
 next request when its last one ends, over kept-alive connections) and reports requests/s,
@@ -62,6 +65,29 @@ Options:
   --timeout D               Per-request timeout (default 60s)
   --json                    Print the report as JSON
   --help                    Show this help
+`;
+
+const multiturnHelp = `Usage: llmgw bench multiturn --url URL [options]
+
+N conversations take turns (turn 1 of each, then turn 2 of each, ...), each request repeating
+the conversation so far plus a new user message, streamed. Reports the share of prompt tokens
+the engines did not recompute (usage's cached_tokens, else llama.cpp's timings: prompt_tokens
+minus prompt_n) and time to first token by turn; then the same run with affinity off (header
+x-llmgw-profile: round-robin, which llmgw honours and other servers ignore) for comparison.
+
+Options:
+  --url URL             OpenAI base URL, e.g. http://127.0.0.1:8080/v1
+  --key KEY             Bearer key; better from env LLMGW_BENCH_KEY. Never printed.
+  --model NAME          Model to ask for (default: the first one the server lists)
+  --conversations N     Conversations (default 4)
+  --turns T             Turns of each (default 6)
+  --opening-words W     Words of each conversation's opening message (default 400)
+  --turn-words W        Words of each user message (default 60)
+  --max-tokens M        max_tokens of each answer (default 16)
+  --no-baseline         Skip the round-robin run
+  --timeout D           Per-request timeout (default 60s)
+  --json                Print the result as JSON
+  --help                Show this help
 `;
 
 type Options = Record<string, { type: "string" | "boolean"; short?: string }>;
@@ -285,11 +311,79 @@ async function runOverheadCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+async function runMultiturnCommand(argv: string[]): Promise<number> {
+  const v = parse(argv, {
+    url: { type: "string" },
+    key: { type: "string" },
+    model: { type: "string" },
+    conversations: { type: "string" },
+    turns: { type: "string" },
+    "opening-words": { type: "string" },
+    "turn-words": { type: "string" },
+    "max-tokens": { type: "string" },
+    "no-baseline": { type: "boolean" },
+    timeout: { type: "string" },
+    json: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  }, "llmgw bench multiturn");
+  if (v.help) {
+    console.log(multiturnHelp);
+    return 0;
+  }
+  if (typeof v.url !== "string") {
+    throw new UsageError("--url is required (see llmgw bench multiturn --help)");
+  }
+  try {
+    chatUrl(v.url);
+  } catch {
+    throw new UsageError(`--url is not a URL: "${v.url}"`);
+  }
+  const key = typeof v.key === "string" ? v.key : Deno.env.get("LLMGW_BENCH_KEY") || undefined;
+  const model = typeof v.model === "string" ? v.model : await firstModel(v.url, key);
+  const stop = stopOnCtrlC();
+  try {
+    const base = {
+      url: chatUrl(v.url).replace(/\/chat\/completions$/, ""),
+      key,
+      model,
+      conversations: positiveInt(v.conversations, "conversations", 4, 10_000),
+      turns: positiveInt(v.turns, "turns", 6, 1_000),
+      openingWords: positiveInt(v["opening-words"], "opening-words", 400),
+      turnWords: positiveInt(v["turn-words"], "turn-words", 60),
+      maxTokens: positiveInt(v["max-tokens"], "max-tokens", 16),
+      timeoutMs: duration(v.timeout, "timeout", 60_000),
+      signal: stop.signal,
+    };
+    const runs = [await runMultiturn(base)];
+    if (!v["no-baseline"]) runs.push(await runMultiturn({ ...base, profile: "round-robin" }));
+    const target = { url: shownUrl(v.url), model };
+    console.log(
+      v.json ? JSON.stringify({ target, runs }, null, 2) : runs.map(formatMultiturn).join("\n"),
+    );
+  } finally {
+    stop.dispose();
+  }
+  return 0;
+}
+
+function formatMultiturn(r: MultiturnResult): string {
+  const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+  const ms = (x: number | undefined) => x === undefined ? "-" : `${x.toFixed(0)} ms`;
+  return [
+    `${r.profile ?? "default routing"}: ${r.conversations} conversations x ${r.turns} turns, ` +
+    `${r.requests} requests, ${r.failed} failed`,
+    `  cached ${pct(r.cachedShare)} of ${r.promptTokens} prompt tokens ` +
+    `(${pct(r.cachedShareAfterFirst)} from turn 2 on)`,
+    `  time to first token by turn (p50): ${r.ttftByTurn.map((s) => ms(s?.p50)).join(", ")}`,
+  ].join("\n");
+}
+
 export const benchCommand: Command = {
   name: "bench",
   summary: "Load-test an OpenAI-compatible server; `bench overhead` measures the gateway's cost",
   run(argv) {
     if (argv[0] === "overhead") return runOverheadCommand(argv.slice(1));
+    if (argv[0] === "multiturn") return runMultiturnCommand(argv.slice(1));
     return runLoadCommand(argv);
   },
 };

@@ -196,6 +196,23 @@ export const serverSettings = {
     "Most prompt-prefix blocks remembered for prefix affinity (in memory)",
     { min: 1 },
   ),
+  routerSessionTtlMs: int(
+    "router.session_ttl_ms",
+    600_000,
+    "How long a conversation without a request still holds its place (a slot's share) on its replica, in ms",
+    { min: 1_000 },
+  ),
+  routerSessionTableSize: int(
+    "router.session_table_size",
+    100_000,
+    "Most conversations whose replica is remembered (in memory)",
+    { min: 1 },
+  ),
+  slotKeeperEngines: text(
+    "router.slot_keeper_engines",
+    "llamacpp",
+    "Engines (comma-separated) whose slots are pinned per conversation and saved to disk when another takes them",
+  ),
   usageFlushMs: int("usage.flush_interval_ms", 200, "How often usage rows are written, in ms", {
     min: 10,
   }),

@@ -31,6 +31,10 @@ Deno.test("llama.cpp's plan names the model, address, alias, metrics and slots, 
     "tiny",
     "--metrics",
     "--slots",
+    "--slot-save-path",
+    "./",
+    "--cache-reuse",
+    "256",
     "--ctx-size",
     "2048",
   ]);
@@ -61,6 +65,7 @@ Deno.test("vLLM's plan serves the model under its name with the key in VLLM_API_
     "8123",
     "--served-model-name",
     "tiny",
+    "--enable-prefix-caching",
     // A hub id: pinned to safetensors, since pickle weights run code when loaded.
     "--load-format",
     "safetensors",

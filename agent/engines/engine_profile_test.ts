@@ -26,7 +26,14 @@ const profile = {
 
 Deno.test("a profile in llama.cpp's words: -c, -np, -ngl, and embedding/rerank modes", () => {
   const args = builtinAdapters.llamacpp.plan(input({ profile })).args;
-  assertEquals(args.slice(args.indexOf("--slots") + 1), ["-c", "8192", "-np", "4", "-ngl", "99"]);
+  assertEquals(args.slice(args.indexOf("--cache-reuse") + 2), [
+    "-c",
+    "8192",
+    "-np",
+    "4",
+    "-ngl",
+    "99",
+  ]);
   const emb = builtinAdapters.llamacpp.plan(input({ profile: { mode: "embedding" } })).args;
   assertEquals(emb.includes("--embeddings"), true);
   const rr = builtinAdapters.llamacpp.plan(input({ profile: { mode: "rerank" } })).args;
@@ -42,6 +49,7 @@ Deno.test("a profile in llama.cpp's words: -c, -np, -ngl, and embedding/rerank m
 Deno.test("a profile in vLLM's words, and the embed/score tasks", () => {
   const args = builtinAdapters.vllm.plan(input({ modelPath: "/w/dir", profile })).args;
   assertEquals(args.slice(args.indexOf("m") + 1), [
+    "--enable-prefix-caching",
     "--max-model-len",
     "8192",
     "--max-num-seqs",

@@ -62,6 +62,14 @@ export const llamacppAdapter: EngineAdapter = {
         input.model,
         "--metrics",
         "--slots",
+        // The router saves a conversation's slot to disk when another takes the slot and
+        // restores it when it returns (server/router/slot_keeper.ts): into the engine's own
+        // directory, its cwd. Files are named by session hash, never by prompt.
+        "--slot-save-path",
+        "./",
+        // Reuse cached chunks of at least this many tokens even when the prompt shifted.
+        "--cache-reuse",
+        "256",
         ...llamacppProfileArgs(input.profile),
         ...input.args,
       ],

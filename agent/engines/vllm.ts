@@ -96,6 +96,11 @@ export const vllmAdapter: EngineAdapter = {
         String(input.port),
         "--served-model-name",
         input.model,
+        // Automatic prefix caching: a conversation's earlier turns are not recomputed (chat
+        // only; pooling tasks have no prompt worth keeping).
+        ...(input.profile?.mode === "embedding" || input.profile?.mode === "rerank"
+          ? []
+          : ["--enable-prefix-caching"]),
         ...safetensorsOnly(input.modelPath, input.profile),
         ...vllmProfileArgs(input.profile),
         ...input.args,

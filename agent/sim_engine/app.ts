@@ -9,6 +9,7 @@ import { createEngine, type Engine, type SimEngineOptions } from "./engine.ts";
 import { renderMetrics } from "./metrics.ts";
 import { rerankHandler } from "./rerank.ts";
 import { errorBody } from "./openai_shapes.ts";
+import { emptyPrefix } from "./prompt_cache.ts";
 
 export type { SimEngineOptions } from "./engine.ts";
 
@@ -50,6 +51,10 @@ export function buildSimEngineApp(opts: SimEngineOptions = {}): Hono {
       return c.json(errorBody("no slot available", { type: "unavailable_error" }), 503);
     }
     return c.json(slots(engine));
+  });
+  app.post("/slots/:id", async (c) => {
+    const answer = slotAction(engine, c.req.param("id"), c.req.query("action"), await c.req.text());
+    return c.json(answer.body, answer.status);
   });
   app.get("/props", (c) => c.json(props(engine)));
 
@@ -104,6 +109,45 @@ function slots(engine: Engine) {
     },
     n_prompt_tokens: s.promptTokens,
   }));
+}
+
+/**
+ * llama-server's slot save, restore and erase (started with --slot-save-path), in memory: a saved
+ * slot's prompt cache is kept under the file name, and restoring puts it back in a slot.
+ */
+function slotAction(
+  engine: Engine,
+  id: string,
+  action: string | undefined,
+  text: string,
+): { status: 200 | 400; body: unknown } {
+  const slot = engine.pool.slots[Number(id)];
+  if (!slot || !/^\d+$/.test(id)) return { status: 400, body: errorBody("Invalid slot id") };
+  if (action === "erase") {
+    slot.cached = emptyPrefix;
+    return { status: 200, body: { id_slot: slot.id } };
+  }
+  let filename: unknown;
+  try {
+    filename = (JSON.parse(text) as { filename?: unknown }).filename;
+  } catch { /* answered below */ }
+  if (typeof filename !== "string" || !/^[\w.-]+$/.test(filename) || filename.startsWith(".")) {
+    return { status: 400, body: errorBody("Invalid filename") };
+  }
+  if (action === "save") {
+    engine.savedSlots.set(filename, slot.cached);
+    return {
+      status: 200,
+      body: { id_slot: slot.id, filename, n_saved: slot.cached.hashes.length },
+    };
+  }
+  if (action === "restore") {
+    const saved = engine.savedSlots.get(filename);
+    if (!saved) return { status: 400, body: errorBody("Failed to restore slot") };
+    slot.cached = saved;
+    return { status: 200, body: { id_slot: slot.id, filename, n_restored: saved.hashes.length } };
+  }
+  return { status: 400, body: errorBody("Invalid action") };
 }
 
 function props(engine: Engine) {

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { Engine } from "./engine.ts";
 import { countTokens, hashText, mixSeed, prompts } from "./generate.ts";
 import { type Job, type JobEvent, runJob } from "./inference.ts";
+import { promptPrefix } from "./prompt_cache.ts";
 import {
   chatChunk,
   chatCompletion,
@@ -84,7 +85,14 @@ function chatPlan(engine: Engine, req: ChatRequest): Plan {
     const fixed = calls[i]?.arguments ?? formattedAnswer(req.response_format, seed);
     return fixed === undefined ? undefined : toTokens(fixed);
   });
-  const job: Job = { promptTokens, seeds, maxTokens, stop: stops(req.stop) };
+  const prefix = promptPrefix(req.messages.map((m, i) => ({
+    hash: hashText(`${m.role}\n${texts[i]}`),
+    tokens: countTokens(texts[i]!) + 4,
+  })));
+  const job: Job = { promptTokens, seeds, maxTokens, stop: stops(req.stop), prefix };
+  if (req.id_slot !== undefined && req.id_slot !== null && req.id_slot >= 0) {
+    job.slotId = req.id_slot;
+  }
   if (scripts.some((s) => s)) job.scripts = scripts;
   if (req.chat_template_kwargs?.enable_thinking === true) job.reasoningTokens = reasoningTokens;
   const p = plan("chat", engine, req, job);

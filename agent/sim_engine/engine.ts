@@ -1,6 +1,7 @@
 /** The simulated engine's options and the shared state every route works on. */
 import type { Logger } from "../../core/log.ts";
 import { silentLogger } from "../../core/log.ts";
+import type { PromptPrefix } from "./prompt_cache.ts";
 import { EngineCounters, SlotPool } from "./slots.ts";
 
 export interface SimEngineOptions {
@@ -36,6 +37,8 @@ export interface Engine {
   readonly log: Logger;
   readonly pool: SlotPool;
   readonly counters: EngineCounters;
+  /** Slot caches saved with `/slots/N?action=save`, by file name (llama-server's files). */
+  readonly savedSlots: Map<string, PromptPrefix>;
   readonly shutdown: AbortSignal;
   /** Unix seconds, for the `created` field of /v1/models. */
   readonly startedAt: number;
@@ -60,6 +63,7 @@ export function createEngine(opts: SimEngineOptions): Engine {
       whole("contextPerSlot", opts.contextPerSlot ?? 4096),
     ),
     counters: new EngineCounters(),
+    savedSlots: new Map(),
     shutdown: opts.signal ?? new AbortController().signal,
     startedAt: Math.floor(Date.now() / 1000),
   };

@@ -6,6 +6,7 @@
 import type { Engine } from "./engine.ts";
 import { mixSeed, tokenStream } from "./generate.ts";
 import { Pacer, sleep } from "./pace.ts";
+import { type PromptPrefix, reusable } from "./prompt_cache.ts";
 import type { Slot } from "./slots.ts";
 
 export type FinishReason = "stop" | "length";
@@ -21,6 +22,10 @@ export interface Job {
   scripts?: (string[] | undefined)[] | undefined;
   /** Tokens of reasoning each choice thinks before answering, as a thinking model would. */
   reasoningTokens?: number | undefined;
+  /** The prompt as the slot's cache sees it; absent: nothing is reused. */
+  prefix?: PromptPrefix | undefined;
+  /** llama-server's `id_slot`: the slot to run in. */
+  slotId?: number | undefined;
 }
 
 /** llama-server's `timings` object. */
@@ -52,7 +57,10 @@ export async function* runJob(
   counters.requests++;
   let slot: Slot;
   try {
-    slot = await pool.acquire(signal);
+    slot = await pool.acquire(signal, {
+      ...(job.prefix ? { prompt: job.prefix, promptTokens: job.promptTokens } : {}),
+      ...(job.slotId !== undefined ? { slotId: job.slotId } : {}),
+    });
   } catch (e) {
     counters.cancelled++;
     throw e;
@@ -61,14 +69,18 @@ export async function* runJob(
   let genStart = 0;
   let timings: Timings | undefined;
   const budget = Math.min(job.maxTokens, slot.nCtx - job.promptTokens);
+  // Only what the slot's cache does not hold is computed, as llama-server's `prompt_n` reports.
+  const computed = job.promptTokens -
+    (job.prefix ? reusable(slot.cached, job.prefix, job.promptTokens) : 0);
+  if (job.prefix) slot.cached = job.prefix;
   try {
     slot.promptTokens = job.promptTokens;
     slot.nPredict = budget;
     const t0 = performance.now();
-    const promptWait = (job.promptTokens * 1000) / engine.promptTokensPerSecond;
+    const promptWait = (computed * 1000) / engine.promptTokensPerSecond;
     if (promptWait >= 1) await sleep(promptWait, signal);
     promptMs = performance.now() - t0;
-    counters.prompt(job.promptTokens, promptMs);
+    counters.prompt(computed, promptMs);
     yield { type: "start" };
 
     genStart = performance.now();
@@ -99,10 +111,10 @@ export async function* runJob(
     const predicted = slot.decoded;
     const predictedMs = performance.now() - genStart;
     timings = {
-      prompt_n: job.promptTokens,
+      prompt_n: computed,
       prompt_ms: promptMs,
-      prompt_per_token_ms: job.promptTokens > 0 ? promptMs / job.promptTokens : 0,
-      prompt_per_second: promptMs > 0 ? (job.promptTokens * 1000) / promptMs : 0,
+      prompt_per_token_ms: computed > 0 ? promptMs / computed : 0,
+      prompt_per_second: promptMs > 0 ? (computed * 1000) / promptMs : 0,
       predicted_n: predicted,
       predicted_ms: predictedMs,
       predicted_per_token_ms: predicted > 0 ? predictedMs / predicted : 0,

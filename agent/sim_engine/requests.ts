@@ -44,6 +44,8 @@ export const chatRequest = z.object({
   top_logprobs: z.number().int().min(0).max(20).nullish(),
   /** llama.cpp and vLLM pass these to the chat template; `enable_thinking` turns reasoning on. */
   chat_template_kwargs: z.record(z.string(), z.unknown()).nullish(),
+  /** llama-server's slot to run in; -1 or absent lets the engine choose. */
+  id_slot: z.number().int().nullish(),
 });
 export type ChatRequest = z.infer<typeof chatRequest>;
 

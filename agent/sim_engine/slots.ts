@@ -1,8 +1,10 @@
 /**
  * Slots, as llama-server has them: a fixed number of sequences decode at once and the rest wait.
  * Waiters are served strictly first come, first served; a freed slot goes straight to the head of
- * the queue so a newcomer can never overtake it.
+ * the queue so a newcomer can never overtake it. Each slot keeps the prompt it last processed
+ * (its prompt cache) until another request takes it.
  */
+import { emptyPrefix, type PromptPrefix, reusable } from "./prompt_cache.ts";
 
 export interface Slot {
   readonly id: number;
@@ -15,9 +17,22 @@ export interface Slot {
   decoded: number;
   /** The request's generation budget, -1 when idle. */
   nPredict: number;
+  /** The prompt the slot last processed: what its cache holds, busy or idle. */
+  cached: PromptPrefix;
+  /** When it was last taken (a counter), for picking the least recently used. */
+  lastUsed: number;
+}
+
+/** What a request asks of the pool: a slot by id (llama-server's `id_slot`), or the best fit. */
+export interface SlotWish {
+  prompt?: PromptPrefix;
+  promptTokens?: number;
+  slotId?: number;
 }
 
 interface Waiter {
+  /** The slot it asked for; undefined takes any. */
+  slotId: number | undefined;
   give(slot: Slot): void;
 }
 
@@ -30,11 +45,22 @@ export class SlotPool {
     this.slots = Array.from({ length: count }, (_, id) => idleSlot(id, nCtx));
   }
 
-  /** Takes the lowest free slot, or waits in line; leaving the line on abort rejects. */
-  acquire(signal: AbortSignal): Promise<Slot> {
+  /**
+   * Takes the slot asked for, else the free slot whose cache holds most of the prompt, else the
+   * least recently used free one, as llama-server does; or waits in line. Leaving the line on
+   * abort rejects.
+   */
+  acquire(signal: AbortSignal, wish: SlotWish = {}): Promise<Slot> {
     if (signal.aborted) return Promise.reject(signal.reason);
-    const free = this.slots.find((s) => !s.processing);
-    if (free && this.#queue.length === 0) return Promise.resolve(this.#claim(free));
+    const slotId = wish.slotId !== undefined && this.slots[wish.slotId] ? wish.slotId : undefined;
+    const free = slotId === undefined
+      ? this.#bestFree(wish)
+      : this.slots[slotId]!.processing
+      ? undefined
+      : this.slots[slotId];
+    if (free && !this.#queue.some((w) => w.slotId === undefined || w.slotId === free.id)) {
+      return Promise.resolve(this.#claim(free));
+    }
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         const at = this.#queue.indexOf(waiter);
@@ -42,6 +68,7 @@ export class SlotPool {
         reject(signal.reason);
       };
       const waiter: Waiter = {
+        slotId,
         give: (slot) => {
           signal.removeEventListener("abort", onAbort);
           resolve(this.#claim(slot));
@@ -53,9 +80,27 @@ export class SlotPool {
   }
 
   release(slot: Slot): void {
-    Object.assign(slot, idleSlot(slot.id, slot.nCtx));
-    const next = this.#queue.shift();
-    if (next) next.give(slot);
+    Object.assign(slot, idleSlot(slot.id, slot.nCtx), {
+      cached: slot.cached,
+      lastUsed: slot.lastUsed,
+    });
+    const at = this.#queue.findIndex((w) => w.slotId === undefined || w.slotId === slot.id);
+    if (at < 0) return;
+    const [next] = this.#queue.splice(at, 1);
+    next!.give(slot);
+  }
+
+  #bestFree(wish: SlotWish): Slot | undefined {
+    let best: Slot | undefined;
+    let bestReuse = -1;
+    for (const s of this.slots) {
+      if (s.processing) continue;
+      const reuse = wish.prompt ? reusable(s.cached, wish.prompt, wish.promptTokens ?? 0) : 0;
+      if (reuse > bestReuse || (reuse === bestReuse && s.lastUsed < best!.lastUsed)) {
+        [best, bestReuse] = [s, reuse];
+      }
+    }
+    return best;
   }
 
   /** Slots generating now (llama-server's `requests_processing`). */
@@ -76,12 +121,23 @@ export class SlotPool {
   #claim(slot: Slot): Slot {
     slot.processing = true;
     slot.taskId = this.#nextTask++;
+    slot.lastUsed = slot.taskId;
     return slot;
   }
 }
 
 function idleSlot(id: number, nCtx: number): Slot {
-  return { id, nCtx, taskId: -1, processing: false, promptTokens: 0, decoded: 0, nPredict: -1 };
+  return {
+    id,
+    nCtx,
+    taskId: -1,
+    processing: false,
+    promptTokens: 0,
+    decoded: 0,
+    nPredict: -1,
+    cached: emptyPrefix,
+    lastUsed: -1,
+  };
 }
 
 /**

@@ -59,6 +59,18 @@ export class GatewayMetrics {
     "Tokens by direction: prompt (all prompt tokens), cached (the part of prompt read from the engine's cache), completion",
     ["model", "direction"],
   );
+  readonly replicaPrompt = this.registry.counter(
+    "llmgw_replica_prompt_tokens_total",
+    "Prompt tokens by model and replica: all of them (kind prompt), and those read from the engine's prompt cache (kind cached)",
+    ["model", "replica", "kind"],
+  );
+  readonly replicaCachedShare = this.registry.gauge(
+    "llmgw_replica_cached_prompt_share",
+    "Share of the replica's prompt tokens read from its engine's prompt cache, since the gateway started",
+    ["model", "replica"],
+  );
+  /** Running sums behind the share, per model and replica (both bounded sets). */
+  readonly #replicaSums = new Map<string, { prompt: number; cached: number }>();
   readonly queueWait = this.registry.histogram(
     "llmgw_queue_wait_seconds",
     "Time requests waited for a replica with room",
@@ -230,6 +242,23 @@ export class GatewayMetrics {
       this.tokens.inc({ model, direction: "completion" }, row.completionTokens);
     }
     if (row.queueMs) this.queueWait.observe({ model }, row.queueMs / 1000);
+    if (row.replicaId && row.promptTokens) this.#observeCache(model, row.replicaId, row);
+  }
+
+  #observeCache(
+    model: string,
+    replica: string,
+    row: Pick<UsageRow, "promptTokens" | "cachedTokens">,
+  ): void {
+    const cached = row.cachedTokens ?? 0;
+    this.replicaPrompt.inc({ model, replica, kind: "prompt" }, row.promptTokens);
+    if (cached) this.replicaPrompt.inc({ model, replica, kind: "cached" }, cached);
+    const id = `${model}\u0000${replica}`;
+    const sums = this.#replicaSums.get(id) ?? { prompt: 0, cached: 0 };
+    sums.prompt += row.promptTokens;
+    sums.cached += cached;
+    this.#replicaSums.set(id, sums);
+    this.replicaCachedShare.set({ model, replica }, sums.cached / sums.prompt);
   }
 
   /** A request refused by a rate limit or a budget (called by the limits code). */

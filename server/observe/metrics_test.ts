@@ -113,6 +113,19 @@ Deno.test("metrics: a scrape after a known load finds the counts", async () => {
       sample(text, 'llmgw_tokens_total{model="demo",direction="completion"}'),
       completionSum,
     );
+    // Cached prompt tokens per replica, and the share: the same prompt sent three times is
+    // mostly read from the engine's prompt cache the second and third time.
+    const replica = rows[0]!.replicaId!;
+    const cachedSum = rows.reduce((s, r) => s + (r.cachedTokens ?? 0), 0);
+    assert(cachedSum > 0, "the repeated prompt was cached");
+    const series = (kind: string) =>
+      `llmgw_replica_prompt_tokens_total{model="demo",replica="${replica}",kind="${kind}"}`;
+    assertEquals(sample(text, series("prompt")), promptSum);
+    assertEquals(sample(text, series("cached")), cachedSum);
+    assertEquals(
+      sample(text, `llmgw_replica_cached_prompt_share{model="demo",replica="${replica}"}`),
+      cachedSum / promptSum,
+    );
     assertEquals(sample(text, 'llmgw_http_errors_total{code="model_not_found"}'), 1);
     assertEquals(
       sample(

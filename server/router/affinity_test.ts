@@ -9,9 +9,14 @@ async function answeredBy(h: Awaited<ReturnType<typeof startHarness>>): Promise<
   return rows.map((r) => r.replicaId ?? "-");
 }
 
-Deno.test("a session stays on its replica, and adding a replica moves only the sessions it wins", async () => {
+Deno.test("a session stays on its replica; once sessions end, a new replica takes only the ones it wins", async () => {
   const h = await startHarness();
-  const extra = [await addSimReplica(h, "r2"), await addSimReplica(h, "r3")];
+  // Slots to spare, so where sessions go is the hashing's choice, not the slots'.
+  addHarnessReplica(h, { slots: 32 });
+  const extra = [
+    await addSimReplica(h, "r2", { slots: 32 }),
+    await addSimReplica(h, "r3", { slots: 32 }),
+  ];
   try {
     const sessions = Array.from({ length: 30 }, (_, i) => `session-${i}`);
     const send = async (s: string) => {
@@ -28,9 +33,15 @@ Deno.test("a session stays on its replica, and adding a replica moves only the s
     assertEquals(before.slice(30), first, "each session went to the same replica twice");
     assert(new Set(first).size === 3, "sessions spread over every replica");
 
-    extra.push(await addSimReplica(h, "r4"));
+    // A live session stays where its conversation is cached, new replica or not.
+    extra.push(await addSimReplica(h, "r4", { slots: 32 }));
     for (const s of sessions) await send(s);
-    const after = (await answeredBy(h)).slice(60);
+    assertEquals((await answeredBy(h)).slice(60), first, "no live session moved");
+
+    // Sessions that went quiet are forgotten; coming back, only those r4 wins move, to r4.
+    h.clock.advance(11 * 60_000);
+    for (const s of sessions) await send(s);
+    const after = (await answeredBy(h)).slice(90);
     const moved = after.filter((r, i) => r !== first[i]);
     assert(moved.every((r) => r === "r4"), "a session only moves to the new replica");
     assert(moved.length > 0 && moved.length <= 15, `${moved.length} of 30 sessions moved`);
@@ -45,8 +56,37 @@ Deno.test("a session stays on its replica, and adding a replica moves only the s
       const res = await h.v1("/chat/completions", { model: "demo", max_tokens: 2, messages });
       await res.body?.cancel();
     }
-    const turns = (await answeredBy(h)).slice(90);
+    const turns = (await answeredBy(h)).slice(120);
     assertEquals(new Set(turns).size, 1);
+  } finally {
+    for (const e of extra) await e.close();
+    await h.close();
+  }
+});
+
+Deno.test("a replica holds as many live sessions as its slots; the rest go where there is room, then to the least full", async () => {
+  const h = await startHarness();
+  addHarnessReplica(h, { slots: 2 });
+  const extra = [await addSimReplica(h, "r2", { slots: 2 })];
+  try {
+    const send = async (s: string) => {
+      const res = await h.v1("/chat/completions", chat("hello"), {
+        headers: { "x-session-id": s },
+      });
+      assertEquals(res.status, 200);
+      await res.body?.cancel();
+    };
+    // Hashing alone puts 3 of these 4 on one replica (the issue's case); slots bound it at 2.
+    for (const s of ["a", "b", "c", "d"]) await send(s);
+    const four = await answeredBy(h);
+    assertEquals(four.filter((r) => r === "r1").length, 2, four.join(","));
+    assertEquals(four.filter((r) => r === "r2").length, 2, four.join(","));
+    for (const s of ["a", "b", "c", "d"]) await send(s);
+    assertEquals((await answeredBy(h)).slice(4), four, "each stayed where it was placed");
+    // Past every slot, sessions still spread evenly.
+    for (const s of ["e", "f", "g", "h"]) await send(s);
+    const eight = (await answeredBy(h)).slice(8);
+    assertEquals(eight.filter((r) => r === "r1").length, 2, eight.join(","));
   } finally {
     for (const e of extra) await e.close();
     await h.close();
@@ -56,16 +96,18 @@ Deno.test("a session stays on its replica, and adding a replica moves only the s
 Deno.test("a slow replica gets less traffic, yet some", async () => {
   const h = await startHarness();
   // Prompt processing at 60 tokens/s: a first token about a quarter of a second late.
-  const slow = await addSimReplica(h, "slow", { promptTokensPerSecond: 60, slots: 16 });
+  // Slots to spare: every session fits on the fast one, so only speed decides.
+  const slow = await addSimReplica(h, "slow", { promptTokensPerSecond: 60, slots: 64 });
   try {
-    addHarnessReplica(h, { slots: 16 });
+    addHarnessReplica(h, { slots: 64 });
     const prompt = "one two three four five six seven eight nine ten eleven twelve";
     for (let round = 0; round < 4; round++) {
       const batch = await Promise.all(
         Array.from(
           { length: 10 },
           (_, i) =>
-            h.v1("/chat/completions", chat(prompt, { stream: true }), {
+            // Each its own prompt: the sim engine's prompt cache would skip a repeated one.
+            h.v1("/chat/completions", chat(`${round} ${i} ${prompt}`, { stream: true }), {
               headers: { "x-session-id": `s-${round}-${i}` },
             }),
         ),
@@ -94,7 +136,11 @@ Deno.test("a slow replica gets less traffic, yet some", async () => {
 
 Deno.test("requests sharing a long prompt prefix go to the replica that saw it last", async () => {
   const h = await startHarness();
-  const others = [await addSimReplica(h, "r2"), await addSimReplica(h, "r3")];
+  addHarnessReplica(h, { slots: 16 });
+  const others = [
+    await addSimReplica(h, "r2", { slots: 16 }),
+    await addSimReplica(h, "r3", { slots: 16 }),
+  ];
   try {
     const system = "You are a careful assistant. ".repeat(60);
     const ask = async (question: string, session: string) => {

@@ -20,7 +20,7 @@ import { type Profile, resolveProfile } from "./picker.ts";
 import { passOn, relay, type RelayOutcome, type RelayResult } from "./relay.ts";
 import type { Replica, ReplicaTable } from "./replicas.ts";
 import type { Routing } from "./routing.ts";
-import { prefixBlocks, sessionKey } from "./request_keys.ts";
+import { prefixBlocks, sessionKey, tenantSeed } from "./request_keys.ts";
 import { type Admitted, demandOf } from "../accounting/allowance.ts";
 import { estimatePromptTokens } from "../accounting/demand.ts";
 import { outputCeiling } from "../models/model_limits.ts";
@@ -107,14 +107,16 @@ function planAttempt(deps: DispatchDeps, req: RouteRequest, entry: ModelEntry): 
   const { routing } = deps;
   const { body, path } = req;
   const profile = resolveProfile(req.profileAsked, entry.routingProfile);
+  // Seeds both keys, so another tenant's prefix or session id never places this request.
+  const tenant = tenantSeed(req.key);
   const blocks = path === "/embeddings" || path === "/rerank"
     ? []
-    : prefixBlocks(body, routing.settings.prefix);
+    : prefixBlocks(body, routing.settings.prefix, tenant);
   return {
     req,
     entry,
     profile,
-    session: profile === "chat" ? sessionKey(req.sessionId, body) : undefined,
+    session: profile === "chat" ? sessionKey(req.sessionId, body, tenant) : undefined,
     blocks,
     prefixReplicaId: blocks.length ? routing.prefixIndex.lookup(blocks)?.replicaId : undefined,
     stream: body.stream === true,
@@ -161,6 +163,7 @@ function chooseFor(deps: DispatchDeps, a: Attempt, m: ModelEntry, now: number) {
     model: m.name,
     profile: a.profile,
     sessionKey: a.session,
+    sessions: deps.routing.sessions,
     prefixReplicaId: a.prefixReplicaId,
     tried: a.tried,
     now,
@@ -249,7 +252,7 @@ async function relayAttempts(
   return giveUp(deps, a, ticket, last, lastServed, faults.requestFault);
 }
 
-function relayTo(
+async function relayTo(
   deps: DispatchDeps,
   a: Attempt,
   ticket: Ticket,
@@ -263,20 +266,34 @@ function relayTo(
   replica.lastRequestAt = deps.clock.now();
   replica.breaker.take();
   const relayStarted = performance.now();
-  const unchanged = served === entry && !served.upstreamModel && a.req.model === entry.name;
-  return relay({
+  // A llama.cpp slot for the session, its cache saved or restored (slot_keeper.ts).
+  const held = req.path === "/chat/completions" || req.path === "/completions"
+    ? await routing.slotKeeper.claim(replica, served.engine, a.session)
+    : undefined;
+  const unchanged = served === entry && !served.upstreamModel && a.req.model === entry.name &&
+    !held;
+  const result = await relay({
     upstream: routing.upstream,
     replica,
     path: req.path,
-    body: unchanged ? req.body : { ...req.body, model: served.upstreamModel ?? served.name },
+    body: unchanged ? req.body : {
+      ...req.body,
+      model: served.upstreamModel ?? served.name,
+      ...(held ? { id_slot: held.slot } : {}),
+    },
     ...(unchanged && req.rawBody ? { rawBody: req.rawBody } : {}),
     clientSignal: req.signal,
     firstByteTimeoutMs: deps.limits.firstByteTimeoutMs,
     idleTimeoutMs: routing.settings.streamIdleTimeoutMs,
     retryable: replica.external ? (s) => s >= 500 || s === 429 || s === 401 : (s) => s >= 500,
     servedModel: served.name,
-    onDone: (o) => answerEnded(deps, a, ticket, served, replica, o, relayStarted),
+    onDone: (o) => {
+      held?.release();
+      answerEnded(deps, a, ticket, served, replica, o, relayStarted);
+    },
   });
+  if (result.kind === "failed") held?.release();
+  return result;
 }
 
 /** The answer under way ended, however it ended: the replica's books, then the usage row. */

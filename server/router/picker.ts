@@ -4,15 +4,19 @@
  */
 import { AppError } from "../../core/errors.ts";
 import type { Replica } from "./replicas.ts";
+import type { SessionTable } from "./session_table.ts";
 import { batchPicker } from "./profile_batch.ts";
 import { chatPicker } from "./profile_chat.ts";
 import { longContextPicker } from "./profile_long_context.ts";
+import { roundRobinPicker } from "./profile_round_robin.ts";
 
 export interface PickInput {
   /** Replicas that may take the request now (ready, breaker not open, room). Never empty. */
   readonly candidates: readonly Replica[];
   /** The request's session, for affinity; undefined when it has none. */
   readonly sessionKey: number | undefined;
+  /** Where live sessions sit, for placing a new one where its replica has a free slot. */
+  readonly sessions: SessionTable;
   readonly now: number;
 }
 
@@ -20,13 +24,14 @@ export interface Picker {
   pick(input: PickInput): Replica;
 }
 
-export const profiles = ["chat", "batch", "long-context"] as const;
+export const profiles = ["chat", "batch", "long-context", "round-robin"] as const;
 export type Profile = (typeof profiles)[number];
 
 export const pickers: Readonly<Record<Profile, Picker>> = {
   chat: chatPicker,
   batch: batchPicker,
   "long-context": longContextPicker,
+  "round-robin": roundRobinPicker,
 };
 
 export const profileHeader = "x-llmgw-profile";

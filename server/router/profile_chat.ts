@@ -1,41 +1,76 @@
 /**
- * `chat`: session affinity plus time to first token. A session (one conversation, an
- * `x-session-id` or a `user`) goes to the replica that wins weighted rendezvous hashing, so it
- * keeps hitting the same engine's prompt cache and only ~1/N sessions move when a replica comes
- * or goes. A replica's weight falls with its smoothed time to first token relative to the
- * fastest's, in halvings (2× slower: half the sessions; 8× slower: an eighth), so a slower replica
- * wins fewer sessions, yet some, and jitter below 2× (or under `floorMs`) moves no session. A
+ * `chat`: session affinity that fills the engines' prompt caches, plus time to first token. A new
+ * session (one conversation, an `x-session-id` or a `user`) goes to the first replica, in weighted
+ * rendezvous order for its key, that holds fewer live sessions than it has slots: an engine keeps
+ * about one conversation per slot, and more make them evict each other every turn. When every
+ * replica is full it goes to the least full (live sessions per slot), ties in rendezvous order.
+ * Rendezvous order moves only ~1/N sessions when a replica comes or goes, and the choice depends
+ * only on the replica set and the session counts, so routers that see the same counts agree.
+ *
+ * A replica's weight falls with its smoothed time to first token relative to the fastest's, in
+ * halvings (2× slower: half the sessions; 8× slower: an eighth), so a slower replica comes first
+ * for fewer sessions, yet some, and jitter below 2× (or under `floorMs`) moves no session. A
  * replica not measured (or whose measure was forgotten) weighs as the fastest, so it is tried.
  */
 import { fnv1a, rendezvousScore } from "./hash.ts";
-import type { Picker } from "./picker.ts";
+import type { Picker, PickInput } from "./picker.ts";
 import type { Replica } from "./replicas.ts";
 
 /** Differences in time to first token under this are not worth moving a conversation for. */
 const floorMs = 50;
 
 export const chatPicker: Picker = {
-  pick({ candidates, sessionKey, now }) {
+  pick(input) {
+    const { candidates, sessionKey, now } = input;
     if (candidates.length === 1) return candidates[0]!;
-    let fastest = Infinity;
-    for (const r of candidates) {
-      const t = r.ttft.value(now);
-      if (t !== undefined) fastest = Math.min(fastest, Math.max(t, floorMs));
+    const weights = ttftWeights(candidates, now);
+    if (sessionKey === undefined) {
+      // No session: the fastest replica per request in flight.
+      return best(candidates, (r, i) => weights[i]! / (1 + r.inFlight));
     }
-    let best: Replica = candidates[0]!;
-    let bestScore = -1;
-    for (const r of candidates) {
-      const t = r.ttft.value(now);
-      const w = t === undefined ? 1 : 2 ** -Math.floor(Math.log2(Math.max(t, floorMs) / fastest));
-      const score = sessionKey === undefined
-        // No session: the fastest replica per request in flight.
-        ? w / (1 + r.inFlight)
-        : rendezvousScore(sessionKey, nodeHash(r), w);
-      if (score > bestScore) [best, bestScore] = [r, score];
-    }
-    return best;
+    return placeSession(input, sessionKey, weights);
   },
 };
+
+function placeSession(
+  { candidates, sessions, now }: PickInput,
+  sessionKey: number,
+  weights: number[],
+): Replica {
+  const order = candidates
+    .map((r, i) => ({ r, score: rendezvousScore(sessionKey, nodeHash(r), weights[i]!) }))
+    .sort((a, b) => b.score - a.score);
+  let least = order[0]!.r;
+  let leastFill = Infinity;
+  for (const { r } of order) {
+    const fill = sessions.residents(r.id, now) / r.slots;
+    if (fill < 1) return r;
+    if (fill < leastFill) [least, leastFill] = [r, fill];
+  }
+  return least;
+}
+
+function ttftWeights(candidates: readonly Replica[], now: number): number[] {
+  let fastest = Infinity;
+  for (const r of candidates) {
+    const t = r.ttft.value(now);
+    if (t !== undefined) fastest = Math.min(fastest, Math.max(t, floorMs));
+  }
+  return candidates.map((r) => {
+    const t = r.ttft.value(now);
+    return t === undefined ? 1 : 2 ** -Math.floor(Math.log2(Math.max(t, floorMs) / fastest));
+  });
+}
+
+function best(candidates: readonly Replica[], score: (r: Replica, i: number) => number): Replica {
+  let top = candidates[0]!;
+  let topScore = -1;
+  candidates.forEach((r, i) => {
+    const s = score(r, i);
+    if (s > topScore) [top, topScore] = [r, s];
+  });
+  return top;
+}
 
 const nodeHashes = new WeakMap<Replica, number>();
 function nodeHash(r: Replica): number {

@@ -1,6 +1,8 @@
 /**
  * What routing reads from a request body, once per request: the session key (for affinity) and
- * the hashes of the prompt's leading fixed-size blocks (for prefix affinity).
+ * the hashes of the prompt's leading fixed-size blocks (for prefix affinity). Both are seeded
+ * with the tenant, so one project's prefix or session id never places another project's request:
+ * a cache warmed by another tenant must not show in time to first token what that tenant sent.
  */
 import { fnv1a } from "./hash.ts";
 
@@ -17,6 +19,11 @@ export const defaultPrefixOptions: PrefixOptions = {
   maxBlocks: 64,
 };
 
+/** The hash seed of the request's tenant: its key's project, else the key itself. */
+export function tenantSeed(key: { id: string; projectId: string | null }): number {
+  return key.projectId ? fnv1a(key.projectId, 0x5bd1e995) : fnv1a(key.id, 0x27d4eb2f);
+}
+
 /**
  * The session a request belongs to: `x-session-id`, else the body's `user`, else a hash of the
  * conversation's opening (its first two messages), which every turn of it repeats. Undefined when
@@ -25,17 +32,18 @@ export const defaultPrefixOptions: PrefixOptions = {
 export function sessionKey(
   header: string | undefined,
   body: Record<string, unknown>,
+  tenant = 0,
 ): number | undefined {
-  if (header) return fnv1a(header, 0x9e3779b9);
-  if (typeof body.user === "string" && body.user) return fnv1a(body.user, 0x7f4a7c15);
+  if (header) return fnv1a(header, 0x9e3779b9 ^ tenant);
+  if (typeof body.user === "string" && body.user) return fnv1a(body.user, 0x7f4a7c15 ^ tenant);
   const messages = body.messages;
   if (Array.isArray(messages) && messages.length > 0) {
-    let h = 0x811c9dc5;
+    let h = 0x811c9dc5 ^ tenant;
     for (let i = 0; i < messages.length && i < 2; i++) h = hashMessage(messages[i], h);
     return h;
   }
   if (typeof body.prompt === "string" && body.prompt) {
-    return fnv1a(body.prompt, 0x811c9dc5, 0, Math.min(body.prompt.length, 512));
+    return fnv1a(body.prompt, 0x811c9dc5 ^ tenant, 0, Math.min(body.prompt.length, 512));
   }
   return undefined;
 }
@@ -58,11 +66,15 @@ function hashMessage(m: unknown, h: number): number {
  * Chained hashes of the prompt's leading whole blocks: block i's hash covers blocks 0..i, so equal
  * hashes mean equal prefixes. Empty when the prompt is shorter than `minChars`.
  */
-export function prefixBlocks(body: Record<string, unknown>, o: PrefixOptions): number[] {
+export function prefixBlocks(
+  body: Record<string, unknown>,
+  o: PrefixOptions,
+  tenant = 0,
+): number[] {
   const text = promptText(body, o.blockChars * o.maxBlocks);
   if (text.length < o.minChars) return [];
   const out: number[] = [];
-  let h = 0x811c9dc5;
+  let h = 0x811c9dc5 ^ tenant;
   for (
     let at = 0;
     at + o.blockChars <= text.length && out.length < o.maxBlocks;

@@ -6,6 +6,8 @@ import type { Logger } from "../../core/log.ts";
 import { Admission } from "./slots.ts";
 import { PrefixIndex } from "./prefix_index.ts";
 import { defaultPrefixOptions, type PrefixOptions } from "./request_keys.ts";
+import { SessionTable } from "./session_table.ts";
+import { SlotKeeper } from "./slot_keeper.ts";
 import { engineUpstream, type Upstream } from "./upstream/upstream.ts";
 
 export interface RoutingSettings {
@@ -16,6 +18,13 @@ export interface RoutingSettings {
   batchSharePercent: number;
   prefix: PrefixOptions;
   prefixIndexSize: number;
+  /** Sessions remembered at most, and how long one without a request still counts as live. */
+  sessionTableSize: number;
+  sessionTtlMs: number;
+  /** Engines whose slots the router pins and saves to disk for sessions (see slot_keeper.ts). */
+  slotKeeperEngines: readonly string[];
+  /** Saved sessions remembered per replica. */
+  savedSessionsPerReplica: number;
 }
 
 export const defaultRoutingSettings: RoutingSettings = {
@@ -25,12 +34,19 @@ export const defaultRoutingSettings: RoutingSettings = {
   batchSharePercent: 20,
   prefix: defaultPrefixOptions,
   prefixIndexSize: 100_000,
+  sessionTableSize: 100_000,
+  // About how long an engine's slot keeps a conversation that is not being continued.
+  sessionTtlMs: 10 * 60_000,
+  slotKeeperEngines: ["llamacpp"],
+  savedSessionsPerReplica: 1_000,
 };
 
 export interface Routing {
   readonly settings: RoutingSettings;
   readonly admission: Admission;
   readonly prefixIndex: PrefixIndex;
+  readonly sessions: SessionTable;
+  readonly slotKeeper: SlotKeeper;
   /** Requests to engines and outside providers; closed with the control plane. */
   readonly upstream: Upstream;
   /**
@@ -53,6 +69,12 @@ export function createRouting(
       batchSharePercent: s.batchSharePercent,
     }),
     prefixIndex: new PrefixIndex(s.prefixIndexSize),
+    sessions: new SessionTable({ maxEntries: s.sessionTableSize, ttlMs: s.sessionTtlMs }),
+    slotKeeper: new SlotKeeper({
+      engines: new Set(s.slotKeeperEngines),
+      maxSaved: s.savedSessionsPerReplica,
+      timeoutMs: 5_000,
+    }),
     upstream: engineUpstream(),
     keyRefused: (endpoint) => {
       logger.warn("an outside provider refused a key; its endpoint is skipped for a while", {

@@ -154,6 +154,9 @@ function harnessConfig(
     batchSharePercent: routing.batchSharePercent ?? 20,
     prefixMinChars: routing.prefix?.minChars ?? defaultPrefixOptions.minChars,
     prefixIndexSize: routing.prefixIndexSize ?? 100_000,
+    ...(routing.slotKeeperEngines
+      ? { slotKeeperEngines: routing.slotKeeperEngines.join(",") }
+      : {}),
     breakerFailures: opts.breakerFailures ?? 5,
     breakerCooldownMs: opts.breakerCooldownMs ?? 30_000,
     keyCacheMs: opts.keyCacheMs ?? 30_000,
