@@ -18,6 +18,7 @@ export const limitsBody = z.strictObject({
   budget_day_tokens: count,
   budget_month_tokens: count,
   models: z.array(z.string().min(1).max(200)).max(100).nullable().optional(),
+  tools: z.array(z.string().min(1).max(200)).max(100).nullable().optional(),
   max_key_ttl_ms: z.number().int().min(60_000).nullable().optional(),
 });
 type LimitsBody = z.infer<typeof limitsBody>;
@@ -30,6 +31,7 @@ const fields: [keyof LimitsBody, keyof LimitPatch][] = [
   ["budget_day_tokens", "budgetDayTokens"],
   ["budget_month_tokens", "budgetMonthTokens"],
   ["models", "models"],
+  ["tools", "tools"],
   ["max_key_ttl_ms", "maxKeyTtlMs"],
 ];
 
