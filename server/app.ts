@@ -19,6 +19,7 @@ import { v1Routes } from "./routes/v1.ts";
 import { accessLog } from "./observe/access_log.ts";
 import { portalRoutes } from "./portal/portal.tsx";
 import type { DispatchDeps } from "./router/dispatch.ts";
+import { mcpRoutes } from "./mcp/mcp_route.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
   const { logger, keys, catalog, people, limits, replicas, adminTokens, mirror } = deps;
@@ -36,6 +37,10 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch }));
   app.route("/v1", messagesRoutes({ keys, limits, dispatch }));
   app.route("/", rerankRoutes({ keys, limits, catalog, dispatch }));
+  app.route(
+    "/mcp",
+    mcpRoutes({ keys, people, gateway: deps.mcp.gateway, maxBytes: deps.mcp.maxBytes }),
+  );
   app.route("/mirror", mirrorFileRoutes({ adminTokens }, mirror));
   app.route("/api/v1", adminRoutes(admin));
   app.route("/auth", authRoutes({ people }));
@@ -58,7 +63,7 @@ function dispatchDeps(d: AppDeps): DispatchDeps {
 
 function adminDeps(d: AppDeps): AdminDeps {
   const { people, adminTokens, keys, catalog, replicas, routing, store, clock } = d;
-  const { nodes, modelServices, settings, keyOwners, notifySender, mirror } = d;
+  const { nodes, modelServices, settings, keyOwners, notifySender, mirror, mcp } = d;
   return {
     people,
     adminTokens,
@@ -74,5 +79,6 @@ function adminDeps(d: AppDeps): AdminDeps {
     keyOwners,
     notifySender,
     mirror,
+    mcp,
   };
 }

@@ -13,6 +13,7 @@ import { auditRoutes } from "./audit.ts";
 import { backupRoutes } from "./backup.ts";
 import { keyRoutes } from "./keys.ts";
 import { limitsRoutes } from "./limits.ts";
+import { mcpServerRoutes } from "./mcp.ts";
 import { meRoutes } from "./me.ts";
 import { mirrorRoutes } from "./mirror.ts";
 import { modelRoutes } from "./models.ts";
@@ -45,6 +46,7 @@ export type AdminDeps = Pick<
   | "keyOwners"
   | "notifySender"
   | "mirror"
+  | "mcp"
 >;
 
 export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
@@ -78,5 +80,6 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   settingsRoutes(registry, deps);
   notifyRoutes(registry, deps);
   backupRoutes(registry, deps);
+  mcpServerRoutes(registry, { mcp: deps.mcp, audit: (...a) => deps.people.audit.record(...a) });
   return app;
 }
