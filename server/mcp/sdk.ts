@@ -1,5 +1,5 @@
 /**
- * The parts of `@modelcontextprotocol/sdk` the gateway uses, imported in one place. The SDK's
+ * The parts of `@modelcontextprotocol/sdk` the gateway (and its tests' company server) uses, imported in one place. The SDK's
  * `./*` export maps `x.js` to types at `x.js.d.ts`, which Deno's type checker takes literally;
  * each value import therefore names its types with `@ts-types` (the same module without `.js`).
  */
@@ -7,6 +7,8 @@
 export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/server/mcp"
+export { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export {
   CallToolRequestSchema,
