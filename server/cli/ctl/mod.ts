@@ -21,6 +21,7 @@ import {
 import { config } from "./config.ts";
 import { keys } from "./keys.ts";
 import { limits } from "./limits.ts";
+import { mcp } from "./mcp.ts";
 import { model, models, replicas, restart } from "./models.ts";
 import { nodes } from "./nodes.ts";
 import { notify } from "./notify.ts";
@@ -48,6 +49,7 @@ export const nouns: Noun[] = [
   backup,
   config,
   notify,
+  mcp,
 ];
 
 const verbsOf = (n: Noun): Verb[] => [...(n.bare ? [n.bare] : []), ...Object.values(n.verbs)];
