@@ -234,6 +234,14 @@ Deno.test("/mcp: the credential never reaches the client, the admin API or the a
     for (const text of seen) assert(!text.includes(token), `credential in: ${text.slice(0, 200)}`);
     assert(!seen.some((t) => t.includes(w.tokenFile)), "nor where it is read from");
     assertEquals(w.company.seen.at(-1)!.get("authorization"), `Bearer ${token}`);
+
+    // A credential file gone: the call fails without telling the caller where it was.
+    await Deno.remove(w.tokenFile);
+    const gone = await client.callTool({ name: "jira.search", arguments: { query: "q" } });
+    assertEquals(gone.isError, true);
+    assertMatch(textOf(gone), /cannot be read on the control plane/);
+    assert(!textOf(gone).includes(w.tokenFile), textOf(gone));
+    await Deno.writeTextFile(w.tokenFile, token);
     await client.close();
   } finally {
     await w.close();

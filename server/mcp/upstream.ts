@@ -36,7 +36,10 @@ export class TooLargeError extends Error {
 export async function readCredentials(entry: McpServerEntry): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [header, file] of Object.entries(entry.headers)) {
-    const value = (await Deno.readTextFile(file)).trim();
+    // The path stays on the control plane: a caller learns only that the credential is missing.
+    const value = (await Deno.readTextFile(file).catch(() => {
+      throw new Error(`the credential for ${header} cannot be read on the control plane`);
+    })).trim();
     // A file given as --bearer-file holds the bare token; the header says how to send it.
     out[header] = header.toLowerCase() === "authorization" && !/\s/.test(value)
       ? `Bearer ${value}`

@@ -40,9 +40,13 @@ export function mcpServerRoutes(
   deps: { mcp: Pick<Mcp, "servers">; audit: AuditWriter },
 ): void {
   const book = deps.mcp.servers;
-  const save = async (actor: Actor, path: string, input: McpServerInput) => {
+  /** A registration decides what a shared credential reaches: administrators only. */
+  const mayChange = (actor: Actor, path: string) => {
     requireWrite(actor, "staff", staff, path);
     if (actor.role !== "administrator") throw new AppError("forbidden");
+  };
+  const save = async (actor: Actor, path: string, input: McpServerInput) => {
+    mayChange(actor, path);
     await checkFiles(input.headers);
     const before = await book.get(input.name);
     const saved = describeServer(await book.put(input));
@@ -83,6 +87,7 @@ export function mcpServerRoutes(
     access: "administrator",
     status: 201,
   }, async (c, { actor, body }) => {
+    mayChange(actor, c.req.path);
     if (await book.get(body.name)) {
       throw new AppError("conflict", { detail: `an MCP server '${body.name}' exists` }, "name");
     }
@@ -106,8 +111,7 @@ export function mcpServerRoutes(
     access: "administrator",
   }, async (c, { actor }) => {
     const name = c.req.param("name")!;
-    requireWrite(actor, "staff", staff, c.req.path);
-    if (actor.role !== "administrator") throw new AppError("forbidden");
+    mayChange(actor, c.req.path);
     const before = await book.get(name);
     if (!before || !(await book.remove(name))) {
       throw new AppError("not_found", { path: c.req.path });
