@@ -51,6 +51,10 @@ export const errorCodes = [
   "weights_no_space",
   "weights_fetch_failed",
   "weights_not_local",
+  // The MCP gateway (server/mcp): tools of company servers and the cluster's own.
+  "mcp_tool_not_found",
+  "mcp_server_unavailable",
+  "mcp_call_failed",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

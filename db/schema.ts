@@ -94,6 +94,8 @@ export const limits = sqliteTable("limits", {
   budgetMonthTokens: integer("budget_month_tokens"),
   /** Glob patterns, JSON array; null inherits. */
   models: text("models", { mode: "json" }).$type<string[]>(),
+  /** MCP tools granted (`jira.*`), glob patterns, JSON array; null grants nothing here. */
+  tools: text("tools", { mode: "json" }).$type<string[]>(),
   maxKeyTtlMs: integer("max_key_ttl_ms"),
   /** Requests in flight to one model at once, counted at this level. */
   maxParallel: integer("max_parallel"),
@@ -362,5 +364,23 @@ export const portalPrefs = sqliteTable("portal_prefs", {
   locale: text("locale"),
   /** An IANA time zone such as "Europe/Istanbul"; null is UTC. */
   timeZone: text("time_zone"),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/**
+ * Company MCP servers behind /mcp. Credentials are never stored here: `headers` maps a header
+ * name to the file its value is read from on every call, so a rotated file takes effect at once
+ * and the store (and its backups) hold no secret.
+ */
+export const mcpServers = sqliteTable("mcp_servers", {
+  name: text("name").primaryKey(),
+  url: text("url").notNull(),
+  /** Header name -> path of the file holding its value, JSON object. */
+  headers: text("headers", { mode: "json" }).$type<Record<string, string>>().notNull(),
+  /** Calls per minute per caller; null is unlimited. */
+  rate: integer("rate"),
+  /** The server narrowed to these of its tools (its own names, globs); null offers them all. */
+  tools: text("tools", { mode: "json" }).$type<string[]>(),
+  createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });

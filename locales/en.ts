@@ -62,6 +62,10 @@ export const en = {
     weights_no_space: "Fetching {source} needs {needed} more on {dir}, but only {free} is free",
     weights_fetch_failed: "Fetching {file} failed: {detail}",
     weights_not_local: "The weights at {path} are not on this node",
+    mcp_tool_not_found: "No tool '{tool}' is offered to this key",
+    mcp_server_unavailable:
+      "The MCP server '{server}' is out after repeated failures; try again in {retry} s",
+    mcp_call_failed: "The tool '{tool}' failed: {detail}",
   },
   portal: portalEn,
 } as const;

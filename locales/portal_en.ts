@@ -110,6 +110,8 @@ export const portalEn = {
   connect_codex: "Codex: ~/.codex/config.toml, then export LLMGW_KEY",
   connect_python: "OpenAI SDK, Python",
   connect_typescript: "OpenAI SDK, TypeScript",
+  connect_mcp_vscode: "MCP tools in VS Code: .vscode/mcp.json",
+  connect_mcp_cli: "MCP tools in an agent (Claude Code)",
   cline_base_url: "Base URL",
   cline_api_key: "API key",
   cline_model: "Model ID",

@@ -107,6 +107,8 @@ export const portalTr: Messages["portal"] = {
   connect_codex: "Codex: ~/.codex/config.toml, ardından LLMGW_KEY'i dışa aktarın",
   connect_python: "OpenAI SDK'sı, Python",
   connect_typescript: "OpenAI SDK'sı, TypeScript",
+  connect_mcp_vscode: "VS Code'da MCP araçları: .vscode/mcp.json",
+  connect_mcp_cli: "Bir ajanda MCP araçları (Claude Code)",
   cline_base_url: "Temel URL",
   cline_api_key: "API anahtarı",
   cline_model: "Model kimliği",

@@ -66,6 +66,10 @@ export const tr: Messages = {
       "{source} indirmek için {dir} üzerinde {needed} daha gerekiyor, ancak yalnızca {free} boş",
     weights_fetch_failed: "{file} indirilemedi: {detail}",
     weights_not_local: "{path} konumundaki ağırlıklar bu düğümde yok",
+    mcp_tool_not_found: "Bu anahtara '{tool}' adlı bir araç sunulmuyor",
+    mcp_server_unavailable:
+      "'{server}' MCP sunucusu art arda hatalar yüzünden devre dışı; {retry} sn sonra yeniden deneyin",
+    mcp_call_failed: "'{tool}' aracı başarısız oldu: {detail}",
   },
   portal: portalTr,
 };

@@ -20,6 +20,7 @@ import { v1Routes } from "./routes/v1.ts";
 import { accessLog } from "./observe/access_log.ts";
 import { portalRoutes } from "./portal/portal.tsx";
 import type { DispatchDeps } from "./router/dispatch.ts";
+import { mcpRoutes } from "./mcp/mcp_route.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
   const { logger, keys, catalog, people, limits, replicas, adminTokens, mirror } = deps;
@@ -39,6 +40,10 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", rerankRoutes({ keys, limits, catalog, dispatch }));
   // Before the admin API's `authenticate`: the mirror answers to the admin token alone.
   app.route("/api/v1/mirror", mirrorRoutes({ adminTokens }, mirror));
+  app.route(
+    "/mcp",
+    mcpRoutes({ keys, people, gateway: deps.mcp.gateway, maxBytes: deps.mcp.maxBytes }),
+  );
   app.route("/mirror", mirrorFileRoutes({ adminTokens }, mirror));
   app.route("/api/v1", adminRoutes(admin));
   app.route("/auth", authRoutes({ people }));
@@ -61,7 +66,7 @@ function dispatchDeps(d: AppDeps): DispatchDeps {
 
 function adminDeps(d: AppDeps): AdminDeps {
   const { people, adminTokens, keys, catalog, replicas, routing, store, clock } = d;
-  const { nodes, modelServices, settings, keyOwners, notifySender } = d;
+  const { nodes, modelServices, settings, keyOwners, notifySender, mcp } = d;
   return {
     people,
     adminTokens,
@@ -76,5 +81,6 @@ function adminDeps(d: AppDeps): AdminDeps {
     settings,
     keyOwners,
     notifySender,
+    mcp,
   };
 }

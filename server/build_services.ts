@@ -34,6 +34,7 @@ import { StoreKeyOwners } from "./usage/key_owners.ts";
 import { UsageRecorder, type UsageSink } from "./usage/recorder.ts";
 import type { MirrorService } from "./weights/mirror.ts";
 import { startMirror } from "./weights/start_mirror.ts";
+import { buildMcp } from "./mcp/build_mcp.ts";
 
 /** What the services are built on, given by the caller (real ones, or a test's). */
 export interface ServiceEdges {
@@ -149,6 +150,18 @@ function composeDeps(
     notifier: notifications.notifier,
     notifySender: notifications.sender ?? noWebhooks,
     portal: config.portal ? { publicUrl: config.publicUrl } : undefined,
+    mcp: buildMcp(config, {
+      store: edges.store,
+      clock: edges.clock,
+      logger: edges.logger,
+      limits: p.people.limits,
+      audit: p.people.audit,
+      catalog: p.catalog,
+      replicas: p.replicas,
+      keys: p.keys,
+      nodes: cluster?.listener.services,
+      modelServices: cluster?.models.services,
+    }),
   };
 }
 

@@ -364,6 +364,18 @@ export const serverSettings = {
     "A replica fetching or starting with no progress this long has failed, in ms",
     { min: 1_000 },
   ),
+  mcpCallTimeoutMs: int(
+    "mcp.call_timeout_ms",
+    30_000,
+    "How long one MCP tool call (or a company server's tool list) may take before it is cut, in ms",
+    { min: 100 },
+  ),
+  mcpMaxBytes: int(
+    "mcp.max_bytes",
+    1_048_576,
+    "The largest MCP tool call's arguments, and the largest answer passed back, in bytes",
+    { min: 1_024 },
+  ),
   ...otelSettings,
   ...notifySettings,
 };

@@ -27,6 +27,7 @@ import type { ClusterSettings } from "./settings/cluster_settings.ts";
 import type { WebhookTester } from "./notify/webhook_sender.ts";
 import type { Notifier } from "./notify/notifier.ts";
 import type { PortalOptions } from "./portal/portal.tsx";
+import type { Mcp } from "./mcp/build_mcp.ts";
 
 /** Read per request; a live setting changes them in place. */
 export interface Limits {
@@ -67,6 +68,8 @@ export interface AppDeps {
   /** OpenTelemetry spans for requests; does nothing when `otel.endpoint` is empty. */
   readonly tracer: RequestTracer;
   readonly metrics: GatewayMetrics;
+  /** The MCP gateway at /mcp and its company servers (admin API /api/v1/mcp/servers). */
+  readonly mcp: Mcp;
   /** The browser portal (server/portal/), or undefined when it is off. */
   readonly portal: PortalOptions | undefined;
 }

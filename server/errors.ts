@@ -52,12 +52,14 @@ export function statusOf(
       return { status: 403, type: "permission_error" };
     case "not_found":
     case "model_not_found":
+    case "mcp_tool_not_found":
     case "node_not_found":
       return { status: 404, type: "not_found_error" };
     case "conflict":
     case "weights_checksum_conflict":
       return { status: 409, type: "invalid_request_error" };
     case "engine_error":
+    case "mcp_call_failed":
     case "weights_checksum_mismatch":
     case "weights_fetch_failed":
       return { status: 502, type: "server_error" };
@@ -67,6 +69,7 @@ export function statusOf(
     case "queue_timeout":
     case "node_not_connected":
     case "sign_in_unavailable":
+    case "mcp_server_unavailable":
       return { status: 503, type: "server_error" };
     case "provider_rate_limited":
       return { status: 429, type: "rate_limit_error" };

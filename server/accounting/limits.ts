@@ -22,7 +22,11 @@ export const numericLimits = [
 ] as const;
 export type NumericLimit = (typeof numericLimits)[number];
 
-export type LimitSet = { [K in NumericLimit]: number | null } & { models: string[] | null };
+export type LimitSet = { [K in NumericLimit]: number | null } & {
+  models: string[] | null;
+  /** MCP tools granted at this level (`jira.*`); unlike models, levels add up. */
+  tools: string[] | null;
+};
 export type LimitPatch = Partial<LimitSet>;
 
 export const emptyLimits: LimitSet = {
@@ -36,6 +40,7 @@ export const emptyLimits: LimitSet = {
   maxParallel: null,
   weight: null,
   models: null,
+  tools: null,
 };
 
 /** An effective number and the level that set it (the tightest one). */
@@ -47,6 +52,8 @@ export interface Bound {
 export type Effective = { [K in NumericLimit]: Bound | null } & {
   /** Each level's list, widest first; a model must match one pattern of every list. */
   models: { patterns: string[]; scope: Scope }[];
+  /** Each level's MCP tool grants, widest first; a tool granted at any level is granted. */
+  tools: { patterns: string[]; scope: Scope }[];
 };
 
 const globCache = new Map<string, RegExp>();
@@ -110,7 +117,7 @@ export class LimitsBook {
   }
 
   effective(chain: Scope[]): Effective {
-    const out = { models: [] } as unknown as Effective;
+    const out = { models: [], tools: [] } as unknown as Effective;
     for (const k of numericLimits) out[k] = null;
     for (const scope of chain) {
       const set = this.#byScope.get(keyOf(scope));
@@ -120,6 +127,7 @@ export class LimitsBook {
         if (v !== null && (out[k] === null || v < out[k]!.value)) out[k] = { value: v, scope };
       }
       if (set.models) out.models.push({ patterns: set.models, scope });
+      if (set.tools) out.tools.push({ patterns: set.tools, scope });
     }
     return out;
   }
@@ -130,6 +138,15 @@ export class LimitsBook {
       if (!level.patterns.some((p) => globMatch(p, model))) return level.scope;
     }
     return null;
+  }
+
+  /**
+   * Whether `tool` (`server.tool`) is granted: some level on the chain names it. Grants add up
+   * rather than narrow because a tool reaches a company system: nothing is offered until
+   * someone grants it, and none granted anywhere means none.
+   */
+  toolGranted(eff: Effective, tool: string): boolean {
+    return eff.tools.some((level) => level.patterns.some((p) => globMatch(p, tool)));
   }
 
   /** Limits that bind per level, for the rate limiter: each level's own rpm/tpm. */

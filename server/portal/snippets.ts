@@ -66,5 +66,34 @@ for await (const chunk of stream) process.stdout.write(chunk.choices[0]?.delta?.
 console.log();
 `,
     },
+    ...mcpSnippets(origin, key),
+  ];
+}
+
+/**
+ * The line that gives an editor or agent the tools granted to the key, over `/mcp`. The key is
+ * sent as a header, never in the address, so it stays out of logs that record URLs.
+ */
+export function mcpSnippets(origin: string, key: string): Snippet[] {
+  const url = `${origin}/mcp`;
+  return [
+    {
+      title: "connect_mcp_vscode",
+      text: `{
+  "servers": {
+    "llmgw": {
+      "type": "http",
+      "url": "${url}",
+      "headers": { "Authorization": "Bearer ${key}" }
+    }
+  }
+}
+`,
+    },
+    {
+      title: "connect_mcp_cli",
+      text: `claude mcp add --transport http llmgw ${url} --header "Authorization: Bearer ${key}"
+`,
+    },
   ];
 }

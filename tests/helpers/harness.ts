@@ -52,6 +52,8 @@ export interface HarnessOptions {
   signupOpen?: boolean;
   /** Parts of the app replaced by a test's own (a metrics registry it reads, a fake notifier). */
   app?: Partial<AppDeps>;
+  /** The MCP gateway's bound on one call, in ms. */
+  mcpCallTimeoutMs?: number;
   /** The clock the app runs on, when a test builds collaborators on it before the harness. */
   clock?: FakeClock;
 }
@@ -170,5 +172,6 @@ function harnessConfig(
     sessionTtlMs: 3_600_000,
     signupOpen: opts.signupOpen ?? false,
     publicUrl: "",
+    mcpCallTimeoutMs: opts.mcpCallTimeoutMs ?? 30_000,
   };
 }

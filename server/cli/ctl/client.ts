@@ -16,7 +16,8 @@ export const ctlSettings = {
   }),
 };
 
-export type Values = Record<string, string | boolean | undefined>;
+/** A flag declared `multiple` (given more than once) reads as a list. */
+export type Values = Record<string, string | boolean | string[] | undefined>;
 
 export interface Ctx {
   api: KyInstance;
@@ -27,7 +28,10 @@ export interface Ctx {
 }
 
 /** A flag as node:util's parseArgs takes it. */
-export type FlagSpecs = Record<string, { type: "string" | "boolean"; short?: string }>;
+export type FlagSpecs = Record<
+  string,
+  { type: "string" | "boolean"; short?: string; multiple?: boolean }
+>;
 
 export interface Verb {
   /** Its lines in `ctl --help`; absent where a sibling's line names it too (`cordon|uncordon`). */
@@ -52,8 +56,14 @@ export interface Noun {
 
 export async function connect(values: Values): Promise<KyInstance> {
   const env = Deno.env.toObject();
-  const { dataDir } = resolveSettings(locationSettings, { flags: values, env });
-  let { url, token } = resolveSettings(ctlSettings, { flags: values, env });
+  // Settings are single-valued: the lists of `multiple` flags are no setting's.
+  const flags = Object.fromEntries(
+    Object.entries(values).filter((e): e is [string, string | boolean | undefined] =>
+      !Array.isArray(e[1])
+    ),
+  );
+  const { dataDir } = resolveSettings(locationSettings, { flags, env });
+  let { url, token } = resolveSettings(ctlSettings, { flags, env });
   if (!url) {
     const { hostname, port } = parseListen(
       (await loadServerConfig({ flags: {}, env: { LLMGW_DATA: dataDir } })).listen,
@@ -79,6 +89,12 @@ export async function connect(values: Values): Promise<KyInstance> {
 export function str(values: Values, flag: string): string | undefined {
   const v = values[flag];
   return typeof v === "string" ? v : undefined;
+}
+
+/** Every value of a flag declared `multiple`, in the order given. */
+export function strs(values: Values, flag: string): string[] {
+  const v = values[flag];
+  return Array.isArray(v) ? v : typeof v === "string" ? [v] : [];
 }
 
 export function need(values: Values, flag: string, what: string): string {

@@ -50,6 +50,10 @@ function body(v: Values): Record<string, unknown> {
   if (models !== undefined) {
     out.models = models === "none" ? null : models.split(",").map((m) => m.trim()).filter(Boolean);
   }
+  const tools = str(v, "tools");
+  if (tools !== undefined) {
+    out.tools = tools === "none" ? null : tools.split(",").map((t) => t.trim()).filter(Boolean);
+  }
   const ttl = str(v, "max-key-ttl");
   if (ttl !== undefined) out.max_key_ttl_ms = ttl === "none" ? null : duration(ttl, "max-key-ttl");
   return out;
@@ -60,7 +64,7 @@ function describe(res: Record<string, unknown>): string {
   const eff = res.effective as Record<string, { value: number; scope: { kind: string } } | null>;
   const lines = Object.entries(own).map(([k, v]) => {
     const e = eff[k];
-    const effective = k === "models"
+    const effective = k === "models" || k === "tools"
       ? ""
       : e
       ? `  (effective ${e.value}, set at ${e.scope.kind})`
@@ -96,6 +100,7 @@ const limitFlags: FlagSpecs = Object.fromEntries(
     "budget-day-tokens",
     "budget-month-tokens",
     "models",
+    "tools",
     "max-key-ttl",
     "max-parallel",
     "weight",
@@ -117,6 +122,7 @@ export const limits: Noun = {
     set: {
       help: `  limits set LEVEL [--rpm N] [--tpm N] [--budget-day MICROS] [--budget-month MICROS]
              [--budget-day-tokens N] [--budget-month-tokens N] [--models 'glob,glob']
+             [--tools 'jira.*,llmgw.*'] (MCP tools granted; levels add up)
              [--max-key-ttl 90d] [--max-parallel N] [--weight N] [--replace]
                                               Change only what is given ('none' clears one);
                                               --replace writes the whole set. --max-parallel:

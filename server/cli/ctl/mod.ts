@@ -10,10 +10,18 @@ import { locationSettings } from "../../config.ts";
 import { parseFlags } from "../../../core/flags.ts";
 import { audit } from "./audit.ts";
 import { backup } from "./backup.ts";
-import { connect, ctlSettings, type FlagSpecs, type Noun, type Verb } from "./client.ts";
+import {
+  connect,
+  ctlSettings,
+  type FlagSpecs,
+  type Noun,
+  type Values,
+  type Verb,
+} from "./client.ts";
 import { config } from "./config.ts";
 import { keys } from "./keys.ts";
 import { limits } from "./limits.ts";
+import { mcp } from "./mcp.ts";
 import { model, models, replicas, restart } from "./models.ts";
 import { nodes } from "./nodes.ts";
 import { notify } from "./notify.ts";
@@ -41,6 +49,7 @@ export const nouns: Noun[] = [
   backup,
   config,
   notify,
+  mcp,
 ];
 
 const verbsOf = (n: Noun): Verb[] => [...(n.bare ? [n.bare] : []), ...Object.values(n.verbs)];
@@ -68,7 +77,10 @@ export function allFlags(list: Noun[]): FlagSpecs {
     for (const verb of verbsOf(noun)) {
       for (const [flag, spec] of Object.entries(verb.flags ?? {})) {
         const seen = all[flag];
-        if (seen && (seen.type !== spec.type || seen.short !== spec.short)) {
+        if (
+          seen &&
+          (seen.type !== spec.type || seen.short !== spec.short || seen.multiple !== spec.multiple)
+        ) {
           throw new Error(`ctl ${noun.name}: --${flag} is declared twice, differently`);
         }
         all[flag] = spec;
@@ -106,7 +118,10 @@ export const ctlCommand: Command = {
   name: "ctl",
   summary: "Admin API from a terminal",
   async run(argv) {
-    const { values, positionals } = parseFlags(argv, [locationSettings, ctlSettings], flags);
+    const { values, positionals } = parseFlags<Values[string]>(argv, [
+      locationSettings,
+      ctlSettings,
+    ], flags);
     if (values.help || positionals.length === 0) {
       console.log(help);
       return values.help ? 0 : 2;

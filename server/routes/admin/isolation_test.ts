@@ -42,6 +42,7 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "/people/{id}/sessions": a.admin.id,
       "/keys/{id}": a.member.keyId,
       "/prices/{model}": "demo",
+      "/mcp/servers/{name}": "jira",
       // Nodes belong to the cluster, not to a tenant: no tenant credential may touch any.
       "/nodes/{id}": "any-node",
       "/nodes/{id}/cordon": "any-node",
@@ -107,6 +108,8 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "put /settings": { log_level: "debug" },
       "post /notify/test": {},
       "post /backup": {},
+      "post /mcp/servers": { name: "stolen", url: "http://127.0.0.1:9/mcp" },
+      "put /mcp/servers/{name}": { url: "http://127.0.0.1:9/mcp" },
     };
     const creds: [string, Cred][] = [
       ["tenant admin", b.admin.cred],

@@ -14,6 +14,7 @@ import { auditRoutes } from "./audit.ts";
 import { backupRoutes } from "./backup.ts";
 import { keyRoutes } from "./keys.ts";
 import { limitsRoutes } from "./limits.ts";
+import { mcpServerRoutes } from "./mcp.ts";
 import { meRoutes } from "./me.ts";
 import { modelRoutes } from "./models.ts";
 import { nodeRoutes } from "./nodes.ts";
@@ -44,6 +45,7 @@ export type AdminDeps = Pick<
   | "settings"
   | "keyOwners"
   | "notifySender"
+  | "mcp"
 >;
 
 export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
@@ -75,5 +77,6 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   settingsRoutes(registry, deps);
   notifyRoutes(registry, deps);
   backupRoutes(registry, deps);
+  mcpServerRoutes(registry, { mcp: deps.mcp, audit: (...a) => deps.people.audit.record(...a) });
   return app;
 }

@@ -1,0 +1,41 @@
+/** The MCP gateway's parts, built once by buildServices: the servers' book and the gateway. */
+import type { Clock } from "../../core/clock.ts";
+import type { Logger } from "../../core/log.ts";
+import type { Store } from "../../db/store.ts";
+import type { LimitsBook } from "../accounting/limits.ts";
+import type { AuditLog } from "../audit/audit.ts";
+import { CallGuards } from "./call_guards.ts";
+import { type ClusterToolDeps, clusterTools } from "./cluster_tools.ts";
+import { McpGateway } from "./gateway.ts";
+import { McpServerBook } from "./server_book.ts";
+
+export interface Mcp {
+  servers: McpServerBook;
+  gateway: McpGateway;
+  /** The largest call's arguments and answer, in bytes (the route's body bound too). */
+  maxBytes: number;
+}
+
+export function buildMcp(
+  settings: { mcpCallTimeoutMs: number; mcpMaxBytes: number },
+  deps: Omit<ClusterToolDeps, "now"> & {
+    clock: Clock;
+    logger: Logger;
+    limits: LimitsBook;
+    audit: AuditLog;
+    store: Store;
+  },
+): Mcp {
+  const servers = new McpServerBook({ store: deps.store, clock: deps.clock });
+  const gateway = new McpGateway({
+    servers,
+    guards: new CallGuards(deps.clock),
+    limits: deps.limits,
+    audit: deps.audit,
+    own: clusterTools({ ...deps, now: () => deps.clock.now() }),
+    bounds: { timeoutMs: settings.mcpCallTimeoutMs, maxBytes: settings.mcpMaxBytes },
+    clock: deps.clock,
+    logger: deps.logger.child({ component: "mcp" }),
+  });
+  return { servers, gateway, maxBytes: settings.mcpMaxBytes };
+}
