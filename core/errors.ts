@@ -51,6 +51,8 @@ export const errorCodes = [
   "weights_no_space",
   "weights_fetch_failed",
   "weights_not_local",
+  // Guardrails (server/guard): a policy's rule blocked the request or its answer.
+  "guardrail_blocked",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

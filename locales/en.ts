@@ -62,6 +62,8 @@ export const en = {
     weights_no_space: "Fetching {source} needs {needed} more on {dir}, but only {free} is free",
     weights_fetch_failed: "Fetching {file} failed: {detail}",
     weights_not_local: "The weights at {path} are not on this node",
+    guardrail_blocked:
+      "The guardrail policy '{policy}' blocked this request (rule '{rule}'); ask an administrator if it should not have",
   },
   portal: portalEn,
 } as const;

@@ -66,6 +66,8 @@ export const tr: Messages = {
       "{source} indirmek için {dir} üzerinde {needed} daha gerekiyor, ancak yalnızca {free} boş",
     weights_fetch_failed: "{file} indirilemedi: {detail}",
     weights_not_local: "{path} konumundaki ağırlıklar bu düğümde yok",
+    guardrail_blocked:
+      "'{policy}' koruma politikası bu isteği engelledi ('{rule}' kuralı); engellenmemesi gerekiyorsa bir yöneticiye danışın",
   },
   portal: portalTr,
 };

@@ -20,6 +20,7 @@ import { v1Routes } from "./routes/v1.ts";
 import { accessLog } from "./observe/access_log.ts";
 import { portalRoutes } from "./portal/portal.tsx";
 import type { DispatchDeps } from "./router/dispatch.ts";
+import type { ApiKeyInfo } from "./keys/keys.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
   const { logger, keys, catalog, people, limits, replicas, adminTokens, mirror } = deps;
@@ -56,11 +57,24 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
 
 function dispatchDeps(d: AppDeps): DispatchDeps {
   const { catalog, replicas, routing, models, people, usage, metrics, notifier, clock, limits } = d;
-  return { catalog, replicas, routing, models, people, usage, metrics, notifier, clock, limits };
+  const guard = { policies: d.guardPolicies, chainOf: (k: ApiKeyInfo) => people.tenancy.chain(k) };
+  return {
+    catalog,
+    replicas,
+    routing,
+    models,
+    people,
+    usage,
+    metrics,
+    notifier,
+    clock,
+    limits,
+    guard,
+  };
 }
 
 function adminDeps(d: AppDeps): AdminDeps {
-  const { people, adminTokens, keys, catalog, replicas, routing, store, clock } = d;
+  const { people, adminTokens, keys, catalog, replicas, routing, store, clock, guardPolicies } = d;
   const { nodes, modelServices, settings, keyOwners, notifySender } = d;
   return {
     people,
@@ -76,5 +90,6 @@ function adminDeps(d: AppDeps): AdminDeps {
     settings,
     keyOwners,
     notifySender,
+    guardPolicies,
   };
 }

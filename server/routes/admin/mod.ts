@@ -12,6 +12,7 @@ import { authenticate } from "../../auth/actor.ts";
 import type { AppDeps } from "../../deps.ts";
 import { auditRoutes } from "./audit.ts";
 import { backupRoutes } from "./backup.ts";
+import { guardRoutes } from "./guard.ts";
 import { keyRoutes } from "./keys.ts";
 import { limitsRoutes } from "./limits.ts";
 import { meRoutes } from "./me.ts";
@@ -44,6 +45,7 @@ export type AdminDeps = Pick<
   | "settings"
   | "keyOwners"
   | "notifySender"
+  | "guardPolicies"
 >;
 
 export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
@@ -75,5 +77,6 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   settingsRoutes(registry, deps);
   notifyRoutes(registry, deps);
   backupRoutes(registry, deps);
+  guardRoutes(registry, deps);
   return app;
 }
