@@ -12,6 +12,7 @@ import { audit } from "./audit.ts";
 import { backup } from "./backup.ts";
 import { connect, ctlSettings, type FlagSpecs, type Noun, type Verb } from "./client.ts";
 import { config } from "./config.ts";
+import { guard } from "./guard.ts";
 import { keys } from "./keys.ts";
 import { limits } from "./limits.ts";
 import { model, models, replicas, restart } from "./models.ts";
@@ -34,6 +35,7 @@ export const nouns: Noun[] = [
   usage,
   models,
   prices,
+  guard,
   nodes,
   model,
   replicas,
