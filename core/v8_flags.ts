@@ -8,5 +8,10 @@
  * 150 MB heap, 310 MB resident. A smaller young generation (8 MB semi-spaces, half the default)
  * and old-generation growth of 10% between collections keep it at about 190 MB for about 5%
  * more CPU (`llmgw bench overhead`, README).
+ *
+ * `--enable-experimental-regexp-engine` gives RegExp the `l` flag, V8's non-backtracking engine,
+ * on which guardrail deny patterns run (server/guard/patterns.ts): no pattern can stall a request.
  */
-export const v8Flags = "--max-semi-space-size=8,--heap-growing-percent=10";
+// One line: deploy/compile.sh reads the value with sed.
+// deno-fmt-ignore
+export const v8Flags = "--max-semi-space-size=8,--heap-growing-percent=10,--enable-experimental-regexp-engine";

@@ -1,7 +1,7 @@
 /** A policy made ready to run: each rule's finder built once, when the policy is loaded or set. */
 import { findPii, findSecrets, piiKinds, type Span } from "./detectors.ts";
 import type { GuardAction, GuardPolicy, GuardRule } from "./policy.ts";
-import { compilePattern } from "./patterns.ts";
+import { compilePattern, lowerSameLength } from "./patterns.ts";
 
 export interface CompiledRule {
   readonly name: string;
@@ -34,14 +34,20 @@ function compileRule(rule: GuardRule): CompiledRule {
   switch (rule.kind) {
     case "pattern": {
       const res = rule.patterns.map((p) => compilePattern(p)).filter((r) => r instanceof RegExp);
-      return { ...base, find: (text) => res.flatMap((re) => matchSpans(re, text, label)) };
+      return {
+        ...base,
+        find: (text) => {
+          const lower = lowerSameLength(text);
+          return res.flatMap((re) => matchSpans(re, lower, label));
+        },
+      };
     }
     case "literal": {
       const exact = rule.case_sensitive === true;
       const words = exact ? rule.literals : rule.literals.map((w) => w.toLowerCase());
       return {
         ...base,
-        find: (text) => literalSpans(exact ? text : text.toLowerCase(), words, label),
+        find: (text) => literalSpans(exact ? text : lowerSameLength(text), words, label),
       };
     }
     case "max_chars":

@@ -1,14 +1,18 @@
 /**
- * Deny patterns run in linear time, so no pattern an administrator writes can stall a request:
- * with V8's non-backtracking engine (the `l` flag, under `--enable-experimental-regexp-engine`)
- * when the process has it; otherwise through the backtracking engine, but only patterns without
- * what makes backtracking blow up: backreferences, lookarounds and quantified groups that hold a
- * quantifier or an alternation. Such a pattern is refused when the policy is set, not at runtime.
+ * Deny patterns run in bounded time, so no pattern an administrator writes can stall a request.
+ * Two guards, both always: a pattern with what makes a backtracking engine blow up
+ * (backreferences, lookarounds, a repeated group that holds a repetition or an alternation) is
+ * refused when the policy is set, whatever engine this process has, so a policy valid on one
+ * process is valid on every one; and where the process runs with V8's non-backtracking engine
+ * (`--enable-experimental-regexp-engine`, in core/v8_flags.ts) the patterns run on it (`l`).
+ *
+ * That engine takes neither `i` nor `u`, so patterns are matched against the normalised text
+ * lower-cased, on both engines alike: they are written in lower case.
  */
 
 const linearFlag = (() => {
   try {
-    new RegExp("a", "l");
+    new RegExp("a", "gl");
     return true;
   } catch {
     return false;
@@ -18,17 +22,32 @@ const linearFlag = (() => {
 /** Whether patterns run on V8's linear-time engine in this process. */
 export const linearEngine = linearFlag;
 
-/** A pattern compiled for scanning (global, case-insensitive, Unicode), or why it is refused. */
+/** A pattern compiled for scanning lower-cased text, or why it is refused. */
 export function compilePattern(source: string): RegExp | string {
-  const refused = linearFlag ? undefined : unsafeConstruct(source);
+  const refused = unsafeConstruct(source);
   if (refused) return `pattern ${JSON.stringify(source)} is refused: ${refused}`;
   try {
-    return new RegExp(source, linearFlag ? "gil" : "giu");
+    return new RegExp(source, linearFlag ? "gl" : "g");
   } catch (e) {
     return `pattern ${JSON.stringify(source)} is not a valid regular expression: ${
       (e as Error).message
     }`;
   }
+}
+
+/**
+ * The text lower-cased with every position kept (a span found in it is the same span of the
+ * text): the few characters whose lower case is longer stay as they are.
+ */
+export function lowerSameLength(text: string): string {
+  const lower = text.toLowerCase();
+  if (lower.length === text.length) return lower;
+  let out = "";
+  for (const ch of text) {
+    const l = ch.toLowerCase();
+    out += l.length === ch.length ? l : ch;
+  }
+  return out;
 }
 
 /**
