@@ -1,33 +1,21 @@
 /**
  * Deny patterns run in bounded time, so no pattern an administrator writes can stall a request.
- * Two guards, both always: a pattern with what makes a backtracking engine blow up
- * (backreferences, lookarounds, a repeated group that holds a repetition or an alternation) is
- * refused when the policy is set, whatever engine this process has, so a policy valid on one
- * process is valid on every one; and where the process runs with V8's non-backtracking engine
- * (`--enable-experimental-regexp-engine`, in core/v8_flags.ts) the patterns run on it (`l`).
+ * Two guards: llmgw's V8 flags (core/v8_flags.ts) make a regular expression that backtracks too
+ * much run again on V8's non-backtracking engine, in linear time; and what that engine cannot
+ * run (backreferences, lookarounds), or what blows up a backtracking engine first (a repeated
+ * group holding a repetition or an alternation), is refused when the policy is set, on every
+ * process alike (a test runner has no such flag).
  *
  * That engine takes neither `i` nor `u`, so patterns are matched against the normalised text
- * lower-cased, on both engines alike: they are written in lower case.
+ * lower-cased: they are written in lower case.
  */
-
-const linearFlag = (() => {
-  try {
-    new RegExp("a", "gl");
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-/** Whether patterns run on V8's linear-time engine in this process. */
-export const linearEngine = linearFlag;
 
 /** A pattern compiled for scanning lower-cased text, or why it is refused. */
 export function compilePattern(source: string): RegExp | string {
   const refused = unsafeConstruct(source);
   if (refused) return `pattern ${JSON.stringify(source)} is refused: ${refused}`;
   try {
-    return new RegExp(source, linearFlag ? "gl" : "g");
+    return new RegExp(source, "g");
   } catch (e) {
     return `pattern ${JSON.stringify(source)} is not a valid regular expression: ${
       (e as Error).message
