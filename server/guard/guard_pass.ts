@@ -24,7 +24,7 @@ export class GuardPass {
   /** The verdict that ended the request, if one did. */
   blocked: Verdict | undefined;
   readonly restore: boolean;
-  readonly hasOutput: boolean;
+  readonly #outputRules: boolean;
   /** Placeholder → the client's value, and back. */
   readonly #values = new Map<string, string>();
   readonly #placeholders = new Map<string, string>();
@@ -33,7 +33,12 @@ export class GuardPass {
 
   constructor(readonly policies: readonly CompiledPolicy[]) {
     this.restore = policies.some((p) => p.restore);
-    this.hasOutput = this.restore || policies.some((p) => p.output);
+    this.#outputRules = policies.some((p) => p.output);
+  }
+
+  /** Whether the answer needs the relay's hook: output rules, or values to put back. */
+  get hasOutput(): boolean {
+    return this.#outputRules || this.restoring;
   }
 
   /**
