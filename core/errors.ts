@@ -55,6 +55,8 @@ export const errorCodes = [
   "mcp_tool_not_found",
   "mcp_server_unavailable",
   "mcp_call_failed",
+  // Guardrails (server/guard): a policy's rule blocked the request or its answer.
+  "guardrail_blocked",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

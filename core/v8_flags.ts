@@ -8,5 +8,12 @@
  * 150 MB heap, 310 MB resident. A smaller young generation (8 MB semi-spaces, half the default)
  * and old-generation growth of 10% between collections keep it at about 190 MB for about 5%
  * more CPU (`llmgw bench overhead`, README).
+ *
+ * `--enable-experimental-regexp-engine-on-excessive-backtracks`: a regular expression that
+ * backtracks too much is run again on V8's non-backtracking engine, in linear time, so no
+ * guardrail deny pattern (server/guard/patterns.ts) can stall a request. Running them all on that
+ * engine (the `l` flag) would cost about 15 times as much CPU on every request.
  */
-export const v8Flags = "--max-semi-space-size=8,--heap-growing-percent=10";
+// One line: deploy/compile.sh reads the value with sed.
+// deno-fmt-ignore
+export const v8Flags = "--max-semi-space-size=8,--heap-growing-percent=10,--enable-experimental-regexp-engine-on-excessive-backtracks";

@@ -230,6 +230,13 @@ export const usage = sqliteTable("usage", {
   replicaId: text("replica_id"),
   /** The routing profile used. */
   profile: text("profile"),
+  /**
+   * Each guardrail verdict on the request (policy, rule, action, microseconds of checking); null
+   * when no policy applied. Never the matched text.
+   */
+  guard: text("guard", { mode: "json" }).$type<
+    { policy: string; rule: string; action: string; latencyUs: number }[]
+  >(),
 }, (t) => [index("usage_at").on(t.at), index("usage_key_at").on(t.keyId, t.at)]);
 
 /** Machines that joined the cluster. Live state (connected, last report) is kept in memory too. */
@@ -382,5 +389,20 @@ export const mcpServers = sqliteTable("mcp_servers", {
   /** The server narrowed to these of its tools (its own names, globs); null offers them all. */
   tools: text("tools", { mode: "json" }).$type<string[]>(),
   createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/**
+ * Guardrail policies: named, attached to one level of the tree; every level's policies on a
+ * request's chain apply. `rules` is the zod-checked list (server/guard/policy.ts).
+ */
+export const guardPolicies = sqliteTable("guard_policies", {
+  name: text("name").primaryKey(),
+  scopeKind: text("scope_kind", { enum: ["global", "org", "team", "project", "person", "key"] })
+    .notNull(),
+  scopeId: text("scope_id").notNull(),
+  applyTo: text("apply_to", { enum: ["input", "output", "both"] }).notNull(),
+  restore: integer("restore", { mode: "boolean" }).notNull().default(false),
+  rules: text("rules", { mode: "json" }).notNull().$type<unknown[]>(),
   updatedAt: integer("updated_at").notNull(),
 });

@@ -21,6 +21,7 @@ import { accessLog } from "./observe/access_log.ts";
 import { portalRoutes } from "./portal/portal.tsx";
 import type { DispatchDeps } from "./router/dispatch.ts";
 import { mcpRoutes } from "./mcp/mcp_route.ts";
+import type { ApiKeyInfo } from "./keys/keys.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
   const { logger, keys, catalog, people, limits, replicas, adminTokens, mirror } = deps;
@@ -61,11 +62,24 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
 
 function dispatchDeps(d: AppDeps): DispatchDeps {
   const { catalog, replicas, routing, models, people, usage, metrics, notifier, clock, limits } = d;
-  return { catalog, replicas, routing, models, people, usage, metrics, notifier, clock, limits };
+  const guard = { policies: d.guardPolicies, chainOf: (k: ApiKeyInfo) => people.tenancy.chain(k) };
+  return {
+    catalog,
+    replicas,
+    routing,
+    models,
+    people,
+    usage,
+    metrics,
+    notifier,
+    clock,
+    limits,
+    guard,
+  };
 }
 
 function adminDeps(d: AppDeps): AdminDeps {
-  const { people, adminTokens, keys, catalog, replicas, routing, store, clock } = d;
+  const { people, adminTokens, keys, catalog, replicas, routing, store, clock, guardPolicies } = d;
   const { nodes, modelServices, settings, keyOwners, notifySender, mcp } = d;
   return {
     people,
@@ -82,5 +96,6 @@ function adminDeps(d: AppDeps): AdminDeps {
     keyOwners,
     notifySender,
     mcp,
+    guardPolicies,
   };
 }

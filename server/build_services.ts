@@ -30,6 +30,7 @@ import { createRouting, type Routing } from "./router/routing.ts";
 import { ClusterSettings } from "./settings/cluster_settings.ts";
 import { applyLiveSettings } from "./settings/live_appliers.ts";
 import { startPeople } from "./tenancy/services.ts";
+import { GuardPolicies } from "./guard/policy_store.ts";
 import { StoreKeyOwners } from "./usage/key_owners.ts";
 import { UsageRecorder, type UsageSink } from "./usage/recorder.ts";
 import type { MirrorService } from "./weights/mirror.ts";
@@ -131,6 +132,7 @@ function composeDeps(
     keys: p.keys,
     catalog: p.catalog,
     people: p.people,
+    guardPolicies: p.guardPolicies,
     adminTokens: p.adminTokens,
     keyOwners: p.keyOwners,
     limits: { maxBodyBytes: config.maxBodyBytes, firstByteTimeoutMs: config.firstByteTimeoutMs },
@@ -281,6 +283,7 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
     keys,
     catalog,
     people,
+    guardPolicies: await GuardPolicies.load({ store, clock }),
     adminTokens: new AdminTokens({ store, clock }),
     keyOwners: new StoreKeyOwners(store),
   };

@@ -28,6 +28,7 @@ import type { WebhookTester } from "./notify/webhook_sender.ts";
 import type { Notifier } from "./notify/notifier.ts";
 import type { PortalOptions } from "./portal/portal.tsx";
 import type { Mcp } from "./mcp/build_mcp.ts";
+import type { GuardPolicies } from "./guard/policy_store.ts";
 
 /** Read per request; a live setting changes them in place. */
 export interface Limits {
@@ -49,6 +50,8 @@ export interface AppDeps {
   readonly usage: UsageSink;
   /** Tenancy, limits, budgets, admission, audit, sign-in (people branch). */
   readonly people: PeopleServices;
+  /** Guardrail policies at each level (server/guard/), checked on every inference request. */
+  readonly guardPolicies: GuardPolicies;
   /** The weights mirror (admin API /api/v1/mirror, files at /mirror/). */
   readonly mirror: MirrorService;
   /** The catalog's rules on the request path and waiting for a replica to start. */

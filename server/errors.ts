@@ -35,6 +35,7 @@ export function statusOf(
     case "weights_unresolvable":
     case "weights_pickle_refused":
     case "weights_not_local":
+    case "guardrail_blocked":
       return { status: 400, type: "invalid_request_error" };
     case "body_too_large":
       return { status: 413, type: "invalid_request_error" };

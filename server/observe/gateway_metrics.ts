@@ -87,6 +87,11 @@ export class GatewayMetrics {
     "Requests refused by a rate limit or a budget, by kind and the level it is set at",
     ["kind", "level"],
   );
+  readonly guardVerdicts = this.registry.counter(
+    "llmgw_guard_verdicts_total",
+    "Guardrail verdicts on requests and answers, by policy, rule and action (block, redact, flag)",
+    ["policy", "rule", "action"],
+  );
   readonly httpRequests = this.registry.counter(
     "llmgw_http_requests_total",
     "Every HTTP answer of the client and admin listener, by method, route pattern and status",
@@ -242,6 +247,9 @@ export class GatewayMetrics {
       this.tokens.inc({ model, direction: "completion" }, row.completionTokens);
     }
     if (row.queueMs) this.queueWait.observe({ model }, row.queueMs / 1000);
+    for (const v of row.guard ?? []) {
+      this.guardVerdicts.inc({ policy: v.policy, rule: v.rule, action: v.action });
+    }
     if (row.replicaId && row.promptTokens) this.#observeCache(model, row.replicaId, row);
   }
 

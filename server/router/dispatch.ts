@@ -26,6 +26,8 @@ import { estimatePromptTokens } from "../accounting/demand.ts";
 import { outputCeiling } from "../models/model_limits.ts";
 import { FaultJudge } from "./fault_judge.ts";
 import { genAiParams } from "../observe/genai.ts";
+import { type GuardDeps, inspectInput } from "../guard/guard.ts";
+import type { GuardPass } from "../guard/guard_pass.ts";
 import {
   type DispatchOptions,
   type EnginePath,
@@ -50,6 +52,8 @@ export interface DispatchDeps {
   clock: Clock;
   /** Read per request: a live setting changes it in place. */
   limits: { readonly firstByteTimeoutMs: number };
+  /** The guardrail policies on each key's chain of levels. */
+  guard: GuardDeps;
 }
 
 /** One request's way through routing: what was decided once, and what the attempts change. */
@@ -67,6 +71,8 @@ interface Attempt {
   /** The clock's time when the request came (the usage row's `at`). */
   readonly at: number;
   queueMs: number;
+  /** The request's guardrails; undefined when no policy applies to its key. */
+  readonly guard: GuardPass | undefined;
 }
 
 type Picked = [ModelEntry, Replica];
@@ -80,11 +86,12 @@ export async function dispatch(
   body: Record<string, unknown>,
   opts: DispatchOptions = {},
 ): Promise<Response> {
-  const req = routeRequest(c, path, body, opts);
-  const entry = catalogEntry(deps, req);
-  c.set("model", req.model);
+  const asked = routeRequest(c, path, body, opts);
+  const entry = catalogEntry(deps, asked);
+  c.set("model", asked.model);
   c.set("genAi", genAiParams(body));
-  const a = planAttempt(deps, req, entry);
+  const [req, guard] = guardInput(deps, asked);
+  const a = planAttempt(deps, req, entry, guard);
   const ticket = admitTenant(deps, a);
   let picked = pickNow(deps, a) ?? await awaitStarted(deps, a, ticket);
   if (!picked) {
@@ -103,7 +110,44 @@ function catalogEntry(deps: DispatchDeps, req: RouteRequest): ModelEntry {
   return entry;
 }
 
-function planAttempt(deps: DispatchDeps, req: RouteRequest, entry: ModelEntry): Attempt {
+/**
+ * The guardrails' input side, before anything is spent on the request: a block is recorded and
+ * answered 400 naming the policy and rule; a redaction changes the body the model is sent (and
+ * then the client's bytes are not sent as they are).
+ */
+function guardInput(
+  deps: DispatchDeps,
+  req: RouteRequest,
+): [RouteRequest, GuardPass | undefined] {
+  const { body, pass } = inspectInput(deps.guard, req.key, req.body);
+  if (!pass) return [req, undefined];
+  if (pass.blocked) {
+    deps.usage.record({
+      requestId: req.requestId,
+      at: deps.clock.now(),
+      keyId: req.key.id,
+      model: req.model,
+      endpoint: req.path,
+      promptTokens: 0,
+      completionTokens: 0,
+      status: 400,
+      latencyMs: elapsedMs(req.started),
+      ttftMs: null,
+      stream: req.body.stream === true,
+      servedModel: null,
+      guard: pass.usageVerdicts(),
+    });
+    throw pass.blockError();
+  }
+  return [body === req.body ? req : { ...req, body, rawBody: undefined }, pass];
+}
+
+function planAttempt(
+  deps: DispatchDeps,
+  req: RouteRequest,
+  entry: ModelEntry,
+  guard: GuardPass | undefined,
+): Attempt {
   const { routing } = deps;
   const { body, path } = req;
   const profile = resolveProfile(req.profileAsked, entry.routingProfile);
@@ -124,6 +168,7 @@ function planAttempt(deps: DispatchDeps, req: RouteRequest, entry: ModelEntry): 
     tried: new Set<Replica>(),
     at: deps.clock.now(),
     queueMs: 0,
+    guard,
   };
 }
 
@@ -291,6 +336,7 @@ async function relayTo(
       held?.release();
       answerEnded(deps, a, ticket, served, replica, o, relayStarted);
     },
+    ...(a.guard?.hasOutput ? { guard: a.guard } : {}),
   });
   if (result.kind === "failed") held?.release();
   return result;
@@ -404,6 +450,7 @@ function recordUsage(
     queueMs: a.queueMs,
     replicaId: r?.id ?? null,
     profile: a.profile,
+    guard: a.guard?.usageVerdicts() ?? null,
   });
 }
 

@@ -10,6 +10,8 @@
 import { AppError } from "../../core/errors.ts";
 import { isRecord, readUsage, safeJson } from "./json_fields.ts";
 import { relayStream } from "./relay_stream.ts";
+import type { GuardPass } from "../guard/guard_pass.ts";
+import { guardWholeAnswer, StreamGuard } from "../guard/answer_guard.ts";
 import type { Replica } from "./replicas.ts";
 import type { Upstream, UpstreamAnswer } from "./upstream/upstream.ts";
 
@@ -50,6 +52,8 @@ export interface RelayRequest {
   /** Sent back as `x-llmgw-served-model`. */
   servedModel: string;
   onDone: (outcome: RelayOutcome) => void;
+  /** The request's guardrails, when a policy checks answers or restores values in them. */
+  guard?: GuardPass;
 }
 
 export type RelayResult =
@@ -167,6 +171,14 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
       upstream.cancel();
       return beforeFirstByte(e, "the engine's answer broke off before its end");
     }
+    if (req.guard && isOk(upstream.status)) {
+      const g = guardWholeAnswer(req.guard, text);
+      if (g.blocked) {
+        finish({ ...noTokens, ...readUsage(safeJson(text)), status: 400, ttftMs, bytesOut: 0 });
+        throw req.guard.blockError();
+      }
+      text = g.text;
+    }
     const response = answerWhole(text, upstream, replica.model, ttftMs, finish, headers);
     return { kind: "answered", response, ttftMs };
   }
@@ -181,6 +193,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
     clientGone: () => req.clientSignal.aborted,
     finish,
     headers,
+    ...(req.guard ? { guard: new StreamGuard(req.guard) } : {}),
   });
   return { kind: "answered", response, ttftMs };
 }

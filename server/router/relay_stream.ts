@@ -10,6 +10,7 @@ import { AppError } from "../../core/errors.ts";
 import { isRecord, readUsage, safeJson } from "./json_fields.ts";
 import type { Finished } from "./relay.ts";
 import type { UpstreamAnswer } from "./upstream/upstream.ts";
+import type { StreamGuard } from "../guard/answer_guard.ts";
 
 const encoder = new TextEncoder();
 const nullUsage = /,\s*"usage"\s*:\s*null|"usage"\s*:\s*null\s*,?/;
@@ -30,6 +31,8 @@ export interface StreamRelayOptions {
   clientGone: () => boolean;
   finish: (o: Finished) => void;
   headers: Record<string, string>;
+  /** Output rules and restore, run on each write; a block ends the stream (status 400). */
+  guard?: StreamGuard;
 }
 
 export function relayStream(answer: UpstreamAnswer, opts: StreamRelayOptions): Response {
@@ -67,6 +70,8 @@ class StreamRelay {
   #readingSince: number | null = null;
   #stalled = false;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A guardrail ended the stream: closed, nothing more is read or sent. */
+  #cut = false;
 
   constructor(answer: UpstreamAnswer, opts: StreamRelayOptions) {
     this.#answer = answer;
@@ -116,6 +121,7 @@ class StreamRelay {
     if (this.#pending) this.#parser.feed(this.#pending + "\n\n");
     if (this.#stalled) this.#out.push(this.#stallEnd());
     if (this.#out.length) this.#send(ctrl);
+    if (this.#cut) return;
     this.#done(this.#stalled ? 504 : 200);
     ctrl.close();
   }
@@ -125,6 +131,7 @@ class StreamRelay {
     if (this.#stalled) {
       this.#out.push(this.#stallEnd());
       this.#send(ctrl);
+      if (this.#cut) return;
       this.#done(504);
       ctrl.close();
       return;
@@ -139,6 +146,7 @@ class StreamRelay {
     // What was whole went out with its read; a part-event left over is dropped.
     this.#out.push(this.#brokenEnd());
     this.#send(ctrl);
+    if (this.#cut) return;
     this.#done(502);
     ctrl.close();
   }
@@ -217,10 +225,23 @@ class StreamRelay {
   }
 
   #send(ctrl: ReadableStreamDefaultController<Uint8Array>): void {
-    const bytes = encoder.encode(this.#out.join(""));
+    let text = this.#out.join("");
+    this.#out = [];
+    const guarded = this.#opts.guard?.events(text);
+    if (guarded) text = guarded.text;
+    const bytes = encoder.encode(text);
     this.#bytesOut += bytes.byteLength;
     ctrl.enqueue(bytes);
-    this.#out = [];
+    if (guarded?.cut) this.#guardCut(ctrl);
+  }
+
+  /** A guardrail blocked the answer: its error event went out; the engine is let go. */
+  #guardCut(ctrl: ReadableStreamDefaultController<Uint8Array>): void {
+    this.#cut = true;
+    this.#done(400);
+    this.#opts.abort();
+    this.#answer.cancel();
+    ctrl.close();
   }
 
   #done(status: number): void {

@@ -19,6 +19,7 @@ import {
   type Verb,
 } from "./client.ts";
 import { config } from "./config.ts";
+import { guard } from "./guard.ts";
 import { keys } from "./keys.ts";
 import { limits } from "./limits.ts";
 import { mcp } from "./mcp.ts";
@@ -42,6 +43,7 @@ export const nouns: Noun[] = [
   usage,
   models,
   prices,
+  guard,
   nodes,
   model,
   replicas,

@@ -23,6 +23,20 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
     await spent.text();
     await h.usage.flush();
 
+    // A guardrail policy on A's project, for the sweep to try to read, change and remove.
+    const policyOfA = {
+      scope: { kind: "project", id: a.project.id },
+      apply_to: "input",
+      rules: [{ name: "r", kind: "literal", action: "block", literals: ["x"] }],
+    };
+    await ok(
+      h,
+      { bearer: h.adminToken },
+      "PUT",
+      "/api/v1/guard/policies/acme-rules",
+      policyOfA,
+      201,
+    );
     const doc = await (await h.app.request("/api/v1/openapi.json")).json();
     const secretsOfA = [
       a.org.id,
@@ -62,6 +76,8 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "/models/{name}/smoke": "demo",
       "/models/{name}/restart": "demo",
       "/models/{name}": "demo",
+      "/guard/policies/{name}": "acme-rules",
+      "/guard/policies/{name}/test": "acme-rules",
     };
     const limitTargets: [string, string][] = [
       ["org", a.org.id],
@@ -110,6 +126,8 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "post /backup": {},
       "post /mcp/servers": { name: "stolen", url: "http://127.0.0.1:9/mcp" },
       "put /mcp/servers/{name}": { url: "http://127.0.0.1:9/mcp" },
+      "put /guard/policies/{name}": policyOfA,
+      "post /guard/policies/{name}/test": { text: "x" },
     };
     const creds: [string, Cred][] = [
       ["tenant admin", b.admin.cred],

@@ -12,6 +12,7 @@ import { authenticate } from "../../auth/actor.ts";
 import type { AppDeps } from "../../deps.ts";
 import { auditRoutes } from "./audit.ts";
 import { backupRoutes } from "./backup.ts";
+import { guardRoutes } from "./guard.ts";
 import { keyRoutes } from "./keys.ts";
 import { limitsRoutes } from "./limits.ts";
 import { mcpServerRoutes } from "./mcp.ts";
@@ -46,6 +47,7 @@ export type AdminDeps = Pick<
   | "keyOwners"
   | "notifySender"
   | "mcp"
+  | "guardPolicies"
 >;
 
 export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
@@ -78,5 +80,6 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   notifyRoutes(registry, deps);
   backupRoutes(registry, deps);
   mcpServerRoutes(registry, { mcp: deps.mcp, audit: (...a) => deps.people.audit.record(...a) });
+  guardRoutes(registry, deps);
   return app;
 }

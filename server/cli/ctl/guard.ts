@@ -1,0 +1,83 @@
+/** `ctl guard`: guardrail policies, and what one does to a text without calling a model. */
+import { UsageError } from "../../../core/command.ts";
+import { arg, type Noun, printList, printOne, str } from "./client.ts";
+
+interface Tried {
+  blocked: { rule: string } | null;
+  text: string | null;
+  verdicts: { rule: string; action: string }[];
+  latency_us: number;
+}
+
+export const guard: Noun = {
+  name: "guard",
+  verbs: {
+    list: {
+      help: `  guard list                                  Guardrail policies and where they apply`,
+      run: async (ctx) => {
+        const res = await ctx.api.get("guard/policies").json<
+          { data: { name: string; scope: { kind: string; id: string }; apply_to: string }[] }
+        >();
+        const data = res.data.map((p) => ({
+          name: p.name,
+          level: p.scope.kind === "global" ? "global" : `${p.scope.kind} ${p.scope.id}`,
+          apply_to: p.apply_to,
+          rules: (p as unknown as { rules: unknown[] }).rules.length,
+        }));
+        return printList(ctx.json, { data }, ["name", "level", "apply_to", "rules"]);
+      },
+    },
+    show: {
+      help: `  guard show POLICY                           One policy, in full (JSON)`,
+      run: async (ctx) => {
+        const name = arg(ctx, 0, "guard show needs a POLICY");
+        const res = await ctx.api.get(`guard/policies/${encodeURIComponent(name)}`).json();
+        return printOne(true, res, "");
+      },
+    },
+    set: {
+      help: `  guard set POLICY -f policy.json             Create or replace a policy from a file`,
+      flags: { file: { type: "string", short: "f" } },
+      run: async (ctx) => {
+        const name = arg(ctx, 0, "guard set needs a POLICY");
+        const file = str(ctx.values, "file");
+        if (!file) throw new UsageError("guard set needs --file with the policy as JSON");
+        let json: unknown;
+        try {
+          json = JSON.parse(await Deno.readTextFile(file));
+        } catch (e) {
+          throw new UsageError(`--file ${file}: ${(e as Error).message}`);
+        }
+        const res = await ctx.api.put(`guard/policies/${encodeURIComponent(name)}`, { json })
+          .json();
+        return printOne(ctx.json, res, `Set the policy ${name}`);
+      },
+    },
+    delete: {
+      help: `  guard delete POLICY                         Remove a policy`,
+      run: async (ctx) => {
+        const name = arg(ctx, 0, "guard delete needs a POLICY");
+        const res = await ctx.api.delete(`guard/policies/${encodeURIComponent(name)}`).json();
+        return printOne(ctx.json, res, `Removed the policy ${name}`);
+      },
+    },
+    test: {
+      help:
+        `  guard test POLICY --text T [--output]       What a policy does to a text (no model is called)`,
+      flags: { text: { type: "string" }, output: { type: "boolean" } },
+      run: async (ctx) => {
+        const name = arg(ctx, 0, "guard test needs a POLICY");
+        const text = str(ctx.values, "text");
+        if (text === undefined) throw new UsageError("guard test needs --text");
+        const json = { text, direction: ctx.values.output === true ? "output" : "input" };
+        const res = await ctx.api.post(`guard/policies/${encodeURIComponent(name)}/test`, { json })
+          .json<Tried>();
+        if (ctx.json) return printOne(true, res, "");
+        console.log(res.blocked ? `blocked by rule ${res.blocked.rule}` : `passes as: ${res.text}`);
+        for (const v of res.verdicts) console.log(`  ${v.action.padEnd(6)} ${v.rule}`);
+        console.log(`checked in ${res.latency_us} µs`);
+        return res.blocked ? 1 : 0;
+      },
+    },
+  },
+};

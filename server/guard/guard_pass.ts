@@ -1,0 +1,146 @@
+/**
+ * One request's way through the guardrails: the policies that apply to it, the verdicts so far,
+ * and (with `restore`) the placeholders and the client's values they stand for, held in memory
+ * for the request's life only. Every text of the request and of its answer goes through `check`.
+ */
+import { AppError } from "../../core/errors.ts";
+import type { CompiledPolicy } from "./compiled_policy.ts";
+import type { Span } from "./detectors.ts";
+import { normalizeText } from "./normalize.ts";
+import type { GuardAction } from "./policy.ts";
+
+export interface Verdict {
+  policy: string;
+  rule: string;
+  action: GuardAction;
+  /** CPU time of the check that gave it, in µs (the whole side's check). */
+  latencyUs: number;
+}
+
+export type Direction = "input" | "output";
+
+export class GuardPass {
+  readonly verdicts: Verdict[] = [];
+  /** The verdict that ended the request, if one did. */
+  blocked: Verdict | undefined;
+  readonly restore: boolean;
+  readonly #outputRules: boolean;
+  /** Placeholder → the client's value, and back. */
+  readonly #values = new Map<string, string>();
+  readonly #placeholders = new Map<string, string>();
+  readonly #counts = new Map<string, number>();
+  #spentUs = 0;
+
+  constructor(readonly policies: readonly CompiledPolicy[]) {
+    this.restore = policies.some((p) => p.restore);
+    this.#outputRules = policies.some((p) => p.output);
+  }
+
+  /** Whether the answer needs the relay's hook: output rules, or values to put back. */
+  get hasOutput(): boolean {
+    return this.#outputRules || this.restoring;
+  }
+
+  /**
+   * One text of the request or answer: the rules of the policies for that direction run on its
+   * normalised form; the text comes back redacted where a `redact` rule found something (the
+   * normalised form, then), else as it was. A `block` sets `blocked` and stops there.
+   */
+  check(text: string, direction: Direction): string {
+    if (this.blocked || text.length === 0) return text;
+    const t0 = performance.now();
+    const norm = normalizeText(text);
+    const redact: Span[] = [];
+    for (const p of this.policies) {
+      if (direction === "input" ? !p.input : !p.output) continue;
+      for (const rule of p.rules) {
+        const found = rule.find(norm);
+        if (found.length === 0) continue;
+        const v = this.#note(p.name, rule.name, rule.action);
+        if (rule.action === "block") {
+          this.blocked = v;
+          this.#spend(t0);
+          return text;
+        }
+        if (rule.action === "redact") redact.push(...found);
+      }
+    }
+    const out = redact.length ? this.#redact(norm, redact, direction === "input") : text;
+    this.#spend(t0);
+    return out;
+  }
+
+  /** The error a block answers with: the policy and rule, never what matched. */
+  blockError(): AppError {
+    const v = this.blocked!;
+    return new AppError("guardrail_blocked", { policy: v.policy, rule: v.rule });
+  }
+
+  /** The client's own values put back for the placeholders in `text` (JSON-escaped in a JSON string). */
+  restoreIn(text: string, jsonString = false): string {
+    if (this.#values.size === 0 || !text.includes("[")) return text;
+    return text.replace(placeholderPattern, (ph) => {
+      const v = this.#values.get(ph);
+      if (v === undefined) return ph;
+      return jsonString ? JSON.stringify(v).slice(1, -1) : v;
+    });
+  }
+
+  /** Whether the placeholders this request made could start with `tail` (held back in a stream). */
+  mayStartPlaceholder(tail: string): boolean {
+    if (this.#values.size === 0) return false;
+    for (const ph of this.#values.keys()) if (ph.startsWith(tail)) return true;
+    return false;
+  }
+
+  get restoring(): boolean {
+    return this.restore && this.#values.size > 0;
+  }
+
+  /** The verdicts with the check's whole CPU time on each, for the usage row. */
+  usageVerdicts(): Verdict[] | null {
+    if (this.verdicts.length === 0) return null;
+    return this.verdicts.map((v) => ({ ...v, latencyUs: Math.round(this.#spentUs) }));
+  }
+
+  /** One verdict per rule per request, however many texts it matched in. */
+  #note(policy: string, rule: string, action: GuardAction): Verdict {
+    const seen = this.verdicts.find((v) => v.policy === policy && v.rule === rule);
+    if (seen) return seen;
+    const v = { policy, rule, action, latencyUs: 0 };
+    this.verdicts.push(v);
+    return v;
+  }
+
+  #spend(t0: number): void {
+    this.#spentUs += (performance.now() - t0) * 1000;
+  }
+
+  /** `keep`: the values are the client's, to be given back (an answer's own are not). */
+  #redact(text: string, spans: Span[], keep: boolean): string {
+    spans.sort((a, b) => a.start - b.start || b.end - a.end);
+    let out = "";
+    let at = 0;
+    for (const s of spans) {
+      if (s.start < at) continue;
+      out += text.slice(at, s.start) + this.#placeholder(s.label, text.slice(s.start, s.end), keep);
+      at = s.end;
+    }
+    return out + text.slice(at);
+  }
+
+  /** The same value gets the same placeholder throughout the request. */
+  #placeholder(label: string, value: string, keep: boolean): string {
+    const known = this.#placeholders.get(value);
+    if (known) return known;
+    if (!keep) return `[${label}]`;
+    const n = (this.#counts.get(label) ?? 0) + 1;
+    this.#counts.set(label, n);
+    const ph = `[${label}_${n}]`;
+    this.#placeholders.set(value, ph);
+    if (this.restore) this.#values.set(ph, value);
+    return ph;
+  }
+}
+
+const placeholderPattern = /\[[A-Z0-9_]+_\d+\]/g;
