@@ -355,3 +355,21 @@ export const portalPrefs = sqliteTable("portal_prefs", {
   timeZone: text("time_zone"),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/**
+ * Responses kept for /v1/responses (`store` not false): what the next turn's
+ * `previous_response_id` continues, and what retrieve and input_items read. Per key: another
+ * key's id is not found. Rows past `expires_at` are not served and are swept.
+ */
+export const storedResponses = sqliteTable("stored_responses", {
+  id: text("id").primaryKey(),
+  keyId: text("key_id").notNull(),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  /** The Responses API's response object as it was sent. */
+  response: text("response", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  /** This request's own input items, each with an id (input_items lists them). */
+  input: text("input", { mode: "json" }).$type<Record<string, unknown>[]>().notNull(),
+  /** The conversation before this request's input: earlier turns' inputs and outputs. */
+  context: text("context", { mode: "json" }).$type<Record<string, unknown>[]>().notNull(),
+}, (t) => [index("stored_responses_expires").on(t.expiresAt)]);

@@ -14,6 +14,7 @@ import { authRoutes } from "./routes/auth.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
+import { responsesRoutes } from "./routes/responses.ts";
 import { mirrorFileRoutes } from "./routes/mirror_files.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { accessLog } from "./observe/access_log.ts";
@@ -21,7 +22,7 @@ import { portalRoutes } from "./portal/portal.tsx";
 import type { DispatchDeps } from "./router/dispatch.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
-  const { logger, keys, catalog, people, limits, replicas, adminTokens, mirror } = deps;
+  const { logger, keys, catalog, people, limits, replicas, adminTokens, mirror, responses } = deps;
   const dispatch = dispatchDeps(deps);
   const admin = adminDeps(deps);
   const app = new Hono<AppEnv>();
@@ -35,6 +36,7 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", healthRoutes({ replicas }));
   app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch }));
   app.route("/v1", messagesRoutes({ keys, limits, dispatch }));
+  app.route("/v1", responsesRoutes({ keys, limits, dispatch, responses, clock: deps.clock }));
   app.route("/", rerankRoutes({ keys, limits, catalog, dispatch }));
   app.route("/mirror", mirrorFileRoutes({ adminTokens }, mirror));
   app.route("/api/v1", adminRoutes(admin));

@@ -4,6 +4,7 @@
  * harness share. The cluster listener is built here too when `cluster_listen` is set, since the
  * admin API serves its nodes; the client and metrics listeners are serve.ts's.
  */
+import { ResponseStore } from "./responses/response_store.ts";
 import type { Clock } from "../core/clock.ts";
 import type { LevelControl, Logger } from "../core/log.ts";
 import type { Store } from "../db/store.ts";
@@ -133,6 +134,7 @@ function composeDeps(
     routing: p.routing,
     mirror: p.mirror,
     usage: usageSink(p.usage, p.metrics, tracer),
+    responses: new ResponseStore(edges.store, edges.clock, config),
     models: cluster?.models.gate ?? noModelGate,
     nodes: cluster?.listener.services,
     modelServices: cluster?.models.services,

@@ -163,6 +163,12 @@ export const serverSettings = {
     "Share of freed room that waiting batch requests get while interactive ones also wait",
     { min: 1, max: 100 },
   ),
+  responsesRetentionDays: int(
+    "responses.retention_days",
+    30,
+    "How long a stored /v1/responses answer (what previous_response_id continues) is kept, in days",
+    { min: 1 },
+  ),
   loadPollMs: int(
     "router.load_poll_interval_ms",
     1_000,

@@ -27,6 +27,7 @@ import type { ClusterSettings } from "./settings/cluster_settings.ts";
 import type { WebhookTester } from "./notify/webhook_sender.ts";
 import type { Notifier } from "./notify/notifier.ts";
 import type { PortalOptions } from "./portal/portal.tsx";
+import type { ResponseStore } from "./responses/response_store.ts";
 
 /** Read per request; a live setting changes them in place. */
 export interface Limits {
@@ -46,6 +47,8 @@ export interface AppDeps {
   /** Admission queues, prefix index and routing settings. */
   readonly routing: Routing;
   readonly usage: UsageSink;
+  /** Kept /v1/responses answers, per key (previous_response_id, retrieve, input_items). */
+  readonly responses: ResponseStore;
   /** Tenancy, limits, budgets, admission, audit, sign-in (people branch). */
   readonly people: PeopleServices;
   /** The weights mirror (admin API /api/v1/mirror, files at /mirror/). */

@@ -349,7 +349,7 @@ function recordUsage(
     at: a.at,
     keyId: a.req.key.id,
     model: a.req.model,
-    endpoint: a.req.path,
+    endpoint: a.req.endpoint,
     promptTokens: o?.promptTokens ?? 0,
     completionTokens: o?.completionTokens ?? 0,
     cachedTokens: o?.cachedTokens ?? 0,

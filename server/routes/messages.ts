@@ -32,7 +32,9 @@ export function messagesRoutes(deps: {
       thinking: t.thinking,
       stopSequences: t.stopSequences,
     };
-    const res = await dispatch(deps.dispatch, c, "/chat/completions", t.body);
+    const res = await dispatch(deps.dispatch, c, "/chat/completions", t.body, {
+      endpoint: "/messages",
+    });
     const type = res.headers.get("content-type") ?? "";
     if (res.ok && type.includes("text/event-stream") && res.body) {
       return new Response(translateStream(res.body, ctx), {

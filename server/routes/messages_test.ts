@@ -61,6 +61,7 @@ Deno.test("a streamed /v1/messages answer read to its end is recorded as whole, 
     const rows = await h.store.db.select().from(usage);
     assertEquals(rows.length, 1);
     assertEquals([rows[0]!.status, rows[0]!.completionTokens, rows[0]!.stream], [200, 7, true]);
+    assertEquals(rows[0]!.endpoint, "/messages", "the row names the path the client called");
   } finally {
     await h.close();
   }
