@@ -35,7 +35,7 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", accessLog(logger.child({ component: "access" }), deps.metrics, deps.tracer));
   app.route("/", healthRoutes({ replicas }));
   app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch }));
-  app.route("/v1", messagesRoutes({ keys, limits, dispatch }));
+  app.route("/v1", messagesRoutes({ keys, limits, catalog, people, dispatch }));
   app.route("/v1", responsesRoutes({ keys, limits, dispatch, responses, clock: deps.clock }));
   app.route("/", rerankRoutes({ keys, limits, catalog, dispatch }));
   app.route("/mirror", mirrorFileRoutes({ adminTokens }, mirror));
