@@ -15,6 +15,8 @@ import { healthRoutes } from "./routes/health.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
 import { responsesRoutes } from "./routes/responses.ts";
+import { filesRoutes } from "./routes/files.ts";
+import { batchesRoutes } from "./routes/batches.ts";
 import { mirrorFileRoutes } from "./routes/mirror_files.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { accessLog } from "./observe/access_log.ts";
@@ -37,6 +39,8 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch }));
   app.route("/v1", messagesRoutes({ keys, limits, catalog, people, dispatch }));
   app.route("/v1", responsesRoutes({ keys, limits, dispatch, responses, clock: deps.clock }));
+  app.route("/v1", filesRoutes({ keys, files: deps.files, limits: deps.fileLimits }));
+  app.route("/v1", batchesRoutes({ keys, batches: deps.batches, limits }));
   app.route("/", rerankRoutes({ keys, limits, catalog, dispatch }));
   app.route("/mirror", mirrorFileRoutes({ adminTokens }, mirror));
   app.route("/api/v1", adminRoutes(admin));
@@ -53,7 +57,8 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   return app;
 }
 
-function dispatchDeps(d: AppDeps): DispatchDeps {
+/** What dispatch() uses; the batch runner (serve.ts) sends its lines through it too. */
+export function dispatchDeps(d: AppDeps): DispatchDeps {
   const { catalog, replicas, routing, models, people, usage, metrics, notifier, clock, limits } = d;
   return { catalog, replicas, routing, models, people, usage, metrics, notifier, clock, limits };
 }

@@ -189,17 +189,22 @@ export class Admission {
   }
 
   /** Corrects the token estimate and charges the cost to every level; returns the cost. */
-  settle(input: { ticket: Ticket; model: string; usage: SettleUsage }): number {
+  /** `pricePercent`: the share of the model's price charged (a batch line pays its batch price). */
+  settle(
+    input: { ticket: Ticket; model: string; usage: SettleUsage; pricePercent?: number },
+  ): number {
     const { ticket, usage } = input;
     const used = Math.max(0, usage.promptTokens) + Math.max(0, usage.completionTokens);
     const now = this.deps.clock.now();
     for (const w of ticket.tokenWindows) w.add(now, used - ticket.estimate);
-    const micros = cost(
+    const full = cost(
       this.deps.prices.priceOf(input.model),
       usage.promptTokens,
       usage.cachedTokens ?? 0,
       usage.completionTokens,
     );
+    const percent = input.pricePercent ?? 100;
+    const micros = percent === 100 ? full : Math.ceil((full * percent) / 100);
     // The global scope counts the gateway's total; the per-key defaults count on the key's own.
     const scopes = [...new Map(ticket.chain.map((s) => [`${s.kind}:${s.id}`, s])).values()];
     this.deps.budgets.add(scopes, micros, used);

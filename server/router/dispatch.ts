@@ -353,7 +353,7 @@ function recordUsage(
     promptTokens: o?.promptTokens ?? 0,
     completionTokens: o?.completionTokens ?? 0,
     cachedTokens: o?.cachedTokens ?? 0,
-    costMicros: settleCost(deps, ticket, a.req.model, o, served),
+    costMicros: settleCost(deps, ticket, a.req.model, o, served, a.req.pricePercent),
     status,
     latencyMs: elapsedMs(a.req.started),
     ttftMs: o?.ttftMs ?? null,
@@ -372,12 +372,14 @@ function settleCost(
   model: string,
   o: { promptTokens: number; completionTokens: number; cachedTokens: number } | undefined,
   served: ModelEntry | undefined,
+  pricePercent: number | undefined,
 ): number {
   const usage = o ?? noTokens;
   return deps.people.admission.settle({
     ticket: ticket.ticket,
     model: served?.name ?? model,
     usage,
+    ...(pricePercent === undefined ? {} : { pricePercent }),
   });
 }
 

@@ -23,6 +23,8 @@ export interface DispatchOptions {
   rawBody?: Uint8Array<ArrayBuffer>;
   /** The client's path the usage row names, when a dialect route translated it (/messages). */
   endpoint?: string;
+  /** The share of the price charged: a batch line pays the batch price. */
+  pricePercent?: number;
 }
 
 /** What one request brings, read from the context once. */
@@ -34,6 +36,7 @@ export interface RouteRequest {
   readonly path: EnginePath;
   /** The path the client called, as usage rows name it. */
   readonly endpoint: string;
+  readonly pricePercent: number | undefined;
   readonly body: Record<string, unknown>;
   readonly rawBody: Uint8Array<ArrayBuffer> | undefined;
   readonly meter: AnswerMeter | undefined;
@@ -62,6 +65,7 @@ export function routeRequest(
     model,
     path,
     endpoint: opts.endpoint ?? path,
+    pricePercent: opts.pricePercent,
     body,
     rawBody: opts.rawBody,
     meter: opts.meter,
