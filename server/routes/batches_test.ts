@@ -231,3 +231,62 @@ Deno.test("a cancelled batch ends cancelled, what ran in the output, the rest as
     await h.close();
   }
 });
+
+Deno.test("a batch of /v1/responses lines answers in the Responses shape", async () => {
+  const h = await startHarness();
+  const r = runner(h);
+  try {
+    const openai = client(h);
+    const lines = Array.from({ length: 5 }, (_, i) =>
+      JSON.stringify({
+        custom_id: `r-${i}`,
+        method: "POST",
+        url: "/v1/responses",
+        body: { model: "demo", input: `Say ${i}`, max_output_tokens: 4 },
+      })).join("\n");
+    const input = await openai.files.create({
+      file: await toFile(new TextEncoder().encode(lines), "in.jsonl"),
+      purpose: "batch",
+    });
+    const created = await openai.batches.create({
+      input_file_id: input.id,
+      endpoint: "/v1/responses",
+      completion_window: "24h",
+    });
+    r.start(20);
+    const b = await until(openai, created.id, (x) => x.status === "completed");
+    const out = await outputLines(openai, b.output_file_id!);
+    assertEquals(out.length, 5);
+    assertEquals(out[0].response.body.object, "response");
+    assertEquals(out[0].response.body.usage.output_tokens, 4);
+    await h.usage.flush();
+    const rows = await h.store.db.select().from(usage);
+    assertEquals(rows.map((u) => u.endpoint), Array(5).fill("/responses"));
+  } finally {
+    await r.stop();
+    await h.close();
+  }
+});
+
+Deno.test("an input file with a repeated custom_id or another url is refused at create", async () => {
+  const h = await startHarness();
+  try {
+    const openai = client(h);
+    const twice = requests(2).replace("req-1", "req-0");
+    for (const text of [twice, requests(1).replace("/v1/chat/completions", "/v1/embeddings")]) {
+      const input = await openai.files.create({
+        file: await toFile(new TextEncoder().encode(text), "in.jsonl"),
+        purpose: "batch",
+      });
+      const res = await h.v1("/batches", {
+        input_file_id: input.id,
+        endpoint: "/v1/chat/completions",
+        completion_window: "24h",
+      });
+      assertEquals(res.status, 400);
+      assertEquals((await res.json()).error.param, "input_file_id");
+    }
+  } finally {
+    await h.close();
+  }
+});

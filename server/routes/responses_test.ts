@@ -216,3 +216,33 @@ Deno.test("store: false answers without keeping the response", async () => {
     await h.close();
   }
 });
+
+Deno.test("reasoning with a summary asked: the model's reasoning comes back as a reasoning item", async () => {
+  const h = await startHarness();
+  try {
+    const openai = client(h);
+    const stream = openai.responses.stream({
+      model: "demo",
+      input: "Think, then say hello",
+      reasoning: { effort: "low", summary: "auto" },
+      max_output_tokens: 30,
+    });
+    let summary = "";
+    for await (const ev of stream) {
+      if (ev.type === "response.reasoning_summary_text.delta") summary += ev.delta;
+    }
+    const final = await stream.finalResponse();
+    const item = final.output[0];
+    assert(item?.type === "reasoning", "reasoning first");
+    assertEquals(item.summary[0]?.text, summary);
+    assert(summary.length > 0);
+    const plain = await openai.responses.create({
+      model: "demo",
+      input: "hi",
+      max_output_tokens: 5,
+    });
+    assert(plain.output.every((o) => o.type !== "reasoning"), "none when not asked");
+  } finally {
+    await h.close();
+  }
+});
