@@ -37,6 +37,8 @@ export interface BatchRunnerDeps {
 }
 
 const newId = (prefix: string) => `${prefix}_${newUlid().toLowerCase()}`;
+/** Lines one look may start per batch; the next look (a line's end starts one) takes more. */
+const linesPerStep = 16;
 
 export class BatchRunner {
   /** `${batchId}\n${customId}` of the lines being answered now. */
@@ -48,6 +50,8 @@ export class BatchRunner {
     { key: ApiKeyInfo; path: string; body: Record<string, unknown> }
   >();
   readonly #inner: Hono<AppEnv>;
+  /** Batch id → the clock time before which it sends no more lines (after a 429 or 503). */
+  readonly #notBefore = new Map<string, number>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
@@ -91,7 +95,8 @@ export class BatchRunner {
   }
 
   async #step(b: Row): Promise<void> {
-    const busy = [...this.#inFlight.values()].some((id) => id === b.id);
+    const inFlight = [...this.#inFlight.values()].filter((id) => id === b.id).length;
+    const busy = inFlight > 0;
     if (b.status === "cancelling") {
       if (!busy) await this.#finish(b, "cancelled");
       return;
@@ -102,12 +107,14 @@ export class BatchRunner {
     }
     const todo = await this.deps.store.db.select().from(batchLines)
       .where(and(eq(batchLines.batchId, b.id), isNull(batchLines.status)))
-      .orderBy(batchLines.line).limit(256);
+      // Only as many as could start now: those in flight still read as unanswered.
+      .orderBy(batchLines.line).limit(inFlight + linesPerStep);
     const waiting = todo.filter((l) => !this.#inFlight.has(lineKey(l)));
     if (todo.length === 0) {
       if (!busy) await this.#finish(b, "completed");
       return;
     }
+    if ((this.#notBefore.get(b.id) ?? 0) > this.deps.clock.now()) return;
     const key = await this.deps.keys.get(b.keyId);
     for (const line of waiting) {
       if (this.#stopped) return;
@@ -152,6 +159,7 @@ export class BatchRunner {
     let status: number;
     let result: unknown;
     let requestId: string | null = null;
+    let retryAfterS: string | null = null;
     if (!key || key.revokedAt !== null) {
       status = 401;
       result = {
@@ -167,6 +175,7 @@ export class BatchRunner {
         });
         status = res.status;
         requestId = res.headers.get("x-request-id");
+        retryAfterS = res.headers.get("retry-after");
         const text = await res.text();
         try {
           result = JSON.parse(text);
@@ -176,6 +185,16 @@ export class BatchRunner {
       } finally {
         this.#jobs.delete(token);
       }
+    }
+    // A rate limit or a full queue is a wait, not an answer: the line stays unanswered and the
+    // batch waits as long as the refusal says before it sends more.
+    if (status === 429 || status === 503) {
+      const retry = Number(retryAfterS ?? 1);
+      this.#notBefore.set(
+        b.id,
+        this.deps.clock.now() + 1000 * (Number.isFinite(retry) ? retry : 1),
+      );
+      return;
     }
     // A line already answered (a second runner, or a rerun after a crash) keeps its first answer.
     await this.deps.store.write((tx) =>

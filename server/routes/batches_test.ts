@@ -290,3 +290,34 @@ Deno.test("an input file with a repeated custom_id or another url is refused at 
     await h.close();
   }
 });
+
+Deno.test("a rate-limited line waits and runs again, it does not fail", async () => {
+  const h = await startHarness();
+  const r = runner(h);
+  try {
+    const openai = client(h);
+    assertEquals((await h.admin("PATCH", "limits/global/global", { rpm: 3 })).status, 200);
+    const input = await openai.files.create({
+      file: await toFile(new TextEncoder().encode(requests(6)), "in.jsonl"),
+      purpose: "batch",
+    });
+    const created = await openai.batches.create({
+      input_file_id: input.id,
+      endpoint: "/v1/chat/completions",
+      completion_window: "24h",
+    });
+    r.start(10);
+    const held = await until(openai, created.id, (x) => x.request_counts?.completed === 3);
+    await new Promise((res) => setTimeout(res, 200));
+    const still = await openai.batches.retrieve(created.id);
+    assertEquals([still.status, still.request_counts?.failed], ["in_progress", 0], held.id);
+    // The windows slide past (two minutes: the sliding window still weighs the last one): the
+    // rest run.
+    h.clock.advance(121_000);
+    const b = await until(openai, created.id, (x) => x.status === "completed");
+    assertEquals(b.request_counts, { total: 6, completed: 6, failed: 0 });
+  } finally {
+    await r.stop();
+    await h.close();
+  }
+});
