@@ -41,7 +41,7 @@ const engineUrl = await (async () => {
 })();
 
 const h = await startHarness({ tokensPerSecond });
-h.deps.replicas.upsert({ id: "r1", model: "demo", baseUrl: engineUrl, state: "ready" });
+h.deps.replicas.upsert({ id: "r1", model: "demo", baseUrl: engineUrl, apiKey: "", state: "ready" });
 const openai = new OpenAI({
   baseURL: "http://llmgw.bench/v1",
   apiKey: h.key,
