@@ -4,7 +4,7 @@
  */
 import OpenAI, { NotFoundError, toFile } from "openai";
 import { assert, assertEquals, assertRejects } from "../../tests/assert.ts";
-import { type Harness, startHarness } from "../../tests/helpers/harness.ts";
+import { type Harness, type HarnessOptions, startHarness } from "../../tests/helpers/harness.ts";
 import { usage } from "../../db/schema.ts";
 import { dispatchDeps } from "../app.ts";
 import { BatchRunner } from "../batches/batch_runner.ts";
@@ -16,6 +16,19 @@ function client(h: Harness, key = h.key): OpenAI {
     maxRetries: 0,
     fetch: async (url, init) => await h.app.request(String(url), init as RequestInit),
   });
+}
+
+/** The harness on a store file (removed with the harness): the runner writes while tests read. */
+async function fileHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const dir = await Deno.makeTempDir({ prefix: "llmgw-batches-" });
+  const h = await startHarness({ ...opts, storePath: `${dir}/store.db` });
+  return {
+    ...h,
+    async close() {
+      await h.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
 }
 
 function runner(h: Harness): BatchRunner {
@@ -59,7 +72,7 @@ async function outputLines(openai: OpenAI, fileId: string) {
 }
 
 Deno.test("files: upload, list, retrieve, content, delete; another key's file is a 404", async () => {
-  const h = await startHarness();
+  const h = await fileHarness();
   try {
     const openai = client(h);
     const f = await openai.files.create({
@@ -88,7 +101,7 @@ Deno.test("files: upload, list, retrieve, content, delete; another key's file is
 });
 
 Deno.test("a batch of 200 chat requests runs to completed, each custom_id once in the output", async () => {
-  const h = await startHarness();
+  const h = await fileHarness();
   const r = runner(h);
   try {
     const openai = client(h);
@@ -137,7 +150,8 @@ Deno.test("a batch of 200 chat requests runs to completed, each custom_id once i
 });
 
 Deno.test("a batch whose runner stops midway is finished by a new one, each line once", async () => {
-  const h = await startHarness({ tokensPerSecond: 200 });
+  // Slow enough (about 150 ms a line, three at once) that the stop comes well before the end.
+  const h = await fileHarness({ tokensPerSecond: 20 });
   try {
     const openai = client(h);
     const input = await openai.files.create({
@@ -178,7 +192,7 @@ Deno.test("a batch whose runner stops midway is finished by a new one, each line
 });
 
 Deno.test("a batch never takes a replica's last slot", async () => {
-  const h = await startHarness({ tokensPerSecond: 100 });
+  const h = await fileHarness({ tokensPerSecond: 100 });
   const r = runner(h);
   try {
     const openai = client(h);
@@ -205,7 +219,8 @@ Deno.test("a batch never takes a replica's last slot", async () => {
 });
 
 Deno.test("a cancelled batch ends cancelled, what ran in the output, the rest as errors", async () => {
-  const h = await startHarness({ tokensPerSecond: 100 });
+  // Slow enough that the cancel comes well before the last line.
+  const h = await fileHarness({ tokensPerSecond: 20 });
   const r = runner(h);
   try {
     const openai = client(h);
@@ -233,7 +248,7 @@ Deno.test("a cancelled batch ends cancelled, what ran in the output, the rest as
 });
 
 Deno.test("a batch of /v1/responses lines answers in the Responses shape", async () => {
-  const h = await startHarness();
+  const h = await fileHarness();
   const r = runner(h);
   try {
     const openai = client(h);
@@ -269,7 +284,7 @@ Deno.test("a batch of /v1/responses lines answers in the Responses shape", async
 });
 
 Deno.test("an input file with a repeated custom_id or another url is refused at create", async () => {
-  const h = await startHarness();
+  const h = await fileHarness();
   try {
     const openai = client(h);
     const twice = requests(2).replace("req-1", "req-0");
@@ -292,7 +307,7 @@ Deno.test("an input file with a repeated custom_id or another url is refused at 
 });
 
 Deno.test("a rate-limited line waits and runs again, it does not fail", async () => {
-  const h = await startHarness();
+  const h = await fileHarness();
   const r = runner(h);
   try {
     const openai = client(h);
