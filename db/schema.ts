@@ -406,3 +406,88 @@ export const guardPolicies = sqliteTable("guard_policies", {
   rules: text("rules", { mode: "json" }).notNull().$type<unknown[]>(),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/**
+ * Responses kept for /v1/responses (`store` not false): what the next turn's
+ * `previous_response_id` continues, and what retrieve and input_items read. Per key: another
+ * key's id is not found. Rows past `expires_at` are not served and are swept.
+ */
+export const storedResponses = sqliteTable("stored_responses", {
+  id: text("id").primaryKey(),
+  keyId: text("key_id").notNull(),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  /** The Responses API's response object as it was sent. */
+  response: text("response", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  /** This request's own input items, each with an id (input_items lists them). */
+  input: text("input", { mode: "json" }).$type<Record<string, unknown>[]>().notNull(),
+  /** The conversation before this request's input: earlier turns' inputs and outputs. */
+  context: text("context", { mode: "json" }).$type<Record<string, unknown>[]>().notNull(),
+}, (t) => [index("stored_responses_expires").on(t.expiresAt)]);
+
+/**
+ * Files uploaded to /v1/files, owned by the key that sent them (another key's file is not
+ * found); the bytes live under the data directory's files/, named by id.
+ */
+export const files = sqliteTable("files", {
+  id: text("id").primaryKey(),
+  keyId: text("key_id").notNull(),
+  /** The key's project when it had one: the quota is per project, else per key. */
+  projectId: text("project_id"),
+  purpose: text("purpose").notNull(),
+  filename: text("filename").notNull(),
+  bytes: integer("bytes").notNull(),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at"),
+}, (t) => [index("files_key").on(t.keyId, t.createdAt), index("files_project").on(t.projectId)]);
+
+/**
+ * Batches of /v1/batches. Progress is here, not in memory, so a restarted control plane goes on
+ * where it stopped; each line's answer is a row of batch_lines, keyed by custom_id.
+ */
+export const batches = sqliteTable("batches", {
+  id: text("id").primaryKey(),
+  keyId: text("key_id").notNull(),
+  endpoint: text("endpoint").notNull(),
+  inputFileId: text("input_file_id").notNull(),
+  completionWindow: text("completion_window").notNull(),
+  /** validating, in_progress, finalizing, completed, failed, expired, cancelling, cancelled. */
+  status: text("status").notNull(),
+  outputFileId: text("output_file_id"),
+  errorFileId: text("error_file_id"),
+  /** Validation errors (OpenAI's `errors` object), as JSON. */
+  errors: text("errors", { mode: "json" }).$type<Record<string, unknown>>(),
+  metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>(),
+  total: integer("total").notNull().default(0),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  inProgressAt: integer("in_progress_at"),
+  finalizingAt: integer("finalizing_at"),
+  completedAt: integer("completed_at"),
+  failedAt: integer("failed_at"),
+  cancellingAt: integer("cancelling_at"),
+  cancelledAt: integer("cancelled_at"),
+  expiredAt: integer("expired_at"),
+}, (t) => [index("batches_key").on(t.keyId, t.createdAt), index("batches_status").on(t.status)]);
+
+/** One request line of a batch, its answer once it has one (null: not yet run). */
+export const batchLines = sqliteTable(
+  "batch_lines",
+  {
+    batchId: text("batch_id").notNull().references(() => batches.id, { onDelete: "cascade" }),
+    customId: text("custom_id").notNull(),
+    line: integer("line").notNull(),
+    body: text("body", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** The answer's HTTP status; null until the line has run. */
+    status: integer("status"),
+    /** The answer's body (or the error), as JSON. */
+    result: text("result", { mode: "json" }).$type<unknown>(),
+    requestId: text("request_id"),
+  },
+  (
+    t,
+  ) => [
+    primaryKey({ columns: [t.batchId, t.customId] }),
+    index("batch_lines_todo").on(t.batchId, t.status),
+  ],
+);

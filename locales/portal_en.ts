@@ -108,6 +108,7 @@ export const portalEn = {
   connect_continue: "VS Code (Continue): ~/.continue/assistants/llmgw.yaml",
   connect_cline: "Cline: API provider “OpenAI Compatible”",
   connect_codex: "Codex: ~/.codex/config.toml, then export LLMGW_KEY",
+  connect_claude_code: "Claude Code: ~/.claude/settings.json",
   connect_python: "OpenAI SDK, Python",
   connect_typescript: "OpenAI SDK, TypeScript",
   connect_mcp_vscode: "MCP tools in VS Code: .vscode/mcp.json",

@@ -105,6 +105,7 @@ export const portalTr: Messages["portal"] = {
   connect_continue: "VS Code (Continue): ~/.continue/assistants/llmgw.yaml",
   connect_cline: "Cline: API sağlayıcısı “OpenAI Compatible”",
   connect_codex: "Codex: ~/.codex/config.toml, ardından LLMGW_KEY'i dışa aktarın",
+  connect_claude_code: "Claude Code: ~/.claude/settings.json dosyası",
   connect_python: "OpenAI SDK'sı, Python",
   connect_typescript: "OpenAI SDK'sı, TypeScript",
   connect_mcp_vscode: "VS Code'da MCP araçları: .vscode/mcp.json",

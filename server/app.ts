@@ -14,6 +14,9 @@ import { authRoutes } from "./routes/auth.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
+import { responsesRoutes } from "./routes/responses.ts";
+import { filesRoutes } from "./routes/files.ts";
+import { batchesRoutes } from "./routes/batches.ts";
 import { mirrorFileRoutes } from "./routes/mirror_files.ts";
 import { mirrorRoutes } from "./routes/admin/mirror.ts";
 import { v1Routes } from "./routes/v1.ts";
@@ -24,7 +27,7 @@ import { mcpRoutes } from "./mcp/mcp_route.ts";
 import type { ApiKeyInfo } from "./keys/keys.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
-  const { logger, keys, catalog, people, limits, replicas, adminTokens, mirror } = deps;
+  const { logger, keys, catalog, people, limits, replicas, adminTokens, mirror, responses } = deps;
   const dispatch = dispatchDeps(deps);
   const admin = adminDeps(deps);
   const app = new Hono<AppEnv>();
@@ -37,7 +40,10 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", accessLog(logger.child({ component: "access" }), deps.metrics, deps.tracer));
   app.route("/", healthRoutes({ replicas }));
   app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch }));
-  app.route("/v1", messagesRoutes({ keys, limits, dispatch }));
+  app.route("/v1", messagesRoutes({ keys, limits, catalog, people, dispatch }));
+  app.route("/v1", responsesRoutes({ keys, limits, dispatch, responses, clock: deps.clock }));
+  app.route("/v1", filesRoutes({ keys, files: deps.files, limits: deps.fileLimits }));
+  app.route("/v1", batchesRoutes({ keys, batches: deps.batches, limits }));
   app.route("/", rerankRoutes({ keys, limits, catalog, dispatch }));
   // Before the admin API's `authenticate`: the mirror answers to the admin token alone.
   app.route("/api/v1/mirror", mirrorRoutes({ adminTokens }, mirror));
@@ -60,7 +66,8 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   return app;
 }
 
-function dispatchDeps(d: AppDeps): DispatchDeps {
+/** What dispatch() uses; the batch runner (serve.ts) sends its lines through it too. */
+export function dispatchDeps(d: AppDeps): DispatchDeps {
   const { catalog, replicas, routing, models, people, usage, metrics, notifier, clock, limits } = d;
   const guard = { policies: d.guardPolicies, chainOf: (k: ApiKeyInfo) => people.tenancy.chain(k) };
   return {

@@ -4,6 +4,9 @@
  * harness share. The cluster listener is built here too when `cluster_listen` is set, since the
  * admin API serves its nodes; the client and metrics listeners are serve.ts's.
  */
+import { ResponseStore } from "./responses/response_store.ts";
+import { FileStore } from "./files/file_store.ts";
+import { BatchService } from "./batches/batch_service.ts";
 import type { Clock } from "../core/clock.ts";
 import type { LevelControl, Logger } from "../core/log.ts";
 import type { Store } from "../db/store.ts";
@@ -143,6 +146,8 @@ function composeDeps(
     routing: p.routing,
     mirror: p.mirror,
     usage: usageSink(p.usage, p.metrics, tracer),
+    responses: new ResponseStore(edges.store, edges.clock, config),
+    ...fileServices(config, edges),
     models: cluster?.models.gate ?? noModelGate,
     nodes: cluster?.listener.services,
     modelServices: cluster?.models.services,
@@ -397,4 +402,16 @@ function usageSink(usage: UsageRecorder, metrics: GatewayMetrics, tracer?: Trace
       usage.record(row);
     },
   };
+}
+
+/** /v1/files and /v1/batches: files under the data directory, batches in the store. */
+function fileServices(config: ServerConfig, edges: ServiceEdges) {
+  const fileLimits = {
+    filesMaxBytes: config.filesMaxBytes,
+    filesProjectQuotaBytes: config.filesProjectQuotaBytes,
+    batchInteractiveSlots: config.batchInteractiveSlots,
+    batchPricePercent: config.batchPricePercent,
+  };
+  const files = new FileStore(edges.store, edges.clock, config.dataDir, fileLimits);
+  return { files, batches: new BatchService(edges.store, edges.clock, files), fileLimits };
 }

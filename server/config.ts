@@ -166,6 +166,36 @@ export const serverSettings = {
     "Share of freed room that waiting batch requests get while interactive ones also wait",
     { min: 1, max: 100 },
   ),
+  responsesRetentionDays: int(
+    "responses.retention_days",
+    30,
+    "How long a stored /v1/responses answer (what previous_response_id continues) is kept, in days",
+    { min: 1 },
+  ),
+  filesMaxBytes: int(
+    "files.max_bytes",
+    512 * 1024 * 1024,
+    "Largest file /v1/files accepts, in bytes",
+    { min: 1024 },
+  ),
+  filesProjectQuotaBytes: int(
+    "files.project_quota_bytes",
+    10 * 1024 * 1024 * 1024,
+    "Total bytes of files one project (or a key without a project) may keep in /v1/files",
+    { min: 1024 },
+  ),
+  batchInteractiveSlots: int(
+    "batches.interactive_slots",
+    1,
+    "Slots of each replica batch requests leave for interactive traffic: a batch line is sent only where more are free",
+    { min: 1 },
+  ),
+  batchPricePercent: int(
+    "batches.price_percent",
+    50,
+    "What a /v1/batches line is charged, as a percentage of the model's normal price",
+    { min: 0, max: 100 },
+  ),
   loadPollMs: int(
     "router.load_poll_interval_ms",
     1_000,

@@ -29,6 +29,9 @@ import type { Notifier } from "./notify/notifier.ts";
 import type { PortalOptions } from "./portal/portal.tsx";
 import type { Mcp } from "./mcp/build_mcp.ts";
 import type { GuardPolicies } from "./guard/policy_store.ts";
+import type { ResponseStore } from "./responses/response_store.ts";
+import type { FileStore } from "./files/file_store.ts";
+import type { BatchService } from "./batches/batch_service.ts";
 
 /** Read per request; a live setting changes them in place. */
 export interface Limits {
@@ -48,6 +51,19 @@ export interface AppDeps {
   /** Admission queues, prefix index and routing settings. */
   readonly routing: Routing;
   readonly usage: UsageSink;
+  /** Kept /v1/responses answers, per key (previous_response_id, retrieve, input_items). */
+  readonly responses: ResponseStore;
+  /** /v1/files: uploads per key, under the data directory. */
+  readonly files: FileStore;
+  /** /v1/batches as records; serve.ts runs them (BatchRunner). */
+  readonly batches: BatchService;
+  /** What the files, batches and the batch runner read of the settings. */
+  readonly fileLimits: {
+    readonly filesMaxBytes: number;
+    readonly filesProjectQuotaBytes: number;
+    readonly batchInteractiveSlots: number;
+    readonly batchPricePercent: number;
+  };
   /** Tenancy, limits, budgets, admission, audit, sign-in (people branch). */
   readonly people: PeopleServices;
   /** Guardrail policies at each level (server/guard/), checked on every inference request. */

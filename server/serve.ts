@@ -2,10 +2,11 @@
  * Starts a control plane from a resolved config: opens the store, builds the services
  * (build_services.ts) and the app, and listens. `close()` stops listening, then everything else.
  */
+import { BatchRunner } from "./batches/batch_runner.ts";
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { LevelControl, Logger } from "../core/log.ts";
 import { openStore, type Store } from "../db/store.ts";
-import { buildApp } from "./app.ts";
+import { buildApp, dispatchDeps } from "./app.ts";
 import { oidcConfigFrom } from "./auth/oidc.ts";
 import { buildServices, type Services } from "./build_services.ts";
 import type { ServerConfig } from "./config.ts";
@@ -165,7 +166,7 @@ interface Background {
  */
 async function startBackground(
   config: ServerConfig,
-  deps: Pick<AppDeps, "store" | "clock" | "logger" | "replicas" | "catalog">,
+  deps: AppDeps,
 ): Promise<Background> {
   await followExternalModels(deps.catalog, deps.replicas, deps.logger);
   const retention = new UsageRetention({
@@ -181,11 +182,23 @@ async function startBackground(
     clock: deps.clock,
   });
   loadPoller.start();
+  // Batches in progress when the last control plane stopped go on from their rows.
+  const batches = new BatchRunner({
+    store: deps.store,
+    clock: deps.clock,
+    logger: deps.logger.child({ component: "batches" }),
+    keys: deps.keys,
+    files: deps.files,
+    dispatch: dispatchDeps(deps),
+    settings: deps.fileLimits,
+  });
+  batches.start();
   return {
     loadPoller,
     stop() {
       loadPoller.stop();
       retention.stop();
+      void batches.stop();
     },
   };
 }

@@ -11,8 +11,19 @@ export function embeddingHandler(engine: Engine) {
     const req = parsed.data;
     const inputs = prompts(req.input);
     const base64 = req.encoding_format === "base64";
+    const dims = req.dimensions ?? engine.embeddingDims;
+    if (dims > engine.embeddingDims) {
+      return c.json({
+        error: {
+          message: `dimensions must be at most ${engine.embeddingDims} for this model`,
+          type: "invalid_request_error",
+          param: "dimensions",
+          code: null,
+        },
+      }, 400);
+    }
     const data = inputs.map(({ key }, index) => {
-      const v = embed(key, engine.embeddingDims);
+      const v = truncated(embed(key, engine.embeddingDims), dims);
       return { object: "embedding", index, embedding: base64 ? toBase64(v) : Array.from(v) };
     });
     const tokens = inputs.reduce((n, x) => n + x.tokens, 0);
@@ -39,6 +50,14 @@ export function embed(text: string, dims: number): Float32Array {
   const norm = Math.sqrt(sum) || 1;
   for (let i = 0; i < dims; i++) v[i] = v[i]! / norm;
   return v;
+}
+
+/** A Matryoshka vector's first `dims` values, scaled back to length 1. */
+function truncated(v: Float32Array, dims: number): Float32Array {
+  if (dims >= v.length) return v;
+  const out = v.slice(0, dims);
+  const norm = Math.sqrt(out.reduce((n, x) => n + x * x, 0)) || 1;
+  return out.map((x) => x / norm);
 }
 
 /** OpenAI's base64 format: the little-endian float32 bytes, base64-encoded. */

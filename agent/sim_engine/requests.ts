@@ -56,6 +56,8 @@ export const embeddingRequest = z.object({
   model: z.string().optional(),
   input: textOrTokens,
   encoding_format: z.enum(["float", "base64"]).nullish(),
+  /** As vLLM serves a Matryoshka model: the first n dimensions, renormalised. */
+  dimensions: z.number().int().min(1).nullish(),
 });
 export type EmbeddingRequest = z.infer<typeof embeddingRequest>;
 

@@ -260,9 +260,12 @@ export class Admission {
 
   /**
    * Corrects the token estimate, gives back what was held and charges the cost to every level;
-   * returns the cost. Once per ticket: a second call charges nothing.
+   * returns the cost. Once per ticket: a second call charges nothing. `pricePercent`: the share of
+   * the model's price charged (a batch line pays its batch price).
    */
-  settle(input: { ticket: Ticket; model: string; usage: SettleUsage }): number {
+  settle(
+    input: { ticket: Ticket; model: string; usage: SettleUsage; pricePercent?: number },
+  ): number {
     const { ticket, usage } = input;
     if (!ticket.open) return 0;
     ticket.open = false;
@@ -270,12 +273,14 @@ export class Admission {
     const used = Math.max(0, usage.promptTokens) + Math.max(0, usage.completionTokens);
     const now = this.deps.clock.now();
     for (const w of ticket.tokenWindows) w.add(now, used - ticket.estimate);
-    const micros = cost(
+    const full = cost(
       this.deps.prices.priceOf(input.model),
       usage.promptTokens,
       usage.cachedTokens ?? 0,
       usage.completionTokens,
     );
+    const percent = input.pricePercent ?? 100;
+    const micros = percent === 100 ? full : Math.ceil((full * percent) / 100);
     this.deps.budgets.add(ticket.chain, micros, used);
     return micros;
   }

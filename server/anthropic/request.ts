@@ -28,8 +28,14 @@ export function toChatRequest(req: Json): TranslatedRequest {
   }
   req.messages.forEach((m, i) => messages.push(...translateMessage(m, i)));
 
-  const body: Json = { model: req.model, messages };
-  if (req.max_tokens !== undefined) body.max_tokens = req.max_tokens;
+  // Anthropic requires it, so clients written against Anthropic always send it; one that does
+  // not would be refused there too.
+  if (
+    typeof req.max_tokens !== "number" || !Number.isInteger(req.max_tokens) || req.max_tokens < 1
+  ) {
+    throw invalid("max_tokens", "'max_tokens' is required: a whole number of tokens, at least 1");
+  }
+  const body: Json = { model: req.model, messages, max_tokens: req.max_tokens };
   for (const field of ["temperature", "top_p", "top_k"] as const) {
     if (req[field] !== undefined) body[field] = req[field];
   }

@@ -95,7 +95,7 @@ Deno.test("a full Anthropic request becomes the OpenAI body an engine expects", 
 });
 
 Deno.test("thinking disabled switches the template off; absent leaves it alone", () => {
-  const base = { model: "m", messages: [{ role: "user", content: "hi" }] };
+  const base = { model: "m", max_tokens: 16, messages: [{ role: "user", content: "hi" }] };
   const off = toChatRequest({ ...base, thinking: { type: "disabled" } });
   assertEquals(off.body.chat_template_kwargs, { enable_thinking: false });
   assertEquals(off.thinking, false);
@@ -106,7 +106,7 @@ Deno.test("thinking disabled switches the template off; absent leaves it alone",
 
 Deno.test("tool_choice forms map to OpenAI's", () => {
   const choice = (tool_choice: unknown) =>
-    toChatRequest({ model: "m", messages: [], tool_choice }).body.tool_choice;
+    toChatRequest({ model: "m", max_tokens: 16, messages: [], tool_choice }).body.tool_choice;
   assertEquals(choice({ type: "auto" }), "auto");
   assertEquals(choice({ type: "none" }), "none");
   assertEquals(choice({ type: "tool", name: "f" }), { type: "function", function: { name: "f" } });
@@ -115,6 +115,7 @@ Deno.test("tool_choice forms map to OpenAI's", () => {
 Deno.test("sampling fields pass as sent: the engine, not llmgw, judges their types", () => {
   const t = toChatRequest({
     model: "m",
+    max_tokens: 16,
     messages: [{ role: "user", content: "hi" }],
     temperature: "0.7",
     stream: "true",
@@ -129,35 +130,48 @@ Deno.test("sampling fields pass as sent: the engine, not llmgw, judges their typ
 Deno.test("what must be translated and cannot be gets a 400 naming the field", () => {
   const param = (body: Record<string, unknown>) =>
     assertThrows(() => toChatRequest(body), AppError).param;
-  assertEquals(param({ model: "m", messages: "hi" }), "messages");
+  assertEquals(param({ model: "m", max_tokens: 16, messages: "hi" }), "messages");
   assertEquals(
-    param({ model: "m", messages: [{ role: "system", content: "x" }] }),
+    param({ model: "m", max_tokens: 16, messages: [{ role: "system", content: "x" }] }),
     "messages.0.role",
   );
   assertEquals(
-    param({ model: "m", messages: [{ role: "user", content: 5 }] }),
+    param({ model: "m", max_tokens: 16, messages: [{ role: "user", content: 5 }] }),
     "messages.0.content",
   );
   assertEquals(
-    param({ model: "m", messages: [{ role: "user", content: [{ type: "audio" }] }] }),
+    param({
+      model: "m",
+      max_tokens: 16,
+      messages: [{ role: "user", content: [{ type: "audio" }] }],
+    }),
     "messages.0.content.0.type",
   );
-  assertEquals(param({ model: "m", messages: [], system: 3 }), "system");
+  assertEquals(param({ model: "m", max_tokens: 16, messages: [], system: 3 }), "system");
   assertEquals(
-    param({ model: "m", messages: [], tools: [{ type: "web_search_20250305", name: "web" }] }),
+    param({
+      model: "m",
+      max_tokens: 16,
+      messages: [],
+      tools: [{ type: "web_search_20250305", name: "web" }],
+    }),
     "tools.0.type",
   );
   assertEquals(
-    param({ model: "m", messages: [], thinking: { type: "sometimes" } }),
+    param({ model: "m", max_tokens: 16, messages: [], thinking: { type: "sometimes" } }),
     "thinking.type",
   );
-  const err = assertThrows(() => toChatRequest({ model: "m", messages: {} }), AppError);
+  const err = assertThrows(
+    () => toChatRequest({ model: "m", max_tokens: 16, messages: {} }),
+    AppError,
+  );
   assertEquals(err.code, "invalid_request");
 });
 
 Deno.test("a tool result with a picture keeps the picture, after the tool message", () => {
   const t = toChatRequest({
     model: "m",
+    max_tokens: 16,
     messages: [{
       role: "user",
       content: [{
@@ -174,4 +188,14 @@ Deno.test("a tool result with a picture keeps the picture, after the tool messag
     { role: "tool", tool_call_id: "t1", content: "see" },
     { role: "user", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }] },
   ]);
+});
+
+Deno.test("max_tokens is required, as Anthropic requires it", () => {
+  for (const max_tokens of [undefined, null, 0, 1.5, "16"]) {
+    const err = assertThrows(
+      () => toChatRequest({ model: "m", max_tokens, messages: [{ role: "user", content: "hi" }] }),
+      AppError,
+    );
+    assertEquals(err.param, "max_tokens", String(max_tokens));
+  }
 });

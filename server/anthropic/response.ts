@@ -4,6 +4,7 @@
  * tokens apart when the engine reports them.
  */
 import { isRecord } from "../router/json_fields.ts";
+import { fnv1a } from "../router/hash.ts";
 import { type AnthropicErrorBody, anthropicErrorBody } from "./error_body.ts";
 
 type Json = Record<string, unknown>;
@@ -46,7 +47,11 @@ export function toMessage(completion: unknown, ctx: MessageContext): AnthropicMe
   const content: ContentBlock[] = [];
   const reasoning = reasoningOf(message);
   if (ctx.thinking && reasoning) {
-    content.push({ type: "thinking", thinking: reasoning, signature: "" });
+    content.push({
+      type: "thinking",
+      thinking: reasoning,
+      signature: thinkingSignature(reasoning),
+    });
   }
   if (typeof message.content === "string" && message.content !== "") {
     content.push({ type: "text", text: message.content });
@@ -75,6 +80,15 @@ export function toMessage(completion: unknown, ctx: MessageContext): AnthropicMe
     ...stop,
     usage: usageOf(completion),
   };
+}
+
+/**
+ * Anthropic's clients expect every thinking block to carry an opaque signature and send it back
+ * with the block; llmgw drops earlier thinking before the engine sees it, so the signature only
+ * has to be present and stable for the same text.
+ */
+export function thinkingSignature(thinking: string): string {
+  return btoa(`llmgw:${fnv1a(thinking).toString(16).padStart(8, "0")}:${thinking.length}`);
 }
 
 /** The reasoning llama.cpp and vLLM put beside the answer (`reasoning_content`, or `reasoning`). */

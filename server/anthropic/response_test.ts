@@ -1,5 +1,12 @@
-import { assertEquals } from "../../tests/assert.ts";
-import { type MessageContext, toErrorBody, toMessage, toolInput, usageOf } from "./response.ts";
+import { assert, assertEquals } from "../../tests/assert.ts";
+import {
+  type MessageContext,
+  thinkingSignature,
+  toErrorBody,
+  toMessage,
+  toolInput,
+  usageOf,
+} from "./response.ts";
 
 const ctx: MessageContext = { id: "msg_1", model: "qwen3", thinking: false, stopSequences: [] };
 
@@ -36,10 +43,15 @@ Deno.test("reasoning comes back as a thinking block first, only when thinking wa
     }],
   };
   const m = toMessage(completion, { ...ctx, thinking: true });
-  assertEquals(m.content, [
-    { type: "thinking", thinking: "Let me think.", signature: "" },
-    { type: "text", text: "42" },
-  ]);
+  const [thinking, text] = m.content;
+  assertEquals(text, { type: "text", text: "42" });
+  assert(thinking?.type === "thinking");
+  assertEquals(thinking.thinking, "Let me think.");
+  assert(
+    thinking.signature.length > 0,
+    "Anthropic's clients expect a signature on every thinking block",
+  );
+  assertEquals(thinking.signature, thinkingSignature("Let me think."), "stable for the same text");
   assertEquals(m.stop_reason, "max_tokens");
 });
 

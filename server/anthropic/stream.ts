@@ -12,6 +12,7 @@ import {
   type MessageContext,
   reasoningOf,
   stopOf,
+  thinkingSignature,
   usageOf,
 } from "./response.ts";
 
@@ -26,6 +27,8 @@ export class StreamTranslator {
   /** The open content block: its kind, its index, and for tool_use the OpenAI tool index. */
   #open: { kind: BlockKind; index: number; tool?: number } | undefined;
   #blocks = 0;
+  /** The open thinking block's text, for its signature. */
+  #thinking = "";
   /** OpenAI tool call index → Anthropic block index, for argument fragments. */
   #toolBlocks = new Map<number, number>();
   #finish: unknown = null;
@@ -130,6 +133,7 @@ export class StreamTranslator {
   }
 
   #delta(kind: "text" | "thinking", delta: Json) {
+    if (kind === "thinking") this.#thinking += String(delta.thinking ?? "");
     if (this.#open?.kind !== kind) {
       this.#close();
       const block = kind === "text"
@@ -174,6 +178,15 @@ export class StreamTranslator {
 
   #close() {
     if (!this.#open) return;
+    if (this.#open.kind === "thinking") {
+      // As Anthropic does: the block's signature comes last, just before it closes.
+      this.#emit("content_block_delta", {
+        type: "content_block_delta",
+        index: this.#open.index,
+        delta: { type: "signature_delta", signature: thinkingSignature(this.#thinking) },
+      });
+      this.#thinking = "";
+    }
     this.#emit("content_block_stop", { type: "content_block_stop", index: this.#open.index });
     this.#open = undefined;
   }

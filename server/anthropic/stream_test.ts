@@ -1,6 +1,7 @@
 import { assertEquals } from "../../tests/assert.ts";
 import type { MessageContext } from "./response.ts";
 import { StreamTranslator, translateStream } from "./stream.ts";
+import { thinkingSignature } from "./response.ts";
 
 const ctx: MessageContext = { id: "msg_1", model: "m", thinking: true, stopSequences: [] };
 
@@ -50,6 +51,7 @@ Deno.test("thinking, text and a tool call become Anthropic's event sequence", ()
     "message_start",
     "content_block_start",
     "content_block_delta",
+    "content_block_delta",
     "content_block_stop",
     "content_block_start",
     "content_block_delta",
@@ -68,18 +70,20 @@ Deno.test("thinking, text and a tool call become Anthropic's event sequence", ()
     content_block: { type: "thinking", thinking: "", signature: "" },
   });
   assertEquals(got[2]![1].delta, { type: "thinking_delta", thinking: "Hmm" });
-  assertEquals(got[5]![1], {
+  // The signature closes the thinking block, as Anthropic sends it.
+  assertEquals(got[3]![1].delta, { type: "signature_delta", signature: thinkingSignature("Hmm") });
+  assertEquals(got[6]![1], {
     type: "content_block_delta",
     index: 1,
     delta: { type: "text_delta", text: "Let me " },
   });
-  assertEquals(got[8]![1], {
+  assertEquals(got[9]![1], {
     type: "content_block_start",
     index: 2,
     content_block: { type: "tool_use", id: "call_1", name: "f", input: {} },
   });
-  assertEquals(got[9]![1].delta, { type: "input_json_delta", partial_json: '{"a":' });
-  assertEquals(got[12]![1], {
+  assertEquals(got[10]![1].delta, { type: "input_json_delta", partial_json: '{"a":' });
+  assertEquals(got[13]![1], {
     type: "message_delta",
     delta: { stop_reason: "tool_use", stop_sequence: null },
     usage: { input_tokens: 5, output_tokens: 7, cache_read_input_tokens: 4 },

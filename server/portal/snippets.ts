@@ -32,9 +32,21 @@ model_provider = "llmgw"
 name = "llmgw"
 base_url = "${base}"
 env_key = "LLMGW_KEY"
-wire_api = "chat"
-
-# export LLMGW_KEY=${key}
+wire_api = "responses"
+`,
+    },
+    {
+      // Claude Code speaks Anthropic's Messages API and appends /v1/messages to the base itself.
+      title: "connect_claude_code",
+      text: `${
+        JSON.stringify(
+          {
+            env: { ANTHROPIC_BASE_URL: origin, ANTHROPIC_AUTH_TOKEN: key, ANTHROPIC_MODEL: model },
+          },
+          null,
+          2,
+        )
+      }
 `,
     },
     {

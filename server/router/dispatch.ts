@@ -439,9 +439,9 @@ function recordUsage(
     at: a.at,
     keyId: a.req.key.id,
     model: a.req.model,
-    endpoint: a.req.path,
+    endpoint: a.req.endpoint,
     ...used,
-    costMicros: settleCost(deps, ticket, a.req.model, used, served),
+    costMicros: settleCost(deps, ticket, a.req.model, used, served, a.req.pricePercent),
     status,
     latencyMs: elapsedMs(a.req.started),
     ttftMs: o?.ttftMs ?? null,
@@ -461,12 +461,14 @@ function settleCost(
   model: string,
   o: { promptTokens: number; completionTokens: number; cachedTokens: number } | undefined,
   served: ModelEntry | undefined,
+  pricePercent: number | undefined,
 ): number {
   const usage = o ?? noTokens;
   return deps.people.admission.settle({
     ticket: ticket.ticket,
     model: served?.name ?? model,
     usage,
+    ...(pricePercent === undefined ? {} : { pricePercent }),
   });
 }
 

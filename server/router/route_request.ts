@@ -21,6 +21,10 @@ export interface DispatchOptions {
   meter?: AnswerMeter;
   /** The bytes `body` was parsed from, sent as they are when the body goes on unchanged. */
   rawBody?: Uint8Array<ArrayBuffer>;
+  /** The client's path the usage row names, when a dialect route translated it (/messages). */
+  endpoint?: string;
+  /** The share of the price charged: a batch line pays the batch price. */
+  pricePercent?: number;
 }
 
 /** What one request brings, read from the context once. */
@@ -30,6 +34,9 @@ export interface RouteRequest {
   /** The model the client asked for. */
   readonly model: string;
   readonly path: EnginePath;
+  /** The path the client called, as usage rows name it. */
+  readonly endpoint: string;
+  readonly pricePercent: number | undefined;
   readonly body: Record<string, unknown>;
   readonly rawBody: Uint8Array<ArrayBuffer> | undefined;
   readonly meter: AnswerMeter | undefined;
@@ -57,6 +64,8 @@ export function routeRequest(
     key: c.get("apiKey"),
     model,
     path,
+    endpoint: opts.endpoint ?? path,
+    pricePercent: opts.pricePercent,
     body,
     rawBody: opts.rawBody,
     meter: opts.meter,

@@ -13,15 +13,32 @@ import { toChatRequest } from "../anthropic/request.ts";
 import { type MessageContext, toErrorBody, toMessage } from "../anthropic/response.ts";
 import { translateStream } from "../anthropic/stream.ts";
 import { requireApiKey } from "./require_api_key.ts";
+import { estimateInputTokens } from "../anthropic/count_tokens.ts";
+import { AppError } from "../../core/errors.ts";
+import type { ModelCatalog } from "../router/catalog.ts";
+import type { PeopleServices } from "../tenancy/services.ts";
 
 /** Mounted at /v1. */
 export function messagesRoutes(deps: {
   keys: Pick<KeyService, "check">;
   limits: Pick<Limits, "maxBodyBytes">;
+  catalog: Pick<ModelCatalog, "get">;
+  people: Pick<PeopleServices, "admission">;
   dispatch: DispatchDeps;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("/messages", requireApiKey(deps));
+  app.use("/messages/count_tokens", requireApiKey(deps));
+  app.post("/messages/count_tokens", async (c) => {
+    const req = await readJsonBody(c.req.raw, deps.limits.maxBodyBytes);
+    // count_tokens takes no max_tokens; the translation needs one, and it is not counted.
+    const t = toChatRequest({ ...req, max_tokens: 1 });
+    const model = typeof t.model === "string" ? t.model : "";
+    if (!deps.catalog.get(model) || !deps.people.admission.allows(c.get("apiKey"), model)) {
+      throw new AppError("model_not_found", { model }, "model");
+    }
+    return c.json({ input_tokens: estimateInputTokens(t.body) });
+  });
   app.post("/messages", async (c) => {
     const req = await readJsonBody(c.req.raw, deps.limits.maxBodyBytes);
     const t = toChatRequest(req);
@@ -32,7 +49,9 @@ export function messagesRoutes(deps: {
       thinking: t.thinking,
       stopSequences: t.stopSequences,
     };
-    const res = await dispatch(deps.dispatch, c, "/chat/completions", t.body);
+    const res = await dispatch(deps.dispatch, c, "/chat/completions", t.body, {
+      endpoint: "/messages",
+    });
     const type = res.headers.get("content-type") ?? "";
     if (res.ok && type.includes("text/event-stream") && res.body) {
       return new Response(translateStream(res.body, ctx), {

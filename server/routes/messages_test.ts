@@ -28,7 +28,7 @@ Deno.test("an engine's own error on /v1/messages comes back in Anthropic's shape
 Deno.test("unknown paths under /v1/messages and a missing key answer in Anthropic's shape", async () => {
   const h = await startHarness();
   try {
-    const missing = await h.v1("/messages/count_tokens", { model: "demo", messages: hi });
+    const missing = await h.v1("/messages/batches", { model: "demo", messages: hi });
     assertEquals(missing.status, 404);
     assertEquals((await missing.json()).error.type, "not_found_error");
     const noKey = await h.app.request("/v1/messages", { method: "POST", body: "{}" });
@@ -61,6 +61,45 @@ Deno.test("a streamed /v1/messages answer read to its end is recorded as whole, 
     const rows = await h.store.db.select().from(usage);
     assertEquals(rows.length, 1);
     assertEquals([rows[0]!.status, rows[0]!.completionTokens, rows[0]!.stream], [200, 7, true]);
+    assertEquals(rows[0]!.endpoint, "/messages", "the row names the path the client called");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("/v1/messages without max_tokens is refused, as Anthropic refuses it", async () => {
+  const h = await startHarness();
+  try {
+    const res = await h.v1("/messages", { model: "demo", messages: hi });
+    assertEquals(res.status, 400);
+    const body = await res.json();
+    assertEquals(body.error.type, "invalid_request_error");
+    assertMatch(body.error.message, /max_tokens/);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("/v1/messages/count_tokens estimates input tokens without asking an engine", async () => {
+  const h = await startHarness();
+  try {
+    const count = async (body: unknown) => {
+      const res = await h.v1("/messages/count_tokens", body);
+      assertEquals(res.status, 200);
+      return (await res.json()).input_tokens as number;
+    };
+    const short = await count({ model: "demo", messages: hi });
+    const long = await count({
+      model: "demo",
+      system: "You are terse.",
+      messages: [{ role: "user", content: "word ".repeat(400) }],
+    });
+    assert(short > 0 && long > short + 400, `${short} then ${long}`);
+    const unknown = await h.v1("/messages/count_tokens", { model: "nope", messages: hi });
+    assertEquals(unknown.status, 404);
+    assertEquals((await unknown.json()).error.type, "not_found_error");
+    await h.usage.flush();
+    assertEquals((await h.store.db.select().from(usage)).length, 0, "nothing ran, nothing charged");
   } finally {
     await h.close();
   }

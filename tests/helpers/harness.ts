@@ -56,10 +56,16 @@ export interface HarnessOptions {
   mcpCallTimeoutMs?: number;
   /** The clock the app runs on, when a test builds collaborators on it before the harness. */
   clock?: FakeClock;
+  /**
+   * A store file instead of memory: an in-memory store has one connection, so a read while a
+   * write transaction is open is refused; a test with writes beside reads (the batch runner)
+   * needs the reader pool a file store has, as in production.
+   */
+  storePath?: string;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const store = await openStore(":memory:");
+  const store = await openStore(opts.storePath ?? ":memory:");
   const clock = opts.clock ?? new FakeClock();
   const engineKey = "engine-secret";
   const engine = await startSimEngine({

@@ -1,0 +1,323 @@
+/**
+ * An OpenAI chat completion stream turned into the Responses API's event sequence, in the order
+ * the OpenAI SDKs check: response.created, response.in_progress, then per output item
+ * output_item.added, its parts and deltas, their .done events and output_item.done, then
+ * response.completed (or response.incomplete) with usage; every event numbered. A stream the
+ * engine breaks ends with an `error` event, which the SDKs raise.
+ */
+import { createParser } from "eventsource-parser";
+import { isRecord } from "../router/json_fields.ts";
+import { reasoningOf } from "../anthropic/response.ts";
+import {
+  envelope,
+  functionCallItem,
+  messageItem,
+  outputTextPart,
+  reasoningItem,
+  type ResponseContext,
+  type ResponsesUsage,
+  usageOf,
+} from "./response.ts";
+
+type Json = Record<string, unknown>;
+
+interface OpenItem {
+  kind: "message" | "reasoning" | "function_call";
+  index: number;
+  id: string;
+  text: string;
+  callId?: string;
+  name?: string;
+}
+
+export class ResponsesStreamTranslator {
+  #out: string[] = [];
+  #seq = 0;
+  #started = false;
+  #ended = false;
+  /** The message or reasoning item being written; function calls stay open apart. */
+  #open: OpenItem | undefined;
+  /** Chat tool index → its function_call item, open until the stream ends. */
+  #calls = new Map<number, OpenItem>();
+  #output: Json[] = [];
+  #finish: unknown = null;
+  #usage: ResponsesUsage | null = null;
+  #final: Json | undefined;
+
+  constructor(readonly ctx: ResponseContext) {}
+
+  /** The finished response object, once the stream completed (what is stored). */
+  get final(): Json | undefined {
+    return this.#final;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  push(data: string): void {
+    if (this.#ended) return;
+    this.#start();
+    if (data === "[DONE]") return this.end();
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (!isRecord(chunk)) return;
+    if (isRecord(chunk.error)) {
+      const m = chunk.error.message;
+      return this.fail(typeof m === "string" ? m : "the engine failed");
+    }
+    if (isRecord(chunk.usage)) this.#usage = usageOf(chunk);
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    for (const choice of choices) {
+      if (!isRecord(choice) || (choice.index ?? 0) !== 0) continue;
+      const delta = isRecord(choice.delta) ? choice.delta : {};
+      const reasoning = reasoningOf(delta);
+      if (reasoning && this.ctx.summary) this.#textDelta("reasoning", reasoning);
+      if (typeof delta.content === "string" && delta.content !== "") {
+        this.#textDelta("message", delta.content);
+      }
+      if (Array.isArray(delta.tool_calls)) {
+        for (const call of delta.tool_calls) if (isRecord(call)) this.#toolDelta(call);
+      }
+      if (choice.finish_reason !== null && choice.finish_reason !== undefined) {
+        this.#finish = choice.finish_reason;
+      }
+    }
+  }
+
+  end(): void {
+    if (this.#ended) return;
+    this.#start();
+    this.#closeOpen();
+    for (const call of this.#calls.values()) this.#closeCall(call);
+    this.#calls.clear();
+    const incomplete = this.#finish === "length";
+    const output = [...this.#output];
+    this.#final = envelope(
+      this.ctx,
+      incomplete ? "incomplete" : "completed",
+      output,
+      this.#usage ?? usageOf({}),
+      { incomplete },
+    );
+    this.#emit(incomplete ? "response.incomplete" : "response.completed", {
+      response: this.#final,
+    });
+    this.#ended = true;
+  }
+
+  fail(message: string): void {
+    if (this.#ended) return;
+    this.#start();
+    this.#emit("error", { code: "engine_error", message, param: null });
+    this.#ended = true;
+  }
+
+  take(): string {
+    const text = this.#out.join("");
+    this.#out = [];
+    return text;
+  }
+
+  #start() {
+    if (this.#started) return;
+    this.#started = true;
+    const response = envelope(this.ctx, "in_progress", [], null);
+    this.#emit("response.created", { response });
+    this.#emit("response.in_progress", { response });
+  }
+
+  #textDelta(kind: "message" | "reasoning", delta: string) {
+    if (this.#open?.kind !== kind) {
+      this.#closeOpen();
+      this.#open = this.#openItem(kind);
+    }
+    const item = this.#open;
+    item.text += delta;
+    const at = { item_id: item.id, output_index: item.index };
+    if (kind === "message") {
+      this.#emit("response.output_text.delta", { ...at, content_index: 0, delta, logprobs: [] });
+    } else {
+      this.#emit("response.reasoning_summary_text.delta", { ...at, summary_index: 0, delta });
+    }
+  }
+
+  #openItem(kind: "message" | "reasoning"): OpenItem {
+    const item: OpenItem = {
+      kind,
+      index: this.#output.length,
+      id: this.ctx.newId(kind === "message" ? "msg" : "rs"),
+      text: "",
+    };
+    this.#output.push({});
+    const at = { item_id: item.id, output_index: item.index };
+    if (kind === "message") {
+      this.#emit("response.output_item.added", {
+        output_index: item.index,
+        item: messageItem(item.id, "", "in_progress"),
+      });
+      this.#emit("response.content_part.added", {
+        ...at,
+        content_index: 0,
+        part: outputTextPart(""),
+      });
+    } else {
+      this.#emit("response.output_item.added", {
+        output_index: item.index,
+        item: reasoningItem(item.id, null),
+      });
+      this.#emit("response.reasoning_summary_part.added", {
+        ...at,
+        summary_index: 0,
+        part: { type: "summary_text", text: "" },
+      });
+    }
+    return item;
+  }
+
+  #closeOpen() {
+    const item = this.#open;
+    if (!item) return;
+    this.#open = undefined;
+    const at = { item_id: item.id, output_index: item.index };
+    let done: Json;
+    if (item.kind === "message") {
+      this.#emit("response.output_text.done", {
+        ...at,
+        content_index: 0,
+        text: item.text,
+        logprobs: [],
+      });
+      this.#emit("response.content_part.done", {
+        ...at,
+        content_index: 0,
+        part: outputTextPart(item.text),
+      });
+      done = messageItem(item.id, item.text, "completed");
+    } else {
+      this.#emit("response.reasoning_summary_text.done", {
+        ...at,
+        summary_index: 0,
+        text: item.text,
+      });
+      this.#emit("response.reasoning_summary_part.done", {
+        ...at,
+        summary_index: 0,
+        part: { type: "summary_text", text: item.text },
+      });
+      done = reasoningItem(item.id, item.text);
+    }
+    this.#output[item.index] = done;
+    this.#emit("response.output_item.done", { output_index: item.index, item: done });
+  }
+
+  /** The first fragment of a call carries its id and name; later ones carry argument text. */
+  #toolDelta(call: Json) {
+    const tool = typeof call.index === "number" ? call.index : 0;
+    const fn = isRecord(call.function) ? call.function : {};
+    let item = this.#calls.get(tool);
+    if (!item) {
+      this.#closeOpen();
+      item = {
+        kind: "function_call",
+        index: this.#output.length,
+        id: this.ctx.newId("fc"),
+        text: "",
+        callId: typeof call.id === "string" && call.id ? call.id : this.ctx.newId("call"),
+        name: typeof fn.name === "string" ? fn.name : "",
+      };
+      this.#output.push({});
+      this.#calls.set(tool, item);
+      this.#emit("response.output_item.added", {
+        output_index: item.index,
+        item: functionCallItem(item.id, item.callId!, item.name!, "", "in_progress"),
+      });
+    }
+    if (typeof fn.arguments === "string" && fn.arguments !== "") {
+      item.text += fn.arguments;
+      this.#emit("response.function_call_arguments.delta", {
+        item_id: item.id,
+        output_index: item.index,
+        delta: fn.arguments,
+      });
+    }
+  }
+
+  #closeCall(item: OpenItem) {
+    this.#emit("response.function_call_arguments.done", {
+      item_id: item.id,
+      output_index: item.index,
+      name: item.name,
+      arguments: item.text,
+    });
+    const done = functionCallItem(item.id, item.callId!, item.name!, item.text, "completed");
+    this.#output[item.index] = done;
+    this.#emit("response.output_item.done", { output_index: item.index, item: done });
+  }
+
+  #emit(type: string, fields: Json) {
+    const data = { type, sequence_number: this.#seq++, ...fields };
+    this.#out.push(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The relay's chat event stream as a Responses event stream; cancelling it cancels the relay.
+ * `onCompleted` gets the finished response (to store it) before the stream closes.
+ */
+export function translateStream(
+  source: ReadableStream<Uint8Array>,
+  ctx: ResponseContext,
+  onCompleted: (response: Json) => Promise<void>,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  const decoder = new TextDecoder();
+  const t = new ResponsesStreamTranslator(ctx);
+  const parser = createParser({ onEvent: (ev) => t.push(ev.data) });
+  let stored = false;
+  const flush = async (ctrl: ReadableStreamDefaultController<Uint8Array>) => {
+    // Stored before response.completed goes out, so a client's next turn finds it.
+    if (t.final && !stored) {
+      stored = true;
+      await onCompleted(t.final);
+    }
+    const text = t.take();
+    if (text !== "") ctrl.enqueue(encoder.encode(text));
+    return text !== "";
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(ctrl) {
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch {
+          t.fail("the engine stopped mid-answer");
+          await flush(ctrl);
+          ctrl.close();
+          return;
+        }
+        if (chunk.done) {
+          parser.feed(decoder.decode());
+          t.end();
+          await flush(ctrl);
+          ctrl.close();
+          return;
+        }
+        // After response.completed the relay's stream is read to its end, not cancelled, so its
+        // usage is recorded as a whole answer.
+        parser.feed(decoder.decode(chunk.value, { stream: true }));
+        if (await flush(ctrl)) return;
+      }
+    },
+    cancel() {
+      reader.cancel().catch(() => {});
+    },
+  });
+}

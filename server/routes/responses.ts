@@ -1,0 +1,154 @@
+/**
+ * OpenAI's Responses API at /v1/responses, what its SDKs, the Agents SDK and Codex speak first.
+ * The request (with the conversation `previous_response_id` continues) is translated to a chat
+ * completions body, goes through the one dispatch() every dialect uses (limits, budgets, usage
+ * rows, fallbacks as on chat), and the answer is translated back and kept unless `store: false`.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { AppEnv } from "../app_env.ts";
+import type { Limits } from "../deps.ts";
+import type { KeyService } from "../keys/keys.ts";
+import { AppError } from "../../core/errors.ts";
+import { newUlid } from "../../core/ulid.ts";
+import type { Clock } from "../../core/clock.ts";
+import { dispatch, type DispatchDeps } from "../router/dispatch.ts";
+import { readJsonBody } from "../router/read_body.ts";
+import { isRecord } from "../router/json_fields.ts";
+import { toChatRequest } from "../responses/request.ts";
+import { type ResponseContext, toResponse } from "../responses/response.ts";
+import { translateStream } from "../responses/stream.ts";
+import type { ResponseStore, StoredResponse } from "../responses/response_store.ts";
+import { requireApiKey } from "./require_api_key.ts";
+
+type Json = Record<string, unknown>;
+
+export interface ResponsesDeps {
+  keys: Pick<KeyService, "check">;
+  limits: Pick<Limits, "maxBodyBytes">;
+  dispatch: DispatchDeps;
+  responses: Pick<ResponseStore, "put" | "get" | "delete">;
+  clock: Clock;
+}
+
+const newId = (prefix: string) => `${prefix}_${newUlid().toLowerCase()}`;
+
+/** Mounted at /v1. */
+export function responsesRoutes(deps: ResponsesDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("/responses", requireApiKey(deps));
+  app.use("/responses/*", requireApiKey(deps));
+  app.post("/responses", (c) => create(deps, c));
+  app.get("/responses/:id", async (c) => c.json((await kept(deps, c)).response));
+  app.delete("/responses/:id", async (c) => {
+    const id = c.req.param("id");
+    if (!await deps.responses.delete(c.get("apiKey").id, id)) throw notFound(id);
+    return c.json({ id, object: "response", deleted: true });
+  });
+  app.get("/responses/:id/input_items", async (c) => c.json(inputItems(await kept(deps, c), c)));
+  app.post("/responses/:id/cancel", async (c) => {
+    await kept(deps, c);
+    throw new AppError("invalid_request", {
+      detail: "only background responses can be cancelled, and this one was not",
+    });
+  });
+  return app;
+}
+
+async function create(deps: ResponsesDeps, c: Context<AppEnv>): Promise<Response> {
+  const req = await readJsonBody(c.req.raw, deps.limits.maxBodyBytes);
+  const keyId = c.get("apiKey").id;
+  const previous = await previousTurn(deps, keyId, req.previous_response_id);
+  const history = previous ? conversation(previous) : [];
+  const t = toChatRequest(req, history, newId);
+  const ctx: ResponseContext = {
+    id: newId("resp"),
+    createdAt: Math.floor(deps.clock.now() / 1000),
+    req,
+    summary: t.summary,
+    newId,
+  };
+  const keep = async (response: Json) => {
+    if (req.store === false) return;
+    await deps.responses.put(keyId, ctx.id, { response, input: t.input, context: history });
+  };
+  const res = await dispatch(deps.dispatch, c, "/chat/completions", t.body, {
+    endpoint: "/responses",
+  });
+  const type = res.headers.get("content-type") ?? "";
+  if (res.ok && type.includes("text/event-stream") && res.body) {
+    return new Response(translateStream(res.body, ctx, keep), {
+      headers: {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        "x-accel-buffering": "no",
+      },
+    });
+  }
+  // An engine's error is already in OpenAI's envelope: it goes on as it came.
+  if (!res.ok) return res;
+  let completion: unknown;
+  try {
+    completion = await res.json();
+  } catch {
+    throw new AppError("engine_error", {
+      model: String(req.model),
+      detail: "the engine's answer is not JSON",
+    });
+  }
+  const response = toResponse(completion, ctx);
+  await keep(response);
+  return c.json(response);
+}
+
+async function previousTurn(
+  deps: ResponsesDeps,
+  keyId: string,
+  id: unknown,
+): Promise<StoredResponse | undefined> {
+  if (id === undefined || id === null) return undefined;
+  if (typeof id !== "string") {
+    throw new AppError(
+      "invalid_request",
+      { detail: "'previous_response_id' must be a string" },
+      "previous_response_id",
+    );
+  }
+  const found = await deps.responses.get(keyId, id);
+  if (!found) throw notFound(id, "previous_response_id");
+  return found;
+}
+
+/** The items a next turn continues: the earlier turns, this one's input, and its output. */
+function conversation(s: StoredResponse): Json[] {
+  const output = Array.isArray(s.response.output) ? s.response.output.filter(isRecord) : [];
+  return [...s.context, ...s.input, ...output];
+}
+
+async function kept(deps: ResponsesDeps, c: Context<AppEnv>): Promise<StoredResponse> {
+  const id = c.req.param("id") ?? "";
+  const found = await deps.responses.get(c.get("apiKey").id, id);
+  if (!found) throw notFound(id);
+  return found;
+}
+
+/** OpenAI's list of input items: newest first unless `order=asc`, `after` and `limit` paging. */
+function inputItems(s: StoredResponse, c: Context<AppEnv>): Json {
+  const asc = c.req.query("order") === "asc";
+  const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 20) || 20, 1), 100);
+  let items = asc ? [...s.input] : [...s.input].reverse();
+  const after = c.req.query("after");
+  if (after) items = items.slice(items.findIndex((i) => i.id === after) + 1);
+  const data = items.slice(0, limit);
+  return {
+    object: "list",
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data.at(-1)?.id ?? null,
+    has_more: items.length > data.length,
+  };
+}
+
+function notFound(id: string, param: string | null = null): AppError {
+  return new AppError("not_found", { path: `response '${id}'` }, param);
+}
