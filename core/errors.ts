@@ -48,6 +48,8 @@ export const errorCodes = [
   "weights_no_space",
   "weights_fetch_failed",
   "weights_not_local",
+  // The store (db/): what llmgw leaves to PostgreSQL's own tools.
+  "store_backup_external",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

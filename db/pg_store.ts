@@ -62,6 +62,13 @@ export function pgClient(url: string, opts: { max?: number } = {}): postgres.Sql
         serialize: (x: number) => String(x),
         parse: (x: string) => Number(x),
       },
+      // SQLite's boolean columns hand over 1/0, which postgres.js would send as false.
+      bool: {
+        to: 16,
+        from: [16],
+        serialize: (x: unknown) => (x === true || x === 1 ? "t" : "f"),
+        parse: (x: string) => x === "t",
+      },
     },
     onnotice: () => {},
   });

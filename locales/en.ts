@@ -56,6 +56,8 @@ export const en = {
     weights_no_space: "Fetching {source} needs {needed} more on {dir}, but only {free} is free",
     weights_fetch_failed: "Fetching {file} failed: {detail}",
     weights_not_local: "The weights at {path} are not on this node",
+    store_backup_external:
+      "The store is PostgreSQL ({store}): back it up with pg_dump or the server's own backups",
   },
   portal: portalEn,
 } as const;

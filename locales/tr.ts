@@ -60,6 +60,8 @@ export const tr: Messages = {
       "{source} indirmek için {dir} üzerinde {needed} daha gerekiyor, ancak yalnızca {free} boş",
     weights_fetch_failed: "{file} indirilemedi: {detail}",
     weights_not_local: "{path} konumundaki ağırlıklar bu düğümde yok",
+    store_backup_external:
+      "Depo PostgreSQL ({store}): yedeğini pg_dump ya da sunucunun kendi yedekleriyle alın",
   },
   portal: portalTr,
 };

@@ -83,7 +83,7 @@ export async function startControlPlane(
   try {
     // One control plane per data directory; restore checks the same lock.
     lock = opts.store ? undefined : await lockDataDir(config.dataDir);
-    store = opts.store ?? (await openStore(`${config.dataDir}/llmgw.db`));
+    store = opts.store ?? (await openStore(config.storeUrl || `${config.dataDir}/llmgw.db`));
   } catch (e) {
     lock?.release();
     throw e;
@@ -315,7 +315,7 @@ export async function startControlPlane(
       await notifications.close();
       await usage.close();
       await people.close();
-      if (!opts.store) store.close();
+      if (!opts.store) await store.close();
       lock?.release();
     },
   };
