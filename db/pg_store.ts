@@ -8,6 +8,7 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import * as schema from "./schema.ts";
 import {
   causeChain,
   type Db,
@@ -103,7 +104,7 @@ async function migrateUnderLock(url: string, client: postgres.Sql): Promise<void
 
 function makeStore(path: string, client: postgres.Sql): Store {
   // Typed as SQLite's at the seam (see db/store.ts): the builders' surface is the same.
-  const db = drizzle(client) as unknown as Db;
+  const db = drizzle(client, { schema }) as unknown as Db;
   const queue = writeQueue();
   const pgOf = (tx: Tx | undefined) =>
     (tx ?? db) as unknown as { execute(q: unknown): Promise<unknown[] & { count: number }> };

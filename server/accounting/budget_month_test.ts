@@ -6,6 +6,7 @@
  */
 import { assertEquals, assertMatch } from "../../tests/assert.ts";
 import { type Harness, startHarness } from "../../tests/helpers/harness.ts";
+import { dialectTest } from "../../tests/helpers/stores.ts";
 import { call, ok } from "../../tests/helpers/tenants.ts";
 import { chat, usageRows } from "../../tests/helpers/routing.ts";
 
@@ -27,76 +28,82 @@ function setTime(h: Harness, iso: string): void {
   h.clock.advance(to - h.clock.now());
 }
 
-Deno.test("a monthly money budget refuses once spent, says when it resets, and resets on the 1st", async () => {
-  const h = await startHarness();
-  try {
-    setTime(h, "2026-03-31T22:00:00.000Z");
-    const { id, key } = await newKey(h);
-    const first = await ask(h, key);
-    assertEquals(first.status, 200, await first.clone().text());
-    await first.body?.cancel();
-    const [row] = await usageRows(h);
-    const cost = row!.costMicros;
-    assertEquals(cost > 0, true, "the default price makes the request cost something");
+dialectTest(
+  "a monthly money budget refuses once spent, says when it resets, and resets on the 1st",
+  async (dialect) => {
+    const h = await startHarness({ dialect });
+    try {
+      setTime(h, "2026-03-31T22:00:00.000Z");
+      const { id, key } = await newKey(h);
+      const first = await ask(h, key);
+      assertEquals(first.status, 200, await first.clone().text());
+      await first.body?.cancel();
+      const [row] = await usageRows(h);
+      const cost = row!.costMicros;
+      assertEquals(cost > 0, true, "the default price makes the request cost something");
 
-    // What was spent reaches the budget exactly: the next request is refused.
-    await setLimits(h, id, { budget_month_micros: cost });
-    const refused = await ask(h, key);
-    assertEquals(refused.status, 429);
-    const body = await refused.json();
-    assertEquals(body.error.code, "budget_exceeded");
-    assertMatch(body.error.message, new RegExp(`monthly budget of the key '${id}' level`));
-    assertMatch(body.error.message, new RegExp(`\\(${cost} of ${cost} micro-units\\)`));
-    assertMatch(body.error.message, /resets at 2026-04-01T00:00:00\.000Z/);
-    assertEquals(refused.headers.get("retry-after"), String(2 * 3600));
+      // What was spent reaches the budget exactly: the next request is refused.
+      await setLimits(h, id, { budget_month_micros: cost });
+      const refused = await ask(h, key);
+      assertEquals(refused.status, 429);
+      const body = await refused.json();
+      assertEquals(body.error.code, "budget_exceeded");
+      assertMatch(body.error.message, new RegExp(`monthly budget of the key '${id}' level`));
+      assertMatch(body.error.message, new RegExp(`\\(${cost} of ${cost} micro-units\\)`));
+      assertMatch(body.error.message, /resets at 2026-04-01T00:00:00\.000Z/);
+      assertEquals(refused.headers.get("retry-after"), String(2 * 3600));
 
-    // A micro-unit more and it is served again: the refusal is at the budget, not before it.
-    await setLimits(h, id, { budget_month_micros: cost + 1 });
-    const below = await ask(h, key);
-    assertEquals(below.status, 200);
-    await below.body?.cancel();
-    const over = await ask(h, key);
-    assertEquals(over.status, 429);
-    await over.body?.cancel();
+      // A micro-unit more and it is served again: the refusal is at the budget, not before it.
+      await setLimits(h, id, { budget_month_micros: cost + 1 });
+      const below = await ask(h, key);
+      assertEquals(below.status, 200);
+      await below.body?.cancel();
+      const over = await ask(h, key);
+      assertEquals(over.status, 429);
+      await over.body?.cancel();
 
-    // Still March, a minute before midnight: refused; at the month's start: served.
-    setTime(h, "2026-03-31T23:59:00.000Z");
-    const late = await ask(h, key);
-    assertEquals([late.status, late.headers.get("retry-after")], [429, "60"]);
-    await late.body?.cancel();
-    setTime(h, "2026-04-01T00:00:00.000Z");
-    const april = await ask(h, key);
-    assertEquals(april.status, 200, await april.clone().text());
-    await april.body?.cancel();
-  } finally {
-    await h.close();
-  }
-});
+      // Still March, a minute before midnight: refused; at the month's start: served.
+      setTime(h, "2026-03-31T23:59:00.000Z");
+      const late = await ask(h, key);
+      assertEquals([late.status, late.headers.get("retry-after")], [429, "60"]);
+      await late.body?.cancel();
+      setTime(h, "2026-04-01T00:00:00.000Z");
+      const april = await ask(h, key);
+      assertEquals(april.status, 200, await april.clone().text());
+      await april.body?.cancel();
+    } finally {
+      await h.close();
+    }
+  },
+);
 
-Deno.test("a daily token budget's refusal names the next UTC midnight as its reset", async () => {
-  const h = await startHarness();
-  try {
-    setTime(h, "2026-06-15T18:30:00.000Z");
-    const { id, key } = await newKey(h);
-    await setLimits(h, id, { budget_day_tokens: 1 });
-    const first = await ask(h, key);
-    assertEquals(first.status, 200);
-    await first.body?.cancel();
-    const refused = await ask(h, key);
-    assertEquals(refused.status, 429);
-    const { error } = await refused.json();
-    assertEquals(error.code, "budget_exceeded");
-    assertMatch(
-      error.message,
-      new RegExp(`daily budget of the key '${id}' level \\(\\d+ of 1 tokens\\)`),
-    );
-    assertMatch(error.message, /It resets at 2026-06-16T00:00:00\.000Z$/);
-    assertEquals(refused.headers.get("retry-after"), String(5.5 * 3600));
-    setTime(h, "2026-06-16T00:00:00.000Z");
-    const next = await ask(h, key);
-    assertEquals(next.status, 200);
-    await next.body?.cancel();
-  } finally {
-    await h.close();
-  }
-});
+dialectTest(
+  "a daily token budget's refusal names the next UTC midnight as its reset",
+  async (dialect) => {
+    const h = await startHarness({ dialect });
+    try {
+      setTime(h, "2026-06-15T18:30:00.000Z");
+      const { id, key } = await newKey(h);
+      await setLimits(h, id, { budget_day_tokens: 1 });
+      const first = await ask(h, key);
+      assertEquals(first.status, 200);
+      await first.body?.cancel();
+      const refused = await ask(h, key);
+      assertEquals(refused.status, 429);
+      const { error } = await refused.json();
+      assertEquals(error.code, "budget_exceeded");
+      assertMatch(
+        error.message,
+        new RegExp(`daily budget of the key '${id}' level \\(\\d+ of 1 tokens\\)`),
+      );
+      assertMatch(error.message, /It resets at 2026-06-16T00:00:00\.000Z$/);
+      assertEquals(refused.headers.get("retry-after"), String(5.5 * 3600));
+      setTime(h, "2026-06-16T00:00:00.000Z");
+      const next = await ask(h, key);
+      assertEquals(next.status, 200);
+      await next.body?.cancel();
+    } finally {
+      await h.close();
+    }
+  },
+);

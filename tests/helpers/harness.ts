@@ -6,6 +6,7 @@
 import { FakeClock } from "../../core/clock.ts";
 import { silentLogger } from "../../core/log.ts";
 import { openStore, type Store } from "../../db/store.ts";
+import { freshDatabase } from "./postgres.ts";
 import { buildApp } from "../../server/app.ts";
 import { AdminTokens } from "../../server/auth/admin_tokens.ts";
 import type { AppDeps } from "../../server/deps.ts";
@@ -49,9 +50,13 @@ export async function startHarness(
     keys?: Partial<ConstructorParameters<typeof KeyService>[0]>;
     oidc?: OidcConfig;
     signupOpen?: boolean;
+    /** The store's dialect: in-memory SQLite (the default) or a new PostgreSQL database. */
+    dialect?: Store["dialect"];
   } = {},
 ): Promise<Harness> {
-  const store = await openStore(":memory:");
+  const store = await openStore(
+    opts.dialect === "postgres" ? await freshDatabase() : ":memory:",
+  );
   const clock = new FakeClock();
   const engineKey = "engine-secret";
   const engine = await startSimEngine({
@@ -146,7 +151,7 @@ export async function startHarness(
       await usage.close();
       await people.close();
       await engine.close();
-      store.close();
+      await store.close();
     },
   };
 }

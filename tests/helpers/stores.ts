@@ -39,3 +39,14 @@ export function storeTest(name: string, fn: (store: Store) => Promise<void>): vo
     });
   }
 }
+
+/** Registers `fn` once per dialect; it makes its own store of that dialect (e.g. a harness). */
+export function dialectTest(name: string, fn: (dialect: Store["dialect"]) => Promise<void>): void {
+  for (const kind of storeKinds) {
+    Deno.test({
+      name: `${name} [${kind.dialect}]${skipNote(kind.missing)}`,
+      ignore: !!kind.missing,
+      fn: () => fn(kind.dialect),
+    });
+  }
+}
