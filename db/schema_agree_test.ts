@@ -4,10 +4,13 @@
  * defaults, uniqueness), primary and foreign keys and indexes. The query code builds with the
  * SQLite tables on both dialects, so a column that differs here is a bug there.
  */
-import { getTableColumns, is } from "drizzle-orm";
+import { getTableColumns, is, sql } from "drizzle-orm";
 import { getTableConfig as pgConfig, PgTable } from "drizzle-orm/pg-core";
 import { getTableConfig as sqliteConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { assertEquals } from "../tests/assert.ts";
+import { freshDatabase, postgresMissing } from "../tests/helpers/postgres.ts";
+import { skipNote } from "../tests/helpers/skip.ts";
+import { openStore } from "./store.ts";
 import * as pg from "./schema_pg.ts";
 import * as sqlite from "./schema.ts";
 
@@ -93,4 +96,37 @@ Deno.test("the SQLite and PostgreSQL schemas agree table for table and column fo
   for (const [name, table] of Object.entries(lite)) {
     assertEquals(describe(post[name]!), describe(table), name);
   }
+});
+
+Deno.test({
+  name: `PostgreSQL's migrations build exactly the tables of schema_pg.ts${
+    skipNote(postgresMissing)
+  }`,
+  ignore: !!postgresMissing,
+  fn: async () => {
+    const store = await openStore(await freshDatabase());
+    try {
+      const live = await store.all<
+        { table: string; column: string; type: string; nullable: string }
+      >({
+        sqlite: sql`SELECT 1`,
+        postgres: sql`SELECT table_name AS "table", column_name AS "column",
+          data_type AS "type", is_nullable AS nullable
+          FROM information_schema.columns WHERE table_schema = 'public'`,
+      });
+      const key = (t: string, c: string) => `${t}.${c}`;
+      const got = Object.fromEntries(
+        live.map((r) => [key(r.table, r.column), `${r.type} ${r.nullable === "NO"}`]),
+      );
+      const want: Record<string, string> = {};
+      for (const t of Object.values(tables(pg, PgTable))) {
+        for (const c of Object.values(getTableColumns(t))) {
+          want[key(pgConfig(t).name, c.name)] = `${c.getSQLType()} ${c.notNull}`;
+        }
+      }
+      assertEquals(got, want);
+    } finally {
+      await store.close();
+    }
+  },
 });
