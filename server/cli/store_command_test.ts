@@ -11,6 +11,7 @@ import { assertEquals } from "../../tests/assert.ts";
 import { freshDatabase, postgresMissing } from "../../tests/helpers/postgres.ts";
 import { skipNote } from "../../tests/helpers/skip.ts";
 import { tablesInOrder } from "../ops/copy_store.ts";
+import { lockDataDir } from "../ops/data_lock.ts";
 import { initDataDir } from "../setup/init_data_dir.ts";
 
 const main = new URL("../../main.ts", import.meta.url).pathname;
@@ -162,6 +163,13 @@ Deno.test({
     try {
       await fillBox(dir);
       const url = await freshDatabase();
+      // Only a stopped box is copied: while its control plane holds the data directory, no copy.
+      const running = await lockDataDir(dir);
+      const refused = await llmgw(["store", "copy", "--to", url, "--data", dir]);
+      running.release();
+      assertEquals(refused.code === 0, false);
+      assertEquals(refused.text.includes("Another llmgw is running"), true, refused.text);
+
       const first = await llmgw(["store", "copy", "--to", url, "--data", dir]);
       assertEquals(first.code, 0, first.text);
       assertEquals(first.text.includes("every count matches"), true, first.text);
