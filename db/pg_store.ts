@@ -40,7 +40,10 @@ export function redactUrl(url: string): string {
   return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/i, "$1:***@");
 }
 
-export function pgClient(url: string, opts: { max?: number } = {}): postgres.Sql {
+export function pgClient(
+  url: string,
+  opts: { max?: number; statementTimeoutMs?: number } = {},
+): postgres.Sql {
   const query = new URL(url.replace(/^postgres(ql)?:\/\/[^/?#]*/i, "pg://h")).searchParams;
   return postgres(url, {
     max: opts.max ?? pgDefaults.poolSize,
@@ -50,7 +53,7 @@ export function pgClient(url: string, opts: { max?: number } = {}): postgres.Sql
     connection: {
       application_name: "llmgw",
       ...(query.has("statement_timeout") ? {} : {
-        statement_timeout: pgDefaults.statementTimeoutMs,
+        statement_timeout: opts.statementTimeoutMs ?? pgDefaults.statementTimeoutMs,
       }),
     },
     // SQLite hands back integers as numbers and the query code expects them so: 64-bit
@@ -79,7 +82,7 @@ export async function openPgStore(url: string): Promise<Store> {
   const path = redactUrl(url);
   const client = pgClient(url);
   try {
-    await migrateUnderLock(url, client);
+    await migrateUnderLock(url);
     return makeStore(path, client);
   } catch (e) {
     await client.end({ timeout: 1 });
@@ -88,17 +91,19 @@ export async function openPgStore(url: string): Promise<Store> {
 }
 
 /**
- * Applies pending migrations holding a session advisory lock on a connection of its own, so
- * control planes starting together migrate once: the others wait, then find nothing to do.
+ * Applies pending migrations holding a session advisory lock, so control planes starting
+ * together migrate once: the others wait, then find nothing to do. One connection of its own
+ * (the lock belongs to its session) without the statement bound: a migration over a big table,
+ * and the wait for another control plane's, may take longer than a request's statement.
  */
-async function migrateUnderLock(url: string, client: postgres.Sql): Promise<void> {
-  const lock = pgClient(url, { max: 1 });
+async function migrateUnderLock(url: string): Promise<void> {
+  const session = pgClient(url, { max: 1, statementTimeoutMs: 0 });
   try {
-    await lock`SELECT pg_advisory_lock(${migrationLockKey})`;
-    await migrate(drizzle(client), { migrationsFolder });
-    await lock`SELECT pg_advisory_unlock(${migrationLockKey})`;
+    await session`SELECT pg_advisory_lock(${migrationLockKey})`;
+    await migrate(drizzle(session), { migrationsFolder });
+    await session`SELECT pg_advisory_unlock(${migrationLockKey})`;
   } finally {
-    await lock.end({ timeout: 1 });
+    await session.end({ timeout: 1 });
   }
 }
 
