@@ -122,7 +122,7 @@ function makeStore(path: string, client: postgres.Sql): Store {
         throw explainPgError(path, e);
       });
     },
-    async run(q: DialectSql, tx?: Tx): Promise<number> {
+    async run(q: DialectSql, tx: Tx): Promise<number> {
       return (await pgOf(tx).execute(q.postgres)).count;
     },
     async all<T>(q: DialectSql, tx?: Tx): Promise<T[]> {

@@ -62,8 +62,8 @@ function makeStore(path: string, writer: Db, reader: Db, clients: Client[]): Sto
         throw explainSqliteError(path, e);
       });
     },
-    async run(q: DialectSql, tx?: Parameters<Store["run"]>[1]): Promise<number> {
-      return (await (tx ?? reader).run(q.sqlite)).rowsAffected;
+    async run(q: DialectSql, tx: Parameters<Store["run"]>[1]): Promise<number> {
+      return (await tx.run(q.sqlite)).rowsAffected;
     },
     async all<T>(q: DialectSql, tx?: Parameters<Store["all"]>[1]): Promise<T[]> {
       return await (tx ?? reader).all<T>(q.sqlite);

@@ -38,8 +38,8 @@ export interface Store {
   readonly db: Db;
   /** Runs `fn` in a write transaction, after every write queued before it. */
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
-  /** Runs a statement in this store's dialect (inside `tx` when given); the rows it changed. */
-  run(q: DialectSql, tx?: Tx): Promise<number>;
+  /** Runs a statement in this store's dialect inside a `write`'s `tx`; the rows it changed. */
+  run(q: DialectSql, tx: Tx): Promise<number>;
   /** The rows a query in this store's dialect returns (inside `tx` when given). */
   all<T>(q: DialectSql, tx?: Tx): Promise<T[]>;
   close(): Promise<void>;
