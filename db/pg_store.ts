@@ -25,7 +25,7 @@ const migrationsFolder = new URL("./migrations_pg", import.meta.url).pathname;
 export const pgDefaults = {
   /** Seconds to reach one host before the next is tried. */
   connectTimeoutS: 5,
-  /** Seconds between TCP keepalive probes, so a dead peer is noticed without traffic. */
+  /** Idle seconds before TCP keepalive probes start, so a dead peer is noticed without traffic. */
   keepAliveS: 10,
   /** The longest one statement may run, in ms. */
   statementTimeoutMs: 30_000,
