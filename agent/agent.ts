@@ -29,6 +29,7 @@ import { readHostInfo } from "./hardware/host_info.ts";
 import { openGpuProbe } from "./hardware/open_gpu_probe.ts";
 import type { LaunchSpec, ReplicaHandle } from "./launch_spec.ts";
 import type { EngineProfile } from "./engines/engine_adapter.ts";
+import { ownRunAsProblems } from "./run_as_capabilities.ts";
 import { Supervisor } from "./supervisor.ts";
 import { parsePortRange } from "./port_picker.ts";
 import { systemClock } from "../core/clock.ts";
@@ -85,6 +86,8 @@ export class Agent {
       workDir: `${deps.config.dataDir}/engines`,
       ...(deps.config.engineRunAs ? { runAs: deps.config.engineRunAs } : {}),
       ...(ports ? { portRange: parsePortRange(ports) } : {}),
+      healthIntervalMs: deps.config.engineHealthIntervalMs,
+      healthFailures: deps.config.engineHealthFailures,
       onChange: (h) => this.#channel?.send({ type: "shard_state", shard: this.#report(h) }),
     });
     const c = deps.config;
@@ -159,15 +162,20 @@ export class Agent {
     this.#supervisor.hurry();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * `keepEngines`: the agent goes and its engines stay, for the next agent to adopt (a restart,
+   * an upgrade: what SIGTERM from systemd means); otherwise they are stopped first.
+   */
+  async stop(opts: { keepEngines?: boolean } = {}): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#timer);
     clearInterval(this.#detectTimer);
-    await this.#supervisor.stopAll();
+    if (opts.keepEngines) this.#supervisor.detach();
+    else await this.#supervisor.stopAll();
     // Fetches stop; their .part files stay for the next start to resume.
     await this.#weights.close();
     this.#clusterClient?.close();
-    await this.#channel?.close();
+    await this.#channel?.close(opts.keepEngines ? "restarting" : "stopping");
     await this.#gpu?.stop();
   }
 
@@ -222,7 +230,8 @@ export class Agent {
         this.#errors.delete(m.shardId);
         this.#supervisor.stop(m.shardId).then(
           () => this.#result(m.id, { ok: true }),
-          (e) => this.#result(m.id, { ok: false, error: String(e) }),
+          (e) =>
+            this.#result(m.id, { ok: false, error: e instanceof Error ? e.message : String(e) }),
         );
         return;
       case "fetch_weights":
@@ -288,7 +297,7 @@ export class Agent {
   }
 
   #report(h: ReplicaHandle): ReplicaReport {
-    const error = this.#errors.get(h.shardId);
+    const error = h.error ?? this.#errors.get(h.shardId);
     return {
       shardId: h.shardId,
       model: h.model,
@@ -322,7 +331,7 @@ export class Agent {
       if (h.state !== "ready") return r;
       return { ...r, load: await this.#supervisor.readLoad(h.shardId) };
     }));
-    const warnings: string[] = [];
+    const warnings: string[] = ownRunAsProblems(c.engineRunAs);
     let gpu: GpuReport | undefined = this.#gpu?.latest();
     if (gpu) {
       gpu = attributeGpuProcesses(gpu, handles.map((h) => ({ shardId: h.shardId, pid: h.pid })));

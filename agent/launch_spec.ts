@@ -44,7 +44,8 @@ export interface LaunchSpec {
   readonly restart?: RestartPolicy;
 }
 
-export type ReplicaState = "starting" | "ready" | "restarting" | "failed" | "stopped";
+/** `unhealthy`: ready once, now failing its health checks in a row (a hung engine). */
+export type ReplicaState = "starting" | "ready" | "unhealthy" | "restarting" | "failed" | "stopped";
 
 export interface ReplicaHandle {
   readonly shardId: string;
@@ -61,4 +62,6 @@ export interface ReplicaHandle {
   readonly restarts: number;
   /** Requests the engine was launched to run at once; absent: the engine's own default. */
   readonly slots?: number;
+  /** Why a failed shard failed, when the supervisor knows (a stop the kernel refused). */
+  readonly error?: string;
 }

@@ -6,6 +6,7 @@
 import type { Logger } from "../core/log.ts";
 import { readStat } from "./proc_tree.ts";
 import type { ReplicaRecord } from "./replica_registry.ts";
+import { StopRefusedError } from "./stop_refused_error.ts";
 import { terminateGroup } from "./terminate_group.ts";
 
 /** Returns how many were stopped. */
@@ -24,8 +25,17 @@ export async function reapOrphans(
       engine: r.engine,
       pid: r.pid,
     });
-    await terminateGroup(r.pid, graceMs);
-    reaped++;
+    try {
+      await terminateGroup(r.pid, graceMs);
+      reaped++;
+    } catch (e) {
+      if (!(e instanceof StopRefusedError)) throw e;
+      log.error("could not stop an engine a previous agent left running", {
+        shardId: r.shardId,
+        pid: r.pid,
+        error: e.message,
+      });
+    }
   }));
   return reaped;
 }

@@ -4,7 +4,7 @@
  * can register the shard before its first await and a concurrent ensure joins it.
  */
 import type { EngineAdapter, LaunchPlan } from "./engines/engine_adapter.ts";
-import { LaunchPlanError } from "./engines/launch_plan_error.ts";
+import { LaunchPlanError } from "../core/engines/launch_plan_error.ts";
 import type { EngineProcess } from "./engine_process.ts";
 import type { LaunchSpec, ReplicaHandle } from "./launch_spec.ts";
 import type { ReplicaRecord } from "./replica_registry.ts";
@@ -30,10 +30,14 @@ export interface Replica {
   adopted?: { readonly pid: number; readonly procStart?: number } | undefined;
   /** Polls an adopted engine for its exit. */
   watch?: ReturnType<typeof setInterval>;
+  /** Ends the probing of a ready engine's health route (health_watch.ts). */
+  health?: (() => void) | undefined;
   /** Ends a restart backoff early, for stop(). */
   wake?: () => void;
   /** Set by stop(); an ensure that arrives meanwhile waits for it, then starts afresh. */
-  stopped?: Promise<void>;
+  stopped?: Promise<void> | undefined;
+  /** The last stop was refused by the kernel: the engine still runs (see StopRefusedError). */
+  stopRefused?: Error;
 }
 
 /** Also keeps the id safe as a directory name. */

@@ -23,7 +23,9 @@ import {
 } from "./launch_spec.ts";
 import { readEngineLoad } from "./read_engine_load.ts";
 import { reapOrphans } from "./reap_orphans.ts";
+import { StopRefusedError } from "./stop_refused_error.ts";
 import { healthProbe } from "./health_probe.ts";
+import { watchHealth } from "./health_watch.ts";
 import { NoFreePortError, PortPicker, type PortRange } from "./port_picker.ts";
 import { judgeRecord, stopRecorded } from "./adopt_record.ts";
 import { isFree } from "./port_picker.ts";
@@ -51,6 +53,16 @@ export interface SupervisorDeps {
   readonly adoptProbeTimeoutMs?: number;
   /** Run engines as this user (through setpriv; see run_as.ts); absent: as the agent's user. */
   readonly runAs?: string;
+  /**
+   * How often a ready engine's health route is probed (each probe bounded by the interval, at
+   * most 5 s); 0 turns the probes off. Default 10 s.
+   */
+  readonly healthIntervalMs?: number;
+  /**
+   * Probes failed in a row before a ready engine counts as hung: unhealthy (out of routing at
+   * once), and restarted if as many more fail. Default 3.
+   */
+  readonly healthFailures?: number;
 }
 
 const defaults = {
@@ -59,6 +71,8 @@ const defaults = {
   /** A crash after this long ready starts the restart count afresh: it is not a crash loop. */
   stableAfterMs: 60_000,
   stopGraceMs: 5_000,
+  healthIntervalMs: 10_000,
+  healthFailures: 3,
 };
 
 export class Supervisor {
@@ -78,6 +92,8 @@ export class Supervisor {
   readonly #shards = new Map<string, Replica>();
 
   readonly #runAs: string | undefined;
+  readonly #healthMs: number;
+  readonly #healthFailures: number;
   constructor(deps: SupervisorDeps) {
     this.#log = deps.logger.child({ component: "supervisor" });
     this.#clock = deps.clock ?? systemClock;
@@ -92,6 +108,8 @@ export class Supervisor {
     this.#watchMs = deps.adoptedWatchMs ?? 1_000;
     this.#adoptProbeMs = deps.adoptProbeTimeoutMs;
     this.#runAs = deps.runAs || undefined;
+    this.#healthMs = deps.healthIntervalMs ?? defaults.healthIntervalMs;
+    this.#healthFailures = Math.max(1, deps.healthFailures ?? defaults.healthFailures);
   }
 
   /**
@@ -104,6 +122,8 @@ export class Supervisor {
    */
   async ensure(spec: LaunchSpec): Promise<ReplicaHandle> {
     const existing = this.#shards.get(spec.shardId);
+    // Starting another engine beside one we cannot stop would only fight it for its card.
+    if (existing?.stopRefused) throw existing.stopRefused;
     if (existing?.stopped) {
       await existing.stopped;
       return this.ensure(spec);
@@ -172,17 +192,24 @@ export class Supervisor {
     shard.stopping = true;
     shard.wake?.();
     clearInterval(shard.watch);
+    shard.health?.();
     const terminate = async () => {
       const cut = this.#hurry.signal;
       if (shard.proc) await shard.proc.terminate(this.#graceMs, cut);
       else if (shard.adopted) await stopRecorded(shard.adopted, this.#graceMs, cut);
     };
-    await terminate();
-    await shard.settled.catch(() => {});
-    // A stop that came while an earlier engine was being judged for adoption, or before the new
-    // one was spawned, found no process: the one adopted or spawned meanwhile must go too, or it
-    // runs on, out of the registry, holding its GPU memory until someone kills it by hand.
-    await terminate();
+    try {
+      await terminate();
+      await shard.settled.catch(() => {});
+      // A stop that came while an earlier engine was being judged for adoption, or before the new
+      // one was spawned, found no process: the one adopted or spawned meanwhile must go too, or it
+      // runs on, out of the registry, holding its GPU memory until someone kills it by hand.
+      await terminate();
+    } catch (e) {
+      if (!(e instanceof StopRefusedError)) throw e;
+      this.#stopRefused(shard, e);
+      throw e;
+    }
     if (this.#shards.get(shardId) === shard) this.#shards.delete(shardId);
     this.#setState(shard, "stopped");
     this.#saveRegistry();
@@ -190,9 +217,44 @@ export class Supervisor {
     this.#log.info("engine stopped", { shardId, engine: shard.spec.engine });
   }
 
-  /** Stops every shard, in parallel. Call on SIGINT/SIGTERM (see the module comment). */
+  /**
+   * Stops every shard, in parallel. Call on SIGINT/SIGTERM (see the module comment). An engine
+   * that could not be stopped is logged (and reported) and does not keep the others or the agent
+   * from stopping.
+   */
   async stopAll(): Promise<void> {
-    await Promise.all([...this.#shards.keys()].map((id) => this.stop(id)));
+    await Promise.allSettled([...this.#shards.keys()].map((id) => this.stop(id)));
+  }
+
+  /**
+   * The engine is still there and we may not signal it: the shard is failed with the reason, kept
+   * (and in the registry, so an agent that may signal it stops it later), and a later stop tries
+   * again rather than counting it as done.
+   */
+  #stopRefused(shard: Replica, e: StopRefusedError): void {
+    shard.stopped = undefined;
+    shard.stopRefused = e;
+    shard.handle = { ...shard.handle, state: "failed", error: e.message };
+    this.#emit(shard);
+    this.#saveRegistry();
+    this.#log.error("engine could not be stopped", {
+      shardId: shard.spec.shardId,
+      pid: e.pid,
+      error: e.message,
+    });
+  }
+
+  /**
+   * Lets go of every engine without stopping it: the agent is about to exit and the next one
+   * adopts them from the registry (which stays as it is). Nothing is watched or probed from now on.
+   */
+  detach(): void {
+    for (const shard of this.#shards.values()) {
+      shard.stopping = true;
+      shard.wake?.();
+      clearInterval(shard.watch);
+      shard.health?.();
+    }
   }
 
   /**
@@ -295,6 +357,7 @@ export class Supervisor {
       this.#setState(shard, "ready");
       this.#saveRegistry();
       this.#watchAdopted(shard);
+      this.#watchHealth(shard);
       this.#log.info("adopted an engine an earlier agent started", {
         shardId: spec.shardId,
         pid: record.pid,
@@ -331,7 +394,8 @@ export class Supervisor {
         (adopted.procStart === undefined || stat.startTime === adopted.procStart);
       if (alive) return;
       clearInterval(shard.watch);
-      if (shard.handle.state !== "ready") return;
+      if (!running(shard)) return;
+      shard.health?.();
       this.#log.warn("adopted engine exited unexpectedly", {
         shardId: shard.spec.shardId,
         pid: adopted.pid,
@@ -348,6 +412,7 @@ export class Supervisor {
     const plan = shard.plan;
     shard.adopted = undefined;
     clearInterval(shard.watch);
+    shard.health?.();
     try {
       await Deno.mkdir(shard.dir, { recursive: true });
       this.#keys.write(spec.shardId, spec.apiKey);
@@ -407,12 +472,59 @@ export class Supervisor {
     }
     shard.readySince = this.#clock.now();
     this.#setState(shard, "ready");
+    this.#watchHealth(shard);
     this.#log.info("engine ready", { shardId: spec.shardId, pid: proc.pid });
+  }
+
+  /**
+   * Probes a ready engine's health route (health_watch.ts): unhealthy is reported (the router
+   * stops sending it requests), recovered is ready again, and a hung one is stopped and restarted
+   * with the crash backoff.
+   */
+  #watchHealth(shard: Replica): void {
+    shard.health?.();
+    if (this.#healthMs <= 0) return;
+    const { proc, adopted } = shard;
+    const shardId = shard.spec.shardId;
+    shard.health = watchHealth({
+      probe: healthProbe(
+        this.#fetch,
+        shard.handle.baseUrl + shard.adapter.healthPath,
+        shard.spec.apiKey,
+        (status, body) => shard.adapter.isReady(status, body),
+      ),
+      intervalMs: this.#healthMs,
+      failures: this.#healthFailures,
+      current: () =>
+        !shard.stopping && shard.proc === proc && shard.adopted === adopted && running(shard),
+      onUnhealthy: (failures) => {
+        this.#setState(shard, "unhealthy");
+        this.#log.warn("engine fails its health check; out of routing", { shardId, failures });
+      },
+      onRecovered: () => {
+        this.#setState(shard, "ready");
+        this.#log.info("engine answers its health check again", { shardId });
+      },
+      onHung: (failures) => {
+        this.#log.warn("engine did not recover; restarting it", { shardId, failures });
+        const cleanUp = proc
+          ? () => proc.terminate(this.#graceMs)
+          : adopted
+          ? () => stopRecorded(adopted, this.#graceMs)
+          : () => Promise.resolve();
+        // Not "unhealthy" while it is killed, or its exit would count as a crash and start a
+        // second recovery beside this one.
+        this.#setState(shard, "restarting");
+        shard.settled = this.#recover(shard, cleanUp, proc?.tail.text() ?? "");
+        shard.settled.catch(() => {});
+      },
+    });
   }
 
   #onExit(shard: Replica, proc: EngineProcess, status: Deno.CommandStatus): void {
     // Exits while starting are the start attempt's to report; stops are expected.
-    if (shard.proc !== proc || shard.stopping || shard.handle.state !== "ready") return;
+    if (shard.proc !== proc || shard.stopping || !running(shard)) return;
+    shard.health?.();
     this.#log.warn("engine exited unexpectedly", {
       shardId: shard.spec.shardId,
       pid: proc.pid,
@@ -488,4 +600,9 @@ export class Supervisor {
       this.#log.warn("could not write the shard registry", { error: e instanceof Error ? e : "" });
     }
   }
+}
+
+/** Ready, or ready once and now hung: an exit or a failed probe is then the watcher's to handle. */
+function running(shard: Replica): boolean {
+  return shard.handle.state === "ready" || shard.handle.state === "unhealthy";
 }

@@ -7,7 +7,7 @@ import { createLogger, silentLogger } from "../core/log.ts";
 import type { LaunchSpec, ReplicaHandle } from "./launch_spec.ts";
 import { EngineStartError } from "./engine_start_error.ts";
 import type { EngineAdapter } from "./engines/engine_adapter.ts";
-import { LaunchPlanError } from "./engines/launch_plan_error.ts";
+import { LaunchPlanError } from "../core/engines/launch_plan_error.ts";
 import { llamacppAdapter } from "./engines/llamacpp.ts";
 import { isGone, readStat } from "./proc_tree.ts";
 import { Supervisor } from "./supervisor.ts";

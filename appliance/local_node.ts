@@ -4,6 +4,7 @@
  * declared in the catalog, so the reconciler places it there (and can place more).
  */
 import type { Logger } from "../core/log.ts";
+import { UsageError } from "../core/command.ts";
 import { which } from "../core/which.ts";
 import { type EngineName, engineTraits } from "../core/engines/engine_traits.ts";
 import { eq } from "drizzle-orm";
@@ -43,11 +44,7 @@ export async function chooseModel(
     description: demoDescription,
   };
   if (!gguf) return demo;
-  try {
-    await Deno.stat(gguf);
-  } catch {
-    throw new TypeError(`Cannot serve --model ${gguf}: no such file`);
-  }
+  await requireModelFile(gguf);
   if (!(await which(config.llamaServer))) {
     return {
       ...demo,
@@ -57,6 +54,14 @@ export async function chooseModel(
   }
   const name = gguf.split("/").at(-1)!.replace(/\.gguf$/i, "");
   return { name, engine: "llamacpp", source: await Deno.realPath(gguf), description: null };
+}
+
+/** `--model FILE` names a file that is there: checked before init, so a refusal leaves nothing. */
+export async function requireModelFile(gguf: string | undefined): Promise<void> {
+  if (gguf === undefined) return;
+  const stat = await Deno.stat(gguf).catch(() => undefined);
+  if (!stat) throw new UsageError(`cannot serve --model ${gguf}: no such file`);
+  if (!stat.isFile) throw new UsageError(`cannot serve --model ${gguf}: not a file`);
 }
 
 export interface LocalNode {
@@ -77,7 +82,7 @@ export const localNodeDir = (dataDir: string) => `${dataDir}/node`;
  */
 export async function startLocalNode(
   cp: ControlPlane,
-  config: ServerConfig,
+  config: Pick<ServerConfig, "dataDir" | "llamaServer" | "engineReadyTimeoutMs" | "simSlots">,
   model: ServedModel,
   logger: Logger,
 ): Promise<LocalNode> {

@@ -95,6 +95,10 @@ export const limits = sqliteTable("limits", {
   /** Glob patterns, JSON array; null inherits. */
   models: text("models", { mode: "json" }).$type<string[]>(),
   maxKeyTtlMs: integer("max_key_ttl_ms"),
+  /** Requests in flight to one model at once, counted at this level. */
+  maxParallel: integer("max_parallel"),
+  /** A project's share of a busy model's slots against other projects; null is 1. */
+  weight: integer("weight"),
   updatedAt: integer("updated_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.scopeKind, t.scopeId] })]);
 
@@ -201,6 +205,11 @@ export const usage = sqliteTable("usage", {
   endpoint: text("endpoint").notNull(),
   promptTokens: integer("prompt_tokens").notNull(),
   completionTokens: integer("completion_tokens").notNull(),
+  /**
+   * prompt_tokens is the gateway's estimate: the engine's answer ended (broken, stalled, cut)
+   * before it reported any usage.
+   */
+  promptEstimated: integer("prompt_estimated", { mode: "boolean" }).notNull().default(false),
   /** HTTP status sent to the client; 499 when the client went away first. */
   status: integer("status").notNull(),
   latencyMs: integer("latency_ms").notNull(),

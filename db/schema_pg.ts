@@ -87,6 +87,8 @@ export const limits = pgTable("limits", {
   budgetMonthTokens: bigint("budget_month_tokens", { mode: "number" }),
   models: text("models").$type<string[]>(),
   maxKeyTtlMs: bigint("max_key_ttl_ms", { mode: "number" }),
+  maxParallel: bigint("max_parallel", { mode: "number" }),
+  weight: bigint("weight", { mode: "number" }),
   updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
 }, (t) => [primaryKey({ columns: [t.scopeKind, t.scopeId] })]);
 
@@ -155,6 +157,7 @@ export const usage = pgTable("usage", {
   endpoint: text("endpoint").notNull(),
   promptTokens: bigint("prompt_tokens", { mode: "number" }).notNull(),
   completionTokens: bigint("completion_tokens", { mode: "number" }).notNull(),
+  promptEstimated: boolean("prompt_estimated").notNull().default(false),
   status: bigint("status", { mode: "number" }).notNull(),
   latencyMs: bigint("latency_ms", { mode: "number" }).notNull(),
   ttftMs: bigint("ttft_ms", { mode: "number" }),

@@ -14,13 +14,25 @@ import { loadSnapshotSchema } from "./load_snapshot.ts";
 /** Bumped only for a change an older peer cannot ignore. */
 export const protocolVersion = 1;
 
+/** `unhealthy`: running but failing its health checks (hung); out of routing until it answers. */
 export const replicaReportStates = [
   "starting",
   "ready",
+  "unhealthy",
   "restarting",
   "failed",
   "stopped",
 ] as const;
+
+export const replicaLoadSchema = z.object({
+  known: z.boolean(),
+  kvCacheUsage: z.number().min(0).max(1).optional(),
+  running: z.number().nonnegative().optional(),
+  waiting: z.number().nonnegative().optional(),
+  decodeTokensPerSecond: z.number().nonnegative().optional(),
+  promptTokensPerSecond: z.number().nonnegative().optional(),
+  readAt: z.number(),
+});
 
 /** One shard as the agent sees it. */
 export const replicaReportSchema = z.object({

@@ -73,6 +73,8 @@ CREATE TABLE "limits" (
 	"budget_month_tokens" bigint,
 	"models" text,
 	"max_key_ttl_ms" bigint,
+	"max_parallel" bigint,
+	"weight" bigint,
 	"updated_at" bigint NOT NULL,
 	CONSTRAINT "limits_scope_kind_scope_id_pk" PRIMARY KEY("scope_kind","scope_id")
 );
@@ -198,6 +200,7 @@ CREATE TABLE "usage" (
 	"endpoint" text NOT NULL,
 	"prompt_tokens" bigint NOT NULL,
 	"completion_tokens" bigint NOT NULL,
+	"prompt_estimated" boolean DEFAULT false NOT NULL,
 	"status" bigint NOT NULL,
 	"latency_ms" bigint NOT NULL,
 	"ttft_ms" bigint,

@@ -49,15 +49,25 @@ dialectTest(
       const body = await refused.json();
       assertEquals(body.error.code, "budget_exceeded");
       assertMatch(body.error.message, new RegExp(`monthly budget of the key '${id}' level`));
-      assertMatch(body.error.message, new RegExp(`\\(${cost} of ${cost} micro-units\\)`));
+      // Money is shown in the currency's units; what is held for requests in flight counts too.
+      const money = (cost / 1e6).toFixed(6).replace(".", "\\.");
+      assertMatch(
+        body.error.message,
+        new RegExp(
+          `\\(${money} spent and 0\\.000000 held for requests in flight, of ${money} USD;`,
+        ),
+      );
       assertMatch(body.error.message, /resets at 2026-04-01T00:00:00\.000Z/);
       assertEquals(refused.headers.get("retry-after"), String(2 * 3600));
 
-      // A micro-unit more and it is served again: the refusal is at the budget, not before it.
-      await setLimits(h, id, { budget_month_micros: cost + 1 });
+      // With room for another request's worst case it is served again; once that is spent too,
+      // refused again (the budget holds each request's worst case, so "room" is more than a unit).
+      await setLimits(h, id, { budget_month_micros: cost * 10 });
       const below = await ask(h, key);
       assertEquals(below.status, 200);
       await below.body?.cancel();
+      const spent = (await usageRows(h)).reduce((n, r) => n + r.costMicros, 0);
+      await setLimits(h, id, { budget_month_micros: spent });
       const over = await ask(h, key);
       assertEquals(over.status, 429);
       await over.body?.cancel();
@@ -84,17 +94,21 @@ dialectTest(
     try {
       setTime(h, "2026-06-15T18:30:00.000Z");
       const { id, key } = await newKey(h);
-      await setLimits(h, id, { budget_day_tokens: 1 });
       const first = await ask(h, key);
       assertEquals(first.status, 200);
       await first.body?.cancel();
+      const [row] = await usageRows(h);
+      const used = row!.promptTokens + row!.completionTokens;
+      await setLimits(h, id, { budget_day_tokens: used });
       const refused = await ask(h, key);
       assertEquals(refused.status, 429);
       const { error } = await refused.json();
       assertEquals(error.code, "budget_exceeded");
       assertMatch(
         error.message,
-        new RegExp(`daily budget of the key '${id}' level \\(\\d+ of 1 tokens\\)`),
+        new RegExp(
+          `daily budget of the key '${id}' level \\(${used} spent and 0 held .*, of ${used} tokens;`,
+        ),
       );
       assertMatch(error.message, /It resets at 2026-06-16T00:00:00\.000Z$/);
       assertEquals(refused.headers.get("retry-after"), String(5.5 * 3600));

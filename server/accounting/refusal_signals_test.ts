@@ -5,21 +5,21 @@ import { GatewayMetrics } from "../observe/gateway_metrics.ts";
 import { Notifier } from "../notify/notifier.ts";
 import type { NotificationEvent } from "../notify/webhook_sender.ts";
 import { silentLogger } from "../../core/log.ts";
+import { FakeClock } from "../../core/clock.ts";
 
 Deno.test("limit refusals reach the metrics and a spent budget reaches the notifier", async () => {
-  const h = await startHarness();
   const metrics = new GatewayMetrics();
+  const clock = new FakeClock();
   // The real notifier; only its outer edge, where the webhook sender would take over, records.
   const sent: NotificationEvent[] = [];
   const notifier = new Notifier({
     send: (e) => sent.push(e),
-    clock: h.clock,
+    clock,
     logger: silentLogger,
     quietMs: 60_000,
     diskLowBytes: 1,
   });
-  h.deps.metrics = metrics;
-  h.deps.notifier = notifier;
+  const h = await startHarness({ clock, app: { metrics, notifier } });
   const patch = (body: unknown) => h.admin("PATCH", "limits/global/global", body);
   const ask = () =>
     h.v1("/chat/completions", {

@@ -82,6 +82,15 @@ export const peopleSettings = {
     "Price of 1,000 cached prompt tokens (0: the prompt price), in micro-units",
     { min: 0 },
   ),
+  currency: {
+    ...text(
+      "accounting.currency",
+      "USD",
+      "The currency of every price, cost and budget (an ISO 4217 code); shown wherever money is",
+    ),
+    schema: z.string().regex(/^[A-Z]{3}$/, "expected an ISO 4217 code such as USD or EUR"),
+    type: "string (ISO 4217 code)",
+  } as Setting<string>,
   oidcIssuer: text("oidc.issuer", "", "OpenID Connect issuer URL (empty: no single sign-on)"),
   oidcClientId: text("oidc.client_id", "", "OpenID Connect client id"),
   oidcClientSecretFile: text(

@@ -22,8 +22,9 @@ export const initCommand: Command = {
     if (values.help) {
       console.log(
         `Usage: llmgw init [--data DIR] [--listen HOST:PORT] [--store-url postgres://…]\n\n` +
-          `Creates the store, cluster secret, first administrator (password printed once),\n` +
-          `admin token (mode 0600) and server.yaml. Running it again changes nothing that exists.\n\n` +
+          `Creates the store, cluster secret, first administrator (password printed, and kept in\n` +
+          `DIR/initial-admin-password, mode 0600, until its first sign-in), admin token (mode 0600)\n` +
+          `and server.yaml. Running it again changes nothing that exists.\n\n` +
           settingsHelp(locationSettings) +
           `\n  --listen                     Listen address written into a new server.yaml` +
           `\n  --store-url                  Seed this PostgreSQL store instead of DIR/llmgw.db` +
@@ -54,7 +55,8 @@ export function printInitResult(r: InitResult): void {
   if (r.existing.length) console.log(`Already present, left unchanged: ${r.existing.join(", ")}`);
   if (r.adminPassword) {
     console.log(
-      `\nAdministrator: admin\nPassword:      ${r.adminPassword}\n(shown once; it is stored only as a hash)`,
+      `\nAdministrator: admin\nPassword:      ${r.adminPassword}\n` +
+        `(stored only as a hash; kept in ${r.adminPasswordFile}, mode 0600, until admin first signs in)`,
     );
   }
   console.log(`Admin token:   ${r.dataDir}/admin.token (mode 0600)`);

@@ -10,6 +10,8 @@
  * one place to change when there are several). Settings are read per step, so they change live.
  */
 import { ulid } from "ulid";
+import { checkEngineFlags } from "../../core/engines/engine_flag_rules.ts";
+import { UnsafeFlagError } from "../../core/engines/launch_plan_error.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { ReplicaLaunch } from "../../core/protocol/messages.ts";
@@ -28,7 +30,8 @@ import { traitsOf } from "../../core/engines/engine_traits.ts";
 
 export interface ReconcilerSettings extends ReconcileSettings {
   intervalMs: number;
-  lostAfterMs: number;
+  /** A node gone this long is lost: its replicas are replaced (nodes.replace_after_ms). */
+  replaceAfterMs: number;
   /** Extra engine arguments per engine (the sim's speed), added before the profile's own. */
   engineArgs?: Record<string, string[]>;
 }
@@ -171,7 +174,8 @@ export class Reconciler {
     const snap = hubSnapshot(rows, connected, {
       now: this.deps.clock.now(),
       startedAt: this.#startedAt,
-      lostAfterMs: this.deps.settings().lostAfterMs,
+      replaceAfterMs: this.deps.settings().replaceAfterMs,
+      absence: (nodeId) => this.deps.hub.absence(nodeId),
     });
     this.#last = snap;
     return {
@@ -195,6 +199,10 @@ export class Reconciler {
       if ((kind === "hf" || kind === "url") && !e.origin) {
         m.held = this.#held.get(e.name) ?? "waiting for its source to be pinned";
       }
+      // A row stored before the catalog ran the flag gate: its starts would only be refused by
+      // the agent, again and again.
+      const refused = refusedFlag(m);
+      if (refused) m.held = refused;
       out.push(m);
     }
     return out;
@@ -255,7 +263,11 @@ export class Reconciler {
       else if (report?.state === "failed" || (!report && error)) {
         next = "failed";
         reason = report?.error ?? error ?? "the engine did not start";
-      } else if (report && (report.state === "starting" || report.state === "restarting")) {
+      } else if (
+        report &&
+        (report.state === "starting" || report.state === "restarting" ||
+          report.state === "unhealthy")
+      ) {
         next = s.state === "pending" || s.state === "fetching" ? "starting" : s.state;
         if (s.state === "ready") next = "starting";
       }
@@ -455,4 +467,17 @@ export class Reconciler {
     if (failed.length) this.#log.warn("some nodes did not remove the weights", { model, failed });
     return { nodes: nodes.length, failed };
   }
+}
+
+/** The flag gate's refusal of one of the model's profiles, if any. */
+function refusedFlag(m: CatalogModel): string | undefined {
+  for (const p of m.def.profiles) {
+    try {
+      checkEngineFlags(p.engine, p.args);
+    } catch (e) {
+      if (e instanceof UnsafeFlagError) return e.message;
+      throw e;
+    }
+  }
+  return undefined;
 }

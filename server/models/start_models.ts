@@ -46,10 +46,24 @@ export interface ModelsRuntime {
   close(): void;
 }
 
-export function reconcilerSettings(config: ServerConfig): ReconcilerSettings {
+/** The settings the reconciler reads at each step. */
+export type ReconcilerConfig = Pick<
+  ServerConfig,
+  | "reconcileIntervalMs"
+  | "nodeLostAfterMs"
+  | "nodeReplaceAfterMs"
+  | "evictAfterIdleMs"
+  | "minLifetimeMs"
+  | "drainGraceMs"
+  | "failureBackoffMs"
+  | "startupTimeoutMs"
+  | "simTokensPerSecond"
+>;
+
+export function reconcilerSettings(config: ReconcilerConfig): ReconcilerSettings {
   return {
     intervalMs: config.reconcileIntervalMs,
-    lostAfterMs: config.nodeLostAfterMs,
+    replaceAfterMs: config.nodeReplaceAfterMs,
     evictAfterIdleMs: config.evictAfterIdleMs,
     minLifetimeMs: config.minLifetimeMs,
     drainGraceMs: config.drainGraceMs,
@@ -63,7 +77,9 @@ export function reconcilerSettings(config: ServerConfig): ReconcilerSettings {
 }
 
 export async function startModels(
-  config: ServerConfig,
+  config:
+    & ReconcilerConfig
+    & Pick<ServerConfig, "hfEndpoint" | "hfTokenFile" | "models" | "requestWaitMs">,
   deps: {
     store: Store;
     clock: Clock;

@@ -26,8 +26,23 @@ export interface ClusterListener {
   close(): Promise<void>;
 }
 
+/** The settings the cluster listener and its node hub read. */
+export type ClusterListenerConfig = Pick<
+  ServerConfig,
+  | "dataDir"
+  | "tlsNames"
+  | "clusterListen"
+  | "clusterUrls"
+  | "nodeHeartbeatMs"
+  | "nodeLostAfterMs"
+  | "nodeReplaceAfterMs"
+  | "channelIdleMs"
+  | "channelAnswerMs"
+  | "joinCodeTtlMs"
+>;
+
 export async function startClusterListener(
-  config: ServerConfig,
+  config: ClusterListenerConfig,
   deps: {
     store: Store;
     clock: Clock;
@@ -54,6 +69,7 @@ export async function startClusterListener(
     settings: {
       heartbeatMs: config.nodeHeartbeatMs,
       lostAfterMs: config.nodeLostAfterMs,
+      replaceAfterMs: config.nodeReplaceAfterMs,
       idleMs: config.channelIdleMs,
       answerMs: config.channelAnswerMs,
     },

@@ -1,7 +1,12 @@
 /**
  * The control plane's side of every node's channel: who is connected, what each node last
- * reported, and the router's replicas for the shards nodes run. A node is lost when its channel
- * closes or it has sent nothing for `lostAfterMs`; its replicas then leave the router at once.
+ * reported, and the router's replicas for the shards nodes run. A node's channel closes when its
+ * agent goes or has sent nothing for `lostAfterMs`. An agent restart (an upgrade, a crash) leaves
+ * its engines running for the next agent to adopt, so a node that is gone keeps its ready
+ * replicas in the router for up to `replaceAfterMs` while their engines answer their health
+ * check (probed from here), and counts as lost (a notification; the reconciler replaces its
+ * replicas) only once that grace is over or a kept engine stops answering. A node that left on
+ * purpose (removed, its agent stopped with its engines) loses its replicas at once.
  * What must survive a restart (the node, its desired shards) is in the store (NodeStore).
  */
 import { ulid } from "ulid";
@@ -46,6 +51,8 @@ interface WeightsWait {
 export interface NodeHubSettings {
   heartbeatMs: number;
   lostAfterMs: number;
+  /** The grace a gone node's engines get (see the module comment); 0: none. */
+  replaceAfterMs: number;
   idleMs: number;
   answerMs: number;
 }
@@ -65,6 +72,21 @@ interface Live {
   stopSent: Set<string>;
   ready: boolean;
 }
+
+/** A node that is gone, within its grace: what it ran, kept in routing while it answers. */
+interface Held {
+  name: string;
+  shards: Map<string, ReplicaReport>;
+  until: number;
+  reason: string;
+  probedAt: number;
+  probing: boolean;
+  /** `lost` was sent for it already (a kept engine stopped answering). */
+  told: boolean;
+}
+
+/** How often kept engines are probed, and how long each probe may take. */
+const heldProbeMs = 2_000;
 
 export interface LiveNode {
   nodeId: string;
@@ -104,6 +126,9 @@ export interface NodeView {
 export class NodeHub {
   readonly #live = new Map<string, Live>();
   readonly #weightsWaits = new Map<string, WeightsWait>();
+  readonly #held = new Map<string, Held>();
+  /** Nodes gone and lost since (their grace over, or their kept engines silent), until back. */
+  readonly #gone = new Set<string>();
   readonly #log: Logger;
   readonly #timer: ReturnType<typeof setInterval>;
   /** The last time each node's report was written to the store; the store need not see every beat. */
@@ -130,7 +155,12 @@ export class NodeHub {
   /** Takes over an upgraded socket for a node whose credential was checked. */
   accept(node: NodeRow, socket: WebSocket): void {
     const previous = this.#live.get(node.id);
-    if (previous) this.#drop(previous, 4000, "replaced by a new connection");
+    if (previous) this.#drop(previous, 4000, replacedReason);
+    // What the node ran is still in the router; its next heartbeat keeps or forgets each.
+    const held = this.#held.get(node.id);
+    this.#held.delete(node.id);
+    this.#gone.delete(node.id);
+    const carried = new Map([...(held?.shards ?? []), ...(previous?.shards ?? [])]);
     const now = this.deps.clock.now();
     const live: Live = {
       nodeId: node.id,
@@ -138,7 +168,7 @@ export class NodeHub {
       socket,
       connectedAt: now,
       lastHeard: now,
-      shards: new Map(),
+      shards: carried,
       errors: new Map(),
       stopSent: new Set(),
       ready: false,
@@ -156,11 +186,14 @@ export class NodeHub {
       );
     };
     // An agent that stops on purpose says so in its close frame (agent/channel/control_channel.ts):
-    // that node left, it was not lost, and nobody is paged for it.
+    // that node left, it was not lost, and nobody is paged for it. One restarting left its
+    // engines running: they get the grace.
     socket.onclose = (e) =>
       this.#lost(
         live,
-        e.code === 1000 && e.reason === agentStopping ? agentStopping : "channel closed",
+        e.code === 1000 && (e.reason === agentStopping || e.reason === agentRestarting)
+          ? e.reason
+          : "channel closed",
       );
     socket.onerror = () => {};
     this.#log.info("node connected", { nodeId: node.id, name: node.name });
@@ -346,6 +379,50 @@ export class NodeHub {
         this.#drop(live, 4000, "no heartbeat");
       }
     }
+    for (const [nodeId, held] of this.#held) {
+      if (now >= held.until) {
+        const secs = Math.round(this.deps.settings.replaceAfterMs / 1000);
+        this.#release(nodeId, held, `${held.reason}; not back within ${secs} s`);
+      } else if (!held.probing && now - held.probedAt >= heldProbeMs) {
+        held.probing = true;
+        held.probedAt = now;
+        this.#probeHeld(nodeId, held).finally(() => (held.probing = false));
+      }
+    }
+  }
+
+  /** A kept engine that no longer answers leaves the router, and the node counts as lost. */
+  async #probeHeld(nodeId: string, held: Held): Promise<void> {
+    await Promise.all([...held.shards.values()].map(async (s) => {
+      const ok = await engineAnswers(
+        s.baseUrl,
+        replicaKey(this.deps.clusterSecret, nodeId, s.shardId),
+      );
+      if (ok || this.#held.get(nodeId) !== held) return;
+      held.shards.delete(s.shardId);
+      this.deps.replicas.remove(replicaId(nodeId, s.shardId));
+      this.onReport();
+      if (!held.told) {
+        held.told = true;
+        this.#gone.add(nodeId);
+        this.#log.warn("node lost", {
+          nodeId,
+          reason: `${held.reason}; its engines do not answer`,
+        });
+        this.deps.events?.lost(held.name, `${held.reason}; its engines do not answer`);
+      }
+    }));
+  }
+
+  /** The grace is over: the node's replicas leave the router and it is lost. */
+  #release(nodeId: string, held: Held, reason: string): void {
+    this.#held.delete(nodeId);
+    this.#gone.add(nodeId);
+    for (const id of held.shards.keys()) this.deps.replicas.remove(replicaId(nodeId, id));
+    this.onReport();
+    if (held.told) return;
+    this.#log.warn("node lost", { nodeId, reason });
+    this.deps.events?.lost(held.name, reason);
   }
 
   #drop(live: Live, code: number, reason: string): void {
@@ -366,16 +443,55 @@ export class NodeHub {
       w.reject(new Error(`the node went away while fetching weights (${reason})`));
     }
     this.#live.delete(live.nodeId);
+    this.deps.nodes.update(live.nodeId, { lastHeardAt: live.lastHeard }).catch(() => {});
+    // The new connection carries the shards on (accept).
+    if (reason === replacedReason) return this.onReport();
+    const graceMs = this.deps.settings.replaceAfterMs;
+    if (!notLoss.has(reason) && graceMs > 0) {
+      const kept = new Map<string, ReplicaReport>();
+      for (const [id, s] of live.shards) {
+        if (s.state === "ready") kept.set(id, s);
+        else this.deps.replicas.remove(replicaId(live.nodeId, id));
+      }
+      const now = this.deps.clock.now();
+      this.#held.set(live.nodeId, {
+        name: live.name,
+        shards: kept,
+        until: now + graceMs,
+        reason,
+        probedAt: 0,
+        probing: false,
+        told: false,
+      });
+      this.#log.warn("node gone; its engines stay in routing while they answer", {
+        nodeId: live.nodeId,
+        reason,
+        graceMs,
+        kept: kept.size,
+      });
+      return this.onReport();
+    }
     for (const id of live.shards.keys()) this.deps.replicas.remove(replicaId(live.nodeId, id));
     this.onReport();
-    // Removed on purpose, reconnected, stopped by its operator, or our own shutdown: not a loss.
+    // Removed on purpose, stopped by its operator, or our own shutdown: not a loss.
     if (notLoss.has(reason)) {
       this.#log.info("node left", { nodeId: live.nodeId, reason });
     } else {
       this.#log.warn("node lost", { nodeId: live.nodeId, reason });
       this.deps.events?.lost(live.name, reason);
     }
-    this.deps.nodes.update(live.nodeId, { lastHeardAt: live.lastHeard }).catch(() => {});
+  }
+
+  /**
+   * Where a node that is not connected stands: `grace` while its engines are kept in routing,
+   * `lost` once that ended, undefined when this control plane has not seen it go (it started
+   * since, so only the time since the node was last heard can tell).
+   */
+  absence(nodeId: string): "grace" | "lost" | undefined {
+    if (this.#live.has(nodeId)) return undefined;
+    const held = this.#held.get(nodeId);
+    if (held) return held.told ? "lost" : "grace";
+    return this.#gone.has(nodeId) ? "lost" : undefined;
   }
 
   /** What each connected node last said, for the reconciler's snapshot. Read-only. */
@@ -420,6 +536,11 @@ export class NodeHub {
     await this.deps.nodes.remove(node.id);
     const live = this.#live.get(node.id);
     if (live) this.#drop(live, 4401, "node removed");
+    const held = this.#held.get(node.id);
+    if (held) {
+      held.told = true;
+      this.#release(node.id, held, "node removed");
+    }
     this.#log.info("node removed", { nodeId: node.id, name: node.name });
     return { ...view, state: "lost", connected: false };
   }
@@ -538,12 +659,28 @@ export class NodeHub {
 }
 
 const agentStopping = "agent stopping";
+const agentRestarting = "agent restarting";
+const replacedReason = "replaced by a new connection";
 const notLoss = new Set([
   "node removed",
-  "replaced by a new connection",
+  replacedReason,
   "control plane stopping",
   agentStopping,
 ]);
+
+/** One bounded health probe of an engine, from the control plane. */
+async function engineAnswers(baseUrl: string, key: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${baseUrl}/health`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(heldProbeMs),
+    });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
 
 function replicaId(nodeId: string, shardId: string): string {
   return `${nodeId}/${shardId}`;

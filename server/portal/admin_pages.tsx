@@ -5,7 +5,7 @@
  */
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import type { AppDeps } from "../deps.ts";
+import type { PortalDeps } from "./portal_deps.ts";
 import { AppError } from "../../core/errors.ts";
 import type { NodeView } from "../nodes/node_hub.ts";
 import { placeOfKey } from "../tenancy/place_of_key.ts";
@@ -30,7 +30,7 @@ const dayMs = 86_400_000;
 
 export function adminPages(
   app: Hono<AppEnv>,
-  deps: AppDeps,
+  deps: PortalDeps,
   io: { load: (c: Context<AppEnv>) => Promise<PortalCtx>; call: AdminCall },
 ): void {
   const { load, call } = io;
@@ -269,6 +269,7 @@ export function adminPages(
         {
           rpm: num("rpm"),
           tpm: num("tpm"),
+          max_parallel: num("max_parallel"),
           budget_day_micros: num("budget_day", 1_000_000),
           budget_month_micros: num("budget_month", 1_000_000),
           max_key_ttl_ms: num("key_days", dayMs),
@@ -327,9 +328,7 @@ export function adminPages(
           price: listed.get(m.name) ?? prices.priceOf(m.name),
         }))}
         canWrite={canWrite(v.actor, "staff", { orgId: null, teamId: null })}
-        cluster={deps.settings
-          ? (await call(c, undefined, "GET", "/settings")).data as SettingView[]
-          : null}
+        cluster={(await call(c, undefined, "GET", "/settings")).data as SettingView[]}
         {...(notice ? { notice } : {})}
       />,
       notice?.kind === "error" ? 400 : 200,

@@ -38,7 +38,13 @@ async function setup() {
     replicas: d.replicas,
     catalog: d.catalog,
     clusterSecret: "s",
-    settings: { heartbeatMs: 1000, lostAfterMs: 4000, idleMs: 10_000, answerMs: 5000 },
+    settings: {
+      heartbeatMs: 1000,
+      lostAfterMs: 4000,
+      replaceAfterMs: 4000,
+      idleMs: 10_000,
+      answerMs: 5000,
+    },
   });
   const models = await startModels(config, {
     store: d.store,

@@ -16,12 +16,18 @@ import type { MirrorService } from "../weights/mirror.ts";
  * files on the cluster listener with their own credential (`server/nodes/cluster_app.ts`), so a
  * node credential never travels outside the cluster's TLS.
  */
-export async function mayReadMirror(deps: AppDeps, req: Request): Promise<boolean> {
+export async function mayReadMirror(
+  deps: Pick<AppDeps, "adminTokens">,
+  req: Request,
+): Promise<boolean> {
   const token = bearerToken(req);
   return token !== undefined && await deps.adminTokens.check(token);
 }
 
-export function mirrorFileRoutes(deps: AppDeps, mirror: MirrorService): Hono<AppEnv> {
+export function mirrorFileRoutes(
+  deps: Pick<AppDeps, "adminTokens">,
+  mirror: MirrorService,
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.on(["GET", "HEAD"], "/*", async (c) => {
     if (!(await mayReadMirror(deps, c.req.raw))) throw new AppError("unauthorized");

@@ -13,13 +13,18 @@ import { generatePassword, hashPassword, randomToken } from "../auth/secrets.ts"
 import { serverSettings } from "../config.ts";
 import { tlsNames } from "../nodes/cluster_listener.ts";
 import { ensureClusterTls } from "../tls/cluster_tls.ts";
+import { firstPasswordPath, keepFirstPassword } from "./first_password.ts";
 
 export interface InitResult {
   dataDir: string;
   created: string[];
   existing: string[];
-  /** Only when the administrator was created by this run: shown once, never stored. */
+  /**
+   * Only when the administrator was created by this run: shown once, stored only as a hash and
+   * in `adminPasswordFile` until the first sign-in.
+   */
   adminPassword?: string;
+  adminPasswordFile?: string;
 }
 
 export const adminUsername = "admin";
@@ -64,6 +69,8 @@ export async function initDataDir(
     const admins = await store.db.select().from(users);
     if (admins.length === 0) {
       adminPassword = generatePassword();
+      // Kept before the administrator is stored: a run that fails later cannot lose it.
+      await keepFirstPassword(dataDir, adminPassword);
       const row = {
         id: ulid(),
         username: adminUsername,
@@ -89,6 +96,8 @@ export async function initDataDir(
           budgetMonthTokens: null,
           models: null,
           maxKeyTtlMs: null,
+          maxParallel: null,
+          weight: null,
           updatedAt: opts.clock.now(),
         })
       );
@@ -109,7 +118,12 @@ export async function initDataDir(
   } finally {
     await store.close();
   }
-  return { dataDir, created, existing, ...(adminPassword ? { adminPassword } : {}) };
+  return {
+    dataDir,
+    created,
+    existing,
+    ...(adminPassword ? { adminPassword, adminPasswordFile: firstPasswordPath(dataDir) } : {}),
+  };
 }
 
 /** Writes a new file with `mode` (default 0600), never replacing one that exists. */

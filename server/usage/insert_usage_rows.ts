@@ -18,13 +18,18 @@ const pgColumns = getTableColumns(usagePg);
 const statementText = (() => {
   const names = columns.map(([, c]) => `"${c.name}"`).join(", ");
   // A column with a default takes it when the row leaves the field out (JSON drops undefined).
-  const orDefault = (read: string, d: unknown) =>
-    typeof d === "number" ? `coalesce(${read}, ${d})` : read;
-  const sqlite = columns.map(([key, c]) => orDefault(`value->>'$.${key}'`, c.default)).join(", ");
+  // SQLite keeps a boolean as 0 or 1; PostgreSQL as a boolean.
+  const orDefault = (read: string, d: unknown, booleanAs: (b: boolean) => string) => {
+    if (typeof d === "boolean") return `coalesce(${read}, ${booleanAs(d)})`;
+    return typeof d === "number" ? `coalesce(${read}, ${d})` : read;
+  };
+  const sqlite = columns.map(([key, c]) =>
+    orDefault(`value->>'$.${key}'`, c.default, (b) => String(Number(b)))
+  ).join(", ");
   // PostgreSQL reads JSON fields as text: each is cast to its column's type.
   const postgres = columns.map(([key, c]) => {
     const type = pgColumns[key as keyof typeof pgColumns].getSQLType();
-    return orDefault(`(value->>'${key}')::${type}`, c.default);
+    return orDefault(`(value->>'${key}')::${type}`, c.default, String);
   }).join(", ");
   return { names, sqlite, postgres };
 })();

@@ -11,6 +11,7 @@ import { alive, recordedEnginePids } from "../helpers/engine_pids.ts";
 import { eventually } from "../helpers/llmgw_process.ts";
 import { openStore } from "../../db/store.ts";
 import { usage } from "../../db/schema.ts";
+import { post, RawClient } from "../helpers/raw_http.ts";
 
 /** One chat completion, answered whole; returns its request id. */
 async function chatOnce(url: string, key: string): Promise<string | null> {
@@ -124,6 +125,47 @@ Deno.test({
       assertEquals(written[0]!.status, 200);
       assertEquals(written[0]!.completionTokens, 60);
     } finally {
+      await app.kill("SIGKILL");
+      await Deno.remove(app.dataDir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "SIGTERM: a request sent on a kept-alive connection while stopping is answered, with Connection: close, and has its usage row",
+  sanitizeResources: false,
+  async fn() {
+    const app = await startAppliance({
+      args: ["--usage-flush-interval-ms", "60000", "--engines-sim-tokens-per-second", "20"],
+    });
+    const kept = await RawClient.connect(Number(new URL(app.url).port));
+    try {
+      const chat = post("/v1/chat/completions", {
+        model: "demo",
+        max_tokens: 2,
+        messages: [{ role: "user", content: "hi" }],
+      }, { authorization: `Bearer ${app.key}` });
+      await kept.send(chat);
+      const first = await kept.answer();
+      assertEquals(first?.status, 200);
+      assertEquals(first?.headers.get("connection"), undefined, "kept alive");
+      // A stream in flight keeps the stop waiting for it.
+      const reader = (await openStream(app, 30)).getReader();
+      await reader.read();
+      const exited = app.kill("SIGTERM");
+      await new Promise((r) => setTimeout(r, 300));
+      await kept.send(chat);
+      const second = await kept.answer();
+      assertEquals(second?.status, 200, "the request sent while stopping is answered");
+      assertEquals(second?.headers.get("connection"), "close", "and is the connection's last");
+      assert(await kept.closedWithin(2_000), "the connection closes after its last answer");
+      while (!(await reader.read()).done);
+      assertEquals(await exited, 0);
+      const written = await rows(app.dataDir);
+      assertEquals(written.map((r) => r.status), [200, 200, 200], "every answer has its usage row");
+    } finally {
+      kept.close();
       await app.kill("SIGKILL");
       await Deno.remove(app.dataDir, { recursive: true });
     }

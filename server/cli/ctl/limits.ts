@@ -44,6 +44,8 @@ function body(v: Values): Record<string, unknown> {
   put("budget_month_micros", num(v, "budget-month"));
   put("budget_day_tokens", num(v, "budget-day-tokens"));
   put("budget_month_tokens", num(v, "budget-month-tokens"));
+  put("max_parallel", num(v, "max-parallel"));
+  put("weight", num(v, "weight"));
   const models = str(v, "models");
   if (models !== undefined) {
     out.models = models === "none" ? null : models.split(",").map((m) => m.trim()).filter(Boolean);
@@ -95,6 +97,8 @@ const limitFlags: FlagSpecs = Object.fromEntries(
     "budget-month-tokens",
     "models",
     "max-key-ttl",
+    "max-parallel",
+    "weight",
   ].map((f) => [f, { type: "string" as const }]),
 );
 
@@ -113,8 +117,11 @@ export const limits: Noun = {
     set: {
       help: `  limits set LEVEL [--rpm N] [--tpm N] [--budget-day MICROS] [--budget-month MICROS]
              [--budget-day-tokens N] [--budget-month-tokens N] [--models 'glob,glob']
-             [--max-key-ttl 90d] [--replace]  Change only what is given ('none' clears one);
-                                              --replace writes the whole set`,
+             [--max-key-ttl 90d] [--max-parallel N] [--weight N] [--replace]
+                                              Change only what is given ('none' clears one);
+                                              --replace writes the whole set. --max-parallel:
+                                              requests in flight per model at this level;
+                                              --weight: a project's share of a busy model (1)`,
       flags: { ...levelFlags, ...limitFlags, replace: { type: "boolean" } },
       run: set,
     },

@@ -8,6 +8,8 @@ interface SummaryJson {
   by: string;
   rows: Record<string, string | number>[];
   total: Record<string, number>;
+  /** The ISO code the costs are in (older servers send none). */
+  currency?: string;
 }
 
 const columns = [
@@ -34,9 +36,9 @@ async function summary(ctx: Ctx): Promise<number> {
   return 0;
 }
 
-function renderUsage(s: SummaryJson, format: "table" | "csv" | "json"): string {
+export function renderUsage(s: SummaryJson, format: "table" | "csv" | "json"): string {
   if (format === "json") return JSON.stringify(s, null, 2);
-  const head = [s.by, ...columns.map(snake), "cost"];
+  const head = [s.by, ...columns.map(snake), s.currency ? `cost_${s.currency}` : "cost"];
   const line = (group: string, r: Record<string, string | number>) => [
     group,
     ...columns.map((c) => String(r[c] ?? 0)),
@@ -70,6 +72,13 @@ function csvCell(s: string): string {
   return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
+type UsageRows = { data: Record<string, unknown>[] };
+
+/** In a table, a prompt count the gateway estimated (the engine reported none) reads `~N`. */
+function markEstimate(row: Record<string, unknown>): Record<string, unknown> {
+  return row.promptEstimated ? { ...row, promptTokens: `~${row.promptTokens}` } : row;
+}
+
 export const usage: Noun = {
   name: "usage",
   bare: {
@@ -90,7 +99,8 @@ export const usage: Noun = {
       flags: { limit: { type: "string" } },
       run: async (ctx) => {
         const limit = str(ctx.values, "limit") ?? "20";
-        return printList(ctx.json, await ctx.api.get("usage", { searchParams: { limit } }).json(), [
+        const res = await ctx.api.get("usage", { searchParams: { limit } }).json<UsageRows>();
+        return printList(ctx.json, ctx.json ? res : { data: res.data.map(markEstimate) }, [
           "at",
           "keyId",
           "model",

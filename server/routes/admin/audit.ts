@@ -8,7 +8,7 @@ import type { AdminRegistry } from "./registry.ts";
 /** Milliseconds since 1970 (since) or a count (limit), as the query string carries them. */
 const digits = z.string().regex(/^\d+$/).optional();
 
-export function auditRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function auditRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): void {
   r.add({
     method: "get",
     path: "/audit",

@@ -6,7 +6,7 @@ import type { AdminRegistry } from "./registry.ts";
 
 const cluster = { orgId: null, teamId: null };
 
-export function backupRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function backupRoutes(r: AdminRegistry, deps: Pick<AppDeps, "store">): void {
   // The snapshot streams back to the caller (ctl backup writes it where the operator is).
   r.add({
     tag: "operations",

@@ -196,6 +196,50 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
   }
 });
 
+Deno.test("another tenant's ids given in a body answer 404, exactly as invented ones do", async () => {
+  const h = await startHarness();
+  try {
+    const a = await makeTenant(h, "acme");
+    const b = await makeTenant(h, "globex");
+    const invented = "01JZZZZZZZZZZZZZZZZZZZZZZZ";
+    const person = { username: "mole", role: "member", password: "x".repeat(16) };
+    // Each: a call by B's tenant administrator naming A's real object, then an invented one.
+    const cases: [string, string, (id: string) => Record<string, unknown>][] = [
+      ["POST", "/api/v1/people", (team) => ({ ...person, org_id: b.org.id, team_id: team })],
+      ["POST", "/api/v1/people", (team) => ({ ...person, team_id: team })],
+      ["POST", "/api/v1/people", (org) => ({ ...person, org_id: org })],
+      ["PATCH", `/api/v1/people/${b.member.id}`, (team) => ({ team_id: team })],
+      ["PATCH", `/api/v1/people/${b.member.id}`, (team) => ({ org_id: b.org.id, team_id: team })],
+      ["POST", "/api/v1/teams", (org) => ({ org_id: org, name: "mole" })],
+      ["POST", "/api/v1/projects", (team) => ({ team_id: team, name: "mole" })],
+      ["POST", "/api/v1/keys", (project) => ({ name: "mole", project_id: project })],
+      [
+        "POST",
+        "/api/v1/keys",
+        (person) => ({ name: "mole", project_id: b.project.id, person_id: person }),
+      ],
+    ];
+    const realOf = (body: (id: string) => Record<string, unknown>) => {
+      const probe = JSON.stringify(body("ID"));
+      if (probe.includes('"team_id":"ID"')) return a.team.id;
+      if (probe.includes('"project_id":"ID"')) return a.project.id;
+      if (probe.includes('"person_id":"ID"')) return a.member.id;
+      return a.org.id;
+    };
+    for (const [method, path, body] of cases) {
+      const real = await call(h, b.admin.cred, method, path, body(realOf(body)));
+      const made = await call(h, b.admin.cred, method, path, body(invented));
+      const where = `${method} ${path} ${JSON.stringify(body("ID"))}`;
+      const [realText, madeText] = [await real.text(), await made.text()];
+      assertEquals(real.status, 404, `${where} with A's id: ${real.status} ${realText}`);
+      assertEquals(made.status, 404, `${where} with an invented id: ${made.status} ${madeText}`);
+      assertEquals(JSON.parse(realText).error.code, JSON.parse(madeText).error.code, where);
+    }
+  } finally {
+    await h.close();
+  }
+});
+
 Deno.test("roles: members manage only their own keys, viewers change nothing, keys never write", async () => {
   const h = await startHarness();
   try {

@@ -16,7 +16,10 @@ const createKey = z.strictObject({
   expires_at: z.number().int().positive().optional(),
 });
 
-export function keyRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function keyRoutes(
+  r: AdminRegistry,
+  deps: Pick<AppDeps, "clock" | "keys" | "people">,
+): void {
   const p = () => deps.people;
   const visible = async (actor: Actor) =>
     (await deps.keys.list()).filter((k) => canRead(actor, "keys", placeOfKey(deps, k)));

@@ -2,7 +2,7 @@
 import type { AppDeps } from "../../deps.ts";
 import type { AdminRegistry } from "./registry.ts";
 
-export function meRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function meRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): void {
   r.add({
     method: "get",
     path: "/me",

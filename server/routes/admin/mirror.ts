@@ -18,7 +18,10 @@ const addInput = z.strictObject({
   allow_pickle: z.boolean().optional(),
 });
 
-export function mirrorRoutes(deps: AppDeps, mirror: MirrorService): Hono<AppEnv> {
+export function mirrorRoutes(
+  deps: Pick<AppDeps, "adminTokens">,
+  mirror: MirrorService,
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", async (c, next) => {
     const token = bearerToken(c.req.raw);

@@ -40,7 +40,7 @@ const resourcesInput = z.strictObject({
 const cluster = { orgId: null, teamId: null };
 
 /** The models service, or a conflict where this control plane places none. */
-export function modelServicesOf(deps: AppDeps): ModelServices {
+export function modelServicesOf(deps: Pick<AppDeps, "modelServices">): ModelServices {
   if (!deps.modelServices) {
     throw new AppError("conflict", {
       detail: "this control plane places no models (cluster_listen is empty)",
@@ -49,7 +49,10 @@ export function modelServicesOf(deps: AppDeps): ModelServices {
   return deps.modelServices;
 }
 
-export function modelRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function modelRoutes(
+  r: AdminRegistry,
+  deps: Pick<AppDeps, "catalog" | "modelServices" | "replicas" | "routing">,
+): void {
   const svc = () => modelServicesOf(deps);
   const base = { tag: "models", access: "administrator, operator" };
   const name = (c: { req: { param(k: string): string | undefined } }) => c.req.param("name")!;

@@ -5,7 +5,10 @@ import type { AdminRegistry } from "./registry.ts";
 
 const cluster = { orgId: null, teamId: null };
 
-export function notifyRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function notifyRoutes(
+  r: AdminRegistry,
+  deps: Pick<AppDeps, "clock" | "notifySender">,
+): void {
   r.add({
     tag: "operations",
     access: "administrator, operator",

@@ -13,7 +13,7 @@ const priceBody = z.strictObject({
   cached_per_1k: micros.optional(),
 });
 
-export function priceRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function priceRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): void {
   const staff = { orgId: null, teamId: null };
   /** Sets a model's price, or with null returns it to the default; staff only, audited. */
   const changePrice = async (actor: Actor, path: string, model: string, price: Price | null) => {
@@ -33,12 +33,12 @@ export function priceRoutes(r: AdminRegistry, deps: AppDeps): void {
     method: "get",
     path: "/prices",
     tag: "prices",
-    summary: "Model prices (micro-units per 1,000 tokens) and the default",
+    summary: "Model prices (micro-units of `currency` per 1,000 tokens) and the default",
     access: "administrator, operator",
   }, (c, { actor }) => {
     requireRead(actor, "staff", staff, c.req.path);
     const p = deps.people.prices;
-    return c.json({ default: p.defaultPrice, data: p.list() });
+    return c.json({ currency: p.currency, default: p.defaultPrice, data: p.list() });
   });
   r.add({
     method: "put",

@@ -6,7 +6,7 @@ import type { AdminRegistry } from "./registry.ts";
 
 const cluster = { orgId: null, teamId: null };
 
-export function replicaRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function replicaRoutes(r: AdminRegistry, deps: Pick<AppDeps, "modelServices">): void {
   r.add({
     tag: "models",
     access: "administrator, operator",

@@ -5,7 +5,7 @@ import { AppError } from "../../../core/errors.ts";
 import { requireRead, requireWrite } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";
 
-function requireSettings(deps: AppDeps) {
+function requireSettings(deps: Pick<AppDeps, "people" | "settings">) {
   if (!deps.settings) {
     throw new AppError("invalid_request", { detail: "this server keeps no cluster settings" });
   }
@@ -14,7 +14,17 @@ function requireSettings(deps: AppDeps) {
 
 const cluster = { orgId: null, teamId: null };
 
-export function settingsRoutes(r: AdminRegistry, deps: AppDeps): void {
+/**
+ * The audit trail's view of the settings: each value under the setting's name. A list of
+ * `{key, value}` rows would lose the names, since the audit redaction reads a field called
+ * `key` as a secret (an API key's); secret settings are never listed at all.
+ */
+function settingValues(deps: Pick<AppDeps, "settings">): Record<string, unknown> | null {
+  const list = deps.settings?.list();
+  return list ? Object.fromEntries(list.map((s) => [s.key, s.value])) : null;
+}
+
+export function settingsRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people" | "settings">): void {
   const base = { tag: "operations", access: "administrator, operator" };
   r.add({
     ...base,
@@ -29,7 +39,7 @@ export function settingsRoutes(r: AdminRegistry, deps: AppDeps): void {
     ...base,
     method: "put",
     path: "/settings",
-    audit: { action: "settings.set", snapshot: () => deps.settings?.list() ?? null },
+    audit: { action: "settings.set", snapshot: () => settingValues(deps) },
     summary: "Change settings ({key: value, …})",
     body: z.unknown(),
   }, async (c, { actor, body }) => {

@@ -3,7 +3,7 @@ import type { AppDeps } from "../../deps.ts";
 import { requireRead } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";
 
-export function signInRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function signInRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): void {
   const staff = { orgId: null, teamId: null };
   r.add({
     method: "get",

@@ -22,7 +22,10 @@ const limitQuery = z.string().regex(/^\d+$/).optional();
 
 const cluster = { orgId: null, teamId: null };
 
-export function usageRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function usageRoutes(
+  r: AdminRegistry,
+  deps: Pick<AppDeps, "clock" | "keyOwners" | "keys" | "people" | "store">,
+): void {
   r.add({
     method: "get",
     path: "/usage",
@@ -66,6 +69,7 @@ export function usageRoutes(r: AdminRegistry, deps: AppDeps): void {
     if (since > until) {
       throw new AppError("invalid_request", { detail: "since: after until" }, "since");
     }
-    return c.json(await summarizeUsage(deps.store, { since, until, by }, deps.keyOwners));
+    const summary = await summarizeUsage(deps.store, { since, until, by }, deps.keyOwners);
+    return c.json({ ...summary, currency: deps.people.prices.currency });
   });
 }

@@ -1,9 +1,14 @@
 /**
  * Admission: the one in-memory check every /v1 request passes before routing. It applies the
- * allowed models, the rate limits (requests and tokens per minute, sliding windows) and the
- * budgets of every level above the key, and answers with OpenAI's `x-ratelimit-*` headers or a
- * 429 naming the limit, the level and when it resets. `settle` corrects the token estimate and
- * charges the cost when the answer's usage is known. No store read happens on this path.
+ * allowed models, the rate limits (requests and tokens per minute, sliding windows, and requests
+ * in flight per model), and the budgets of every level above the key, and answers with OpenAI's
+ * `x-ratelimit-*` headers or a 429 naming the limit, the level and when it resets. No store read
+ * happens on this path.
+ *
+ * Budgets hold under concurrency: each admitted request holds its worst-case cost (the prompt
+ * estimate plus `max_tokens`, or the model's most output when the client names none) at every
+ * level until `settle` charges the true cost (or `release` gives it back when the request failed
+ * before it was recorded). A request is refused when spent + held + its own worst case would pass.
  *
  * The global level holds defaults that bind per key (a default of 60 rpm means 60 for each key,
  * not 60 for the whole gateway); every other level binds on one window or counter fed by all the
@@ -16,12 +21,21 @@ import type { Scope, Tenancy } from "../tenancy/tenancy.ts";
 import { type BudgetBook, type Period, periodEnd } from "./budgets.ts";
 import type { LimitsBook, LimitSet } from "./limits.ts";
 import { cost, type PriceBook } from "./price.ts";
+import { Holds } from "./holds.ts";
+import { type Demand, tpmCount, worstOutput } from "./demand.ts";
 import { formatReset, SlidingWindow } from "./window.ts";
 
+export { type Demand, demandOf } from "./demand.ts";
+
 export interface Ticket {
+  /** The levels counted, the global level as the key's own; no level twice. */
   chain: Scope[];
   tokenWindows: SlidingWindow[];
   estimate: number;
+  model: string;
+  /** What is held on every level of the chain until the request settles. */
+  held: { micros: number; tokens: number };
+  open: boolean;
 }
 
 export type Admitted =
@@ -39,13 +53,6 @@ export interface SettleUsage {
   cachedTokens?: number;
 }
 
-/** A rough count of the tokens a request will use, for the tokens-per-minute check. */
-export function estimateTokens(body: Record<string, unknown>): number {
-  const text = JSON.stringify(body.messages ?? body.prompt ?? body.input ?? "");
-  const max = Number(body.max_completion_tokens ?? body.max_tokens ?? 0);
-  return Math.ceil(text.length / 4) + (Number.isFinite(max) && max > 0 ? max : 0);
-}
-
 interface Binding {
   scope: Scope;
   limit: number;
@@ -54,6 +61,7 @@ interface Binding {
 
 export class Admission {
   readonly #windows = new Map<string, SlidingWindow>();
+  readonly #holds = new Holds();
 
   constructor(
     private readonly deps: {
@@ -98,9 +106,32 @@ export class Admission {
     return this.deps.limits.modelRefusedBy(eff, model) === null;
   }
 
-  admit(input: { key: ApiKeyInfo; model: string; estimate: number }): Admitted {
-    const { key, model } = input;
-    const estimate = Math.max(0, Math.ceil(input.estimate));
+  /**
+   * Who a key is in a busy model's queue (the router's `Flow`): its project (or itself, in
+   * none), the project's weight, and what each has admitted to the model and not yet ended.
+   */
+  flow(key: ApiKeyInfo, model: string): {
+    project: string;
+    key: string;
+    weight: number;
+    admitted(): { project: number; key: number };
+  } {
+    const own: Scope = { kind: "key", id: key.id };
+    const project: Scope = key.projectId ? { kind: "project", id: key.projectId } : own;
+    return {
+      project: `${project.kind}:${project.id}`,
+      key: key.id,
+      weight: project.kind === "project" ? this.deps.limits.own(project)?.weight ?? 1 : 1,
+      admitted: () => ({
+        project: this.#holds.running(project, model),
+        key: this.#holds.running(own, model),
+      }),
+    };
+  }
+
+  admit(input: { key: ApiKeyInfo; model: string; demand: Demand }): Admitted {
+    const { key, model, demand } = input;
+    const estimate = tpmCount(demand);
     const { tenancy, limits, budgets } = this.deps;
     const now = this.deps.clock.now();
     const person = key.userId ? tenancy.people.get(key.userId) : undefined;
@@ -116,6 +147,7 @@ export class Admission {
     const requests: Binding[] = [];
     const tokens: Binding[] = [];
     const budgetChecks: { scope: Scope; counted: Scope; set: LimitSet }[] = [];
+    const parallel: { scope: Scope; counted: Scope; limit: number }[] = [];
     for (const scope of chain) {
       const set = limits.own(scope);
       if (!set) continue;
@@ -127,9 +159,14 @@ export class Admission {
       if (set.tpm !== null) {
         tokens.push({ scope, limit: set.tpm, window: this.#window(`t|${name}`) });
       }
+      if (set.maxParallel !== null) parallel.push({ scope, counted, limit: set.maxParallel });
       budgetChecks.push({ scope, counted, set });
     }
 
+    for (const b of tokens) {
+      // A request bigger than a whole minute's allowance would be refused forever: say so now.
+      if (estimate > b.limit) return this.#neverFits(b, demand, estimate);
+    }
     for (const b of requests) {
       const used = b.window.rate(now);
       if (used + 1 > b.limit) {
@@ -142,15 +179,41 @@ export class Admission {
         return this.#rateRefusal(b, "tokens", used, estimate, now, requests, tokens);
       }
     }
+    for (const p of parallel) {
+      const running = this.#holds.running(p.counted, model);
+      if (running + 1 > p.limit) return this.#parallelRefusal(p, running, model, requests, tokens);
+    }
+    const worstTokens = demand.prompt + worstOutput(demand);
+    const worstMicros = cost(
+      this.deps.prices.priceOf(model),
+      demand.prompt,
+      0,
+      worstOutput(demand),
+    );
     for (const { scope, counted, set } of budgetChecks) {
+      const held = this.#holds.held(counted);
       for (const period of ["day", "month"] as Period[]) {
         const spent = budgets.spent(counted, period);
         const money = period === "day" ? set.budgetDayMicros : set.budgetMonthMicros;
         const toks = period === "day" ? set.budgetDayTokens : set.budgetMonthTokens;
-        const over = money !== null && spent.micros >= money
-          ? { spent: spent.micros, max: money, unit: "micro-units" }
-          : toks !== null && spent.tokens >= toks
-          ? { spent: spent.tokens, max: toks, unit: "tokens" }
+        const passes = (max: number | null, used: number, hold: number, need: number) =>
+          max !== null && (used >= max || used + hold + need > max);
+        const over = passes(money, spent.micros, held.micros, worstMicros)
+          ? {
+            spent: this.#money(spent.micros),
+            held: this.#money(held.micros),
+            need: this.#money(worstMicros),
+            max: this.#money(money!),
+            unit: this.deps.prices.currency,
+          }
+          : passes(toks, spent.tokens, held.tokens, worstTokens)
+          ? {
+            spent: spent.tokens,
+            held: held.tokens,
+            need: worstTokens,
+            max: toks!,
+            unit: "tokens",
+          }
           : null;
         if (!over) continue;
         const resetAt = periodEnd(period, now);
@@ -181,16 +244,29 @@ export class Admission {
     for (const b of requests) if (!seen.has(b.window)) seen.add(b.window), b.window.add(now, 1);
     const tokenWindows = [...new Set(tokens.map((b) => b.window))];
     for (const w of tokenWindows) w.add(now, estimate);
+    // The global scope counts the gateway's total; the per-key defaults count on the key's own.
+    const counted = [
+      ...new Map(chain.map((s) => this.#counted(s, key)).map((s) => [`${s.kind}:${s.id}`, s]))
+        .values(),
+    ];
+    const held = { micros: worstMicros, tokens: worstTokens };
+    this.#holds.take(counted, model, held);
     return {
       ok: true,
       headers: this.#headers(now, requests, tokens),
-      ticket: { chain: chain.map((s) => this.#counted(s, key)), tokenWindows, estimate },
+      ticket: { chain: counted, tokenWindows, estimate, model, held, open: true },
     };
   }
 
-  /** Corrects the token estimate and charges the cost to every level; returns the cost. */
+  /**
+   * Corrects the token estimate, gives back what was held and charges the cost to every level;
+   * returns the cost. Once per ticket: a second call charges nothing.
+   */
   settle(input: { ticket: Ticket; model: string; usage: SettleUsage }): number {
     const { ticket, usage } = input;
+    if (!ticket.open) return 0;
+    ticket.open = false;
+    this.#holds.give(ticket.chain, ticket.model, ticket.held);
     const used = Math.max(0, usage.promptTokens) + Math.max(0, usage.completionTokens);
     const now = this.deps.clock.now();
     for (const w of ticket.tokenWindows) w.add(now, used - ticket.estimate);
@@ -200,10 +276,58 @@ export class Admission {
       usage.cachedTokens ?? 0,
       usage.completionTokens,
     );
-    // The global scope counts the gateway's total; the per-key defaults count on the key's own.
-    const scopes = [...new Map(ticket.chain.map((s) => [`${s.kind}:${s.id}`, s])).values()];
-    this.deps.budgets.add(scopes, micros, used);
+    this.deps.budgets.add(ticket.chain, micros, used);
     return micros;
+  }
+
+  /** A request that ended before it was recorded: what it held goes back, nothing is charged. */
+  release(ticket: Ticket): void {
+    this.settle({ ticket, model: ticket.model, usage: { promptTokens: 0, completionTokens: 0 } });
+  }
+
+  /** Micro-units as the currency's decimal, so a sum is never a bare number. */
+  #money(micros: number): string {
+    return (micros / 1_000_000).toFixed(6);
+  }
+
+  #neverFits(b: Binding, demand: Demand, need: number): Admitted {
+    const output = need - demand.prompt;
+    return {
+      ok: false,
+      refusal: { kind: "rate_limit", scope: b.scope, label: this.label(b.scope) },
+      error: new AppError(
+        "tokens_over_limit",
+        {
+          need,
+          prompt: demand.prompt,
+          output,
+          max: b.limit,
+          level: this.label(b.scope),
+          fit: Math.max(0, b.limit - demand.prompt),
+        },
+        demand.asked === null ? "messages" : demand.askedField,
+      ),
+    };
+  }
+
+  #parallelRefusal(
+    p: { scope: Scope; limit: number },
+    running: number,
+    model: string,
+    requests: Binding[],
+    tokens: Binding[],
+  ): Admitted {
+    const now = this.deps.clock.now();
+    return {
+      ok: false,
+      refusal: { kind: "rate_limit", scope: p.scope, label: this.label(p.scope) },
+      error: new AppError(
+        "parallel_limited",
+        { model, level: this.label(p.scope), used: running, max: p.limit },
+        null,
+        { headers: { "retry-after": "1", ...this.#headers(now, requests, tokens) } },
+      ),
+    };
   }
 
   #rateRefusal(
@@ -220,12 +344,13 @@ export class Admission {
       ok: false,
       refusal: { kind: "rate_limit", scope: b.scope, label: this.label(b.scope) },
       error: new AppError(
-        "rate_limited",
+        what === "requests" ? "rate_limited" : "tokens_rate_limited",
         {
-          limit: what === "requests" ? "requests per minute" : "tokens per minute",
+          limit: "requests per minute",
           level: this.label(b.scope),
           used: Math.ceil(used),
           max: b.limit,
+          need: n,
           reset: formatReset(wait),
         },
         null,

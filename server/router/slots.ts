@@ -1,19 +1,40 @@
 /**
  * Admission: a request goes to a replica only while one has room (fewer in flight than its
- * slots); otherwise it waits in its model's queue, first come first served, until room frees or
- * its deadline passes (then `queue_timeout`, a 503 with Retry-After). Two lanes: interactive
- * requests (streamed, or the chat profile) go first, but while both lanes wait every Nth grant
- * goes to batch, so neither starves. A waiter whose client leaves is taken out at once.
+ * slots); otherwise it waits in its model's queue until room frees or its deadline passes (then
+ * `queue_timeout`, a 503 with Retry-After). Two lanes: interactive requests (streamed, or the chat
+ * profile) go first, but while both lanes wait every Nth grant goes to batch, so neither starves.
+ * A waiter whose client leaves is taken out at once.
+ *
+ * Within a lane the queue is fair between tenants (a weighted fair share of the model's slots):
+ * the next grant goes to the project with the fewest requests running on the model for its
+ * weight, within it to the key with the fewest, and within that key to the oldest waiter. So a
+ * key with twenty long streams queued cannot keep another key's one request waiting: it takes
+ * the first slot that frees.
  */
 import { AppError } from "../../core/errors.ts";
 
 export type Lane = "interactive" | "batch";
+
+/** Who a waiter is, for the fair share. */
+export interface Flow {
+  /** The project, or the key itself for a key in none. */
+  project: string;
+  key: string;
+  /** The project's share against other projects (a limit, default 1). */
+  weight: number;
+  /** Requests of the project and of the key admitted to the model and not yet ended. */
+  admitted(): { project: number; key: number };
+}
+
+/** Everyone the same: first come, first served. */
+const anyone: Flow = { project: "", key: "", weight: 1, admitted: () => ({ project: 0, key: 0 }) };
 
 interface Waiter {
   take: () => unknown;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
   cleanup: () => void;
+  flow: Flow;
 }
 
 interface ModelQueue {
@@ -47,6 +68,7 @@ export class Admission {
     lane: Lane,
     take: () => T | undefined,
     signal: AbortSignal,
+    flow: Flow = anyone,
   ): T | Promise<T> {
     const q = this.#queues.get(key);
     const ahead = q
@@ -61,6 +83,7 @@ export class Admission {
     const { promise, resolve, reject } = Promise.withResolvers<T>();
     const waiter: Waiter = {
       take,
+      flow,
       resolve: resolve as (v: unknown) => void,
       reject,
       cleanup: () => {
@@ -97,11 +120,12 @@ export class Admission {
         : q.interactive.length > 0
         ? "interactive"
         : "batch";
-      const w = q[lane][0];
+      const i = fairest(q, lane);
+      const w = q[lane][i];
       if (!w) break;
       const got = w.take();
       if (got === undefined) break;
-      q[lane].shift();
+      q[lane].splice(i, 1);
       if (both) q.contested++;
       w.cleanup();
       w.resolve(got);
@@ -130,4 +154,42 @@ export class Admission {
       this.#queues.delete(key);
     }
   }
+}
+
+/**
+ * The waiter in `lane` whose project, then key, has the fewest requests running for its weight;
+ * the oldest among equals. Running is what was admitted less what waits here.
+ */
+function fairest(q: ModelQueue, lane: Lane): number {
+  const list = q[lane];
+  if (list.length <= 1) return 0;
+  const waitingProject = new Map<string, number>();
+  const waitingKey = new Map<string, number>();
+  for (const w of [...q.interactive, ...q.batch]) {
+    waitingProject.set(w.flow.project, (waitingProject.get(w.flow.project) ?? 0) + 1);
+    waitingKey.set(w.flow.key, (waitingKey.get(w.flow.key) ?? 0) + 1);
+  }
+  const scores = new Map<Flow["key"], [number, number]>();
+  let best = 0;
+  let bestScore: [number, number] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const f = list[i]!.flow;
+    let score = scores.get(f.key);
+    if (!score) {
+      const a = f.admitted();
+      score = [
+        Math.max(0, a.project - (waitingProject.get(f.project) ?? 0)) / Math.max(1, f.weight),
+        Math.max(0, a.key - (waitingKey.get(f.key) ?? 0)),
+      ];
+      scores.set(f.key, score);
+    }
+    if (
+      !bestScore || score[0] < bestScore[0] ||
+      (score[0] === bestScore[0] && score[1] < bestScore[1])
+    ) {
+      best = i;
+      bestScore = score;
+    }
+  }
+  return best;
 }
