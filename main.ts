@@ -54,6 +54,10 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "Restore a backup (from 'ctl backup') into a stopped control plane's data directory",
     load: async () => (await import("./server/cli/restore.ts")).restoreCommand,
   },
+  store: {
+    summary: "Copy a single box's store into PostgreSQL ('store copy --to postgres://…')",
+    load: async () => (await import("./server/cli/store_command.ts")).storeCommand,
+  },
   version: {
     summary: "Print the version, commit and build date (--json for a machine)",
     load: () =>

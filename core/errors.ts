@@ -57,6 +57,8 @@ export const errorCodes = [
   "mcp_call_failed",
   // Guardrails (server/guard): a policy's rule blocked the request or its answer.
   "guardrail_blocked",
+  // The store (db/): what llmgw leaves to PostgreSQL's own tools.
+  "store_backup_external",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

@@ -50,6 +50,18 @@ export function text(
   return make(key, def, description, z.string(), "string", extra);
 }
 
+/** A setting whose value is text of a given form (`what` names it in the error and the reference). */
+export function textMatching(
+  key: string,
+  def: string,
+  description: string,
+  form: { pattern: RegExp; what: string },
+  extra: Partial<Pick<Setting<string>, "flag" | "env" | "secret">> = {},
+): Setting<string> {
+  const schema = z.string().regex(form.pattern, `must be ${form.what}`);
+  return make(key, def, description, schema, `string (${form.what})`, extra);
+}
+
 /** A setting whose value is a whole number within bounds. */
 export function int(
   key: string,

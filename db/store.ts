@@ -1,109 +1,79 @@
 /**
- * The store: SQLite through libSQL, with Drizzle on top. There is exactly one write path
- * (`write`), a single connection whose transactions run one after another, so writers never
- * fight over the lock inside this process; reads use a small pool of their own.
+ * The store: the embedded SQLite file (libSQL) for one box, or PostgreSQL for a cluster, with
+ * Drizzle on top and one set of query code for both. There is exactly one write path (`write`):
+ * transactions from this process run one after another, so writers never fight over a lock
+ * inside it; reads use a pool of their own.
+ *
+ * Both dialects are driven through the SQLite tables of db/schema.ts: Drizzle's query builders
+ * have the same surface in both, the tables only lend names and value mappings, and
+ * db/schema_pg.ts (checked column for column against schema.ts) stores each value as SQLite
+ * hands it over. So `db` and `Tx` are typed as SQLite's at this seam. What the builders cannot
+ * say goes through `run`/`all` with each dialect's SQL side by side.
  */
-import { type Client, createClient } from "@libsql/client";
-import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
-import { migrate } from "drizzle-orm/libsql/migrator";
-import * as schema from "./schema.ts";
+import type { SQL } from "drizzle-orm";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import type * as schema from "./schema.ts";
 
 export type Db = LibSQLDatabase<typeof schema>;
 /** What a write callback gets: a transaction with the same query surface as the database. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export type Dialect = "sqlite" | "postgres";
+
+/** One statement in each dialect's words, for what the query builder cannot say in both. */
+export interface DialectSql {
+  sqlite: SQL;
+  postgres: SQL;
+}
 
 export class StoreError extends Error {
   override name = "StoreError";
 }
 
 export interface Store {
+  readonly dialect: Dialect;
+  /** Where the store is, for messages: the file, or the URL without its password. */
   readonly path: string;
   /** For reads. Never write through it: use `write`. */
   readonly db: Db;
   /** Runs `fn` in a write transaction, after every write queued before it. */
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
-  close(): void;
+  /** Runs a statement in this store's dialect inside a `write`'s `tx`; the rows it changed. */
+  run(q: DialectSql, tx: Tx): Promise<number>;
+  /** The rows a query in this store's dialect returns (inside `tx` when given). */
+  all<T>(q: DialectSql, tx?: Tx): Promise<T[]>;
+  close(): Promise<void>;
 }
 
-const busyTimeoutMs = 5_000;
-const migrationsFolder = new URL("./migrations", import.meta.url).pathname;
+/** True for a `store.url` that names PostgreSQL. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
 
-/** Opens (creating if needed) the store at `path` and applies pending migrations. */
-export async function openStore(path: string): Promise<Store> {
-  const url = path === ":memory:" ? ":memory:" : `file:${path}`;
-  let writerClient: Client | undefined;
-  let readerClient: Client | undefined;
-  try {
-    // The store holds password and key hashes: only its owner reads it (SQLite gives the WAL
-    // and shared-memory files the same mode).
-    if (path !== ":memory:") await createPrivateFile(path);
-    writerClient = createClient({ url, concurrency: 1, timeout: busyTimeoutMs } as never);
-    for (
-      const pragma of [
-        "journal_mode = WAL",
-        `busy_timeout = ${busyTimeoutMs}`,
-        "foreign_keys = ON",
-        "synchronous = NORMAL",
-      ]
-    ) await writerClient.execute(`PRAGMA ${pragma}`);
-    const writer = drizzle(writerClient, { schema });
-    await migrate(writer, { migrationsFolder });
-    // An in-memory database exists only on its one connection, so it reads through the writer.
-    readerClient = path === ":memory:"
-      ? writerClient
-      : createClient({ url, concurrency: 4, timeout: busyTimeoutMs } as never);
-    const reader = readerClient === writerClient ? writer : drizzle(readerClient, { schema });
-    return makeStore(path, writer, reader, [writerClient, readerClient]);
-  } catch (e) {
-    writerClient?.close();
-    if (readerClient !== writerClient) readerClient?.close();
-    throw explainStoreError(path, e);
+/**
+ * Opens the store and applies pending migrations: a PostgreSQL URL, else a SQLite file path
+ * (created if needed) or `:memory:`.
+ */
+export async function openStore(where: string): Promise<Store> {
+  if (isPostgresUrl(where)) {
+    const { openPgStore } = await import("./pg_store.ts");
+    return await openPgStore(where);
   }
+  const { openSqliteStore } = await import("./sqlite_store.ts");
+  return await openSqliteStore(where);
 }
 
-function makeStore(path: string, writer: Db, reader: Db, clients: Client[]): Store {
+/** Serialises `fn`s one after another, as the one write path promises; a failure breaks no chain. */
+export function writeQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
   let tail: Promise<unknown> = Promise.resolve();
-  return {
-    path,
-    db: reader,
-    write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-      const run = tail.then(() => writer.transaction(fn)).catch((e) => {
-        throw explainStoreError(path, e);
-      });
-      tail = run.catch(() => {});
-      return run;
-    },
-    close() {
-      for (const c of new Set(clients)) c.close();
-    },
+  return <T>(fn: () => Promise<T>) => {
+    const run = tail.then(fn);
+    tail = run.catch(() => {});
+    return run;
   };
 }
 
-/** Turns SQLite's codes into sentences an operator can act on; anything else passes through. */
-export function explainStoreError(path: string, e: unknown): unknown {
-  if (e instanceof StoreError) return e;
-  const text = causeChain(e).join(" | ");
-  if (/SQLITE_BUSY|SQLITE_LOCKED|database is locked/i.test(text)) {
-    return new StoreError(
-      `The store ${path} is locked by another process (waited ${busyTimeoutMs} ms). ` +
-        `Is another llmgw running on the same data directory?`,
-    );
-  }
-  if (/SQLITE_CORRUPT|SQLITE_NOTADB|file is not a database|malformed/i.test(text)) {
-    return new StoreError(
-      `The store ${path} is damaged or is not an llmgw database. ` +
-        `Restore it from a backup, or move it away to start afresh.`,
-    );
-  }
-  if (/SQLITE_CANTOPEN|unable to open/i.test(text)) {
-    return new StoreError(
-      `Cannot open the store ${path}: check that its directory exists and is writable.`,
-    );
-  }
-  return e;
-}
-
-function causeChain(e: unknown): string[] {
+export function causeChain(e: unknown): string[] {
   const out: string[] = [];
   for (let cur = e, depth = 0; cur && depth < 8; depth++) {
     if (cur instanceof Error) {
@@ -115,12 +85,4 @@ function causeChain(e: unknown): string[] {
     }
   }
   return out;
-}
-
-async function createPrivateFile(path: string): Promise<void> {
-  try {
-    (await Deno.open(path, { createNew: true, write: true, mode: 0o600 })).close();
-  } catch (e) {
-    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
-  }
 }

@@ -1,6 +1,8 @@
 /**
  * A store made by the release before `replicas` (a replica in `shards` and `node_shards`) opens
- * with today's migrate path and keeps every replica, merged into one row each.
+ * with today's migrate path and keeps every replica, merged into one row each. SQLite only: no
+ * release before it had a PostgreSQL store, whose migrations (db/migrations_pg/) start at today's
+ * schema.
  */
 import { createClient } from "@libsql/client";
 import { sql } from "drizzle-orm";

@@ -68,6 +68,8 @@ export const en = {
     mcp_call_failed: "The tool '{tool}' failed: {detail}",
     guardrail_blocked:
       "The guardrail policy '{policy}' blocked this request (rule '{rule}'); ask an administrator if it should not have",
+    store_backup_external:
+      "The store is PostgreSQL ({store}): back it up with pg_dump or the server's own backups",
   },
   portal: portalEn,
 } as const;

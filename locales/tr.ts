@@ -72,6 +72,8 @@ export const tr: Messages = {
     mcp_call_failed: "'{tool}' aracı başarısız oldu: {detail}",
     guardrail_blocked:
       "'{policy}' koruma politikası bu isteği engelledi ('{rule}' kuralı); engellenmemesi gerekiyorsa bir yöneticiye danışın",
+    store_backup_external:
+      "Depo PostgreSQL ({store}): yedeğini pg_dump ya da sunucunun kendi yedekleriyle alın",
   },
   portal: portalTr,
 };

@@ -13,6 +13,7 @@ import {
   type Resolved,
   resolveSettings,
   text,
+  textMatching,
 } from "../core/settings.ts";
 import { defaultDataDir } from "../core/paths.ts";
 import { peopleAuthSettings, peopleSettings } from "./auth/people_settings.ts";
@@ -84,6 +85,14 @@ export const notifySettings = {
 };
 
 export const serverSettings = {
+  // Secret: it may carry a password, and it is never a cluster setting (it says where they are).
+  storeUrl: textMatching(
+    "store.url",
+    "",
+    "Where the store is: empty for the embedded SQLite file in the data directory, or postgres://user@host:port,host2:port/db for PostgreSQL (several hosts are tried in turn; give the password in PGPASSWORD or server.yaml, not the flag)",
+    { pattern: /^$|^postgres(ql)?:\/\//i, what: "empty or a postgres:// URL" },
+    { secret: true },
+  ),
   listen: text("listen", "127.0.0.1:8080", "Address the HTTP listener binds (host:port)"),
   publicUrl: text(
     "public_url",

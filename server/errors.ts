@@ -58,6 +58,7 @@ export function statusOf(
       return { status: 404, type: "not_found_error" };
     case "conflict":
     case "weights_checksum_conflict":
+    case "store_backup_external":
       return { status: 409, type: "invalid_request_error" };
     case "engine_error":
     case "mcp_call_failed":

@@ -69,7 +69,7 @@ export async function startControlPlane(
       oidc: await oidcConfigFrom(fileConfig, fileConfig.publicUrl || `http://${fileConfig.listen}`),
     });
   } catch (e) {
-    opened.close();
+    await opened.close();
     throw e;
   }
   const { config, deps } = services;
@@ -81,7 +81,7 @@ export async function startControlPlane(
   } catch (e) {
     background?.stop();
     await services.close();
-    opened.close();
+    await opened.close();
     throw e;
   }
   const { listener, metricsListener } = listeners;
@@ -104,7 +104,7 @@ export async function startControlPlane(
       background.stop();
       await metricsListener?.close();
       await services.close();
-      opened.close();
+      await opened.close();
     },
   };
 }
@@ -132,21 +132,27 @@ async function startListeners(
   }
 }
 
-/** The store, and the data directory's lock when the store is opened here. */
+/**
+ * The store (store.url's PostgreSQL, else the data directory's SQLite file), and the data
+ * directory's lock when the store is opened here.
+ */
 async function openData(
-  config: Pick<ServerConfig, "dataDir">,
+  config: Pick<ServerConfig, "dataDir" | "storeUrl">,
   given: Store | undefined,
-): Promise<{ store: Store; close(): void }> {
-  if (given) return { store: given, close: () => {} };
+): Promise<{ store: Store; close(): Promise<void> }> {
+  if (given) return { store: given, close: async () => {} };
   // One control plane per data directory; restore checks the same lock.
   const lock: DataLock = await lockDataDir(config.dataDir);
   try {
-    const store = await openStore(`${config.dataDir}/llmgw.db`);
+    const store = await openStore(config.storeUrl || `${config.dataDir}/llmgw.db`);
     return {
       store,
-      close: () => {
-        store.close();
-        lock.release();
+      close: async () => {
+        try {
+          await store.close();
+        } finally {
+          lock.release();
+        }
       },
     };
   } catch (e) {

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { systemClock } from "../../core/clock.ts";
-import type { Command } from "../../core/command.ts";
+import { type Command, UsageError } from "../../core/command.ts";
+import { isPostgresUrl } from "../../db/store.ts";
 import { resolveSettings, settingsHelp } from "../../core/settings.ts";
 import { locationSettings } from "../config.ts";
 import { initDataDir, type InitResult } from "../setup/init_data_dir.ts";
@@ -11,16 +12,23 @@ export const initCommand: Command = {
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
-      options: { data: { type: "string" }, listen: { type: "string" }, help: { type: "boolean" } },
+      options: {
+        data: { type: "string" },
+        listen: { type: "string" },
+        "store-url": { type: "string" },
+        help: { type: "boolean" },
+      },
     });
     if (values.help) {
       console.log(
-        `Usage: llmgw init [--data DIR] [--listen HOST:PORT]\n\n` +
+        `Usage: llmgw init [--data DIR] [--listen HOST:PORT] [--store-url postgres://…]\n\n` +
           `Creates the store, cluster secret, first administrator (password printed, and kept in\n` +
           `DIR/initial-admin-password, mode 0600, until its first sign-in), admin token (mode 0600)\n` +
           `and server.yaml. Running it again changes nothing that exists.\n\n` +
           settingsHelp(locationSettings) +
-          `\n  --listen                     Listen address written into a new server.yaml`,
+          `\n  --listen                     Listen address written into a new server.yaml` +
+          `\n  --store-url                  Seed this PostgreSQL store instead of DIR/llmgw.db` +
+          ` (env LLMGW_STORE_URL; the password in PGPASSWORD)`,
       );
       return 0;
     }
@@ -28,9 +36,14 @@ export const initCommand: Command = {
       flags: values,
       env: Deno.env.toObject(),
     });
+    const storeUrl = values["store-url"] ?? Deno.env.get("LLMGW_STORE_URL") ?? "";
+    if (storeUrl && !isPostgresUrl(storeUrl)) {
+      throw new UsageError("--store-url must be a postgres:// URL");
+    }
     const result = await initDataDir(dataDir, {
       clock: systemClock,
       ...(values.listen ? { listen: values.listen } : {}),
+      ...(storeUrl ? { storeUrl } : {}),
     });
     printInitResult(result);
     return 0;

@@ -2,25 +2,30 @@
  * The reconciler's record (ReplicaRecords) and what a node is meant to run (NodeStore) are two halves
  * of one `replicas` row: each comes and goes without losing the other.
  */
-import { sql } from "drizzle-orm";
 import { FakeClock } from "../../core/clock.ts";
-import { replicas } from "../../db/schema.ts";
-import { openStore, type Store } from "../../db/store.ts";
+import { nodes as nodeRows, replicas } from "../../db/schema.ts";
+import type { Store } from "../../db/store.ts";
+import { storeTest } from "../../tests/helpers/stores.ts";
 import { assertEquals } from "../../tests/assert.ts";
 import { NodeStore } from "../nodes/node_store.ts";
 import { ReplicaRecords, type StoredReplica } from "./replica_records.ts";
 
-async function withStore(fn: (store: Store, nodes: NodeStore) => Promise<void>): Promise<void> {
-  const store = await openStore(":memory:");
-  try {
+/** Registers `fn` once per dialect, with a store holding node n1. */
+function replicaTest(name: string, fn: (store: Store, nodes: NodeStore) => Promise<void>): void {
+  storeTest(name, async (store) => {
     await store.write((tx) =>
-      tx.run(sql`INSERT INTO nodes (id, name, labels, credential_hash, cordoned, draining,
-        created_at) VALUES ('n1', 'gpu-a', '{}', 'h1', 0, 0, 1)`)
+      tx.insert(nodeRows).values({
+        id: "n1",
+        name: "gpu-a",
+        labels: {},
+        credentialHash: "h1",
+        cordoned: false,
+        draining: false,
+        createdAt: 1,
+      })
     );
     await fn(store, new NodeStore({ store, clock: new FakeClock(5_000) }));
-  } finally {
-    store.close();
-  }
+  });
 }
 
 const placed = (id: string, nodeId = "n1"): StoredReplica => ({
@@ -52,8 +57,9 @@ const start = (shardId: string) => ({
 const ids = async (store: Store) =>
   (await store.db.select({ id: replicas.id }).from(replicas)).map((r) => r.id);
 
-Deno.test("shard table: placement and launch share a row; each half goes on its own", async () => {
-  await withStore(async (store, nodes) => {
+replicaTest(
+  "shard table: placement and launch share a row; each half goes on its own",
+  async (store, nodes) => {
     const table = await ReplicaRecords.load(store);
     await table.save([placed("s1")]);
     await nodes.addReplica({ ...start("s1"), launch: { parallel: 2 } });
@@ -74,21 +80,20 @@ Deno.test("shard table: placement and launch share a row; each half goes on its 
 
     await table.save([], ["s1"]);
     assertEquals(await ids(store), []);
-  });
+  },
+);
+
+replicaTest("shard table: a shard started by hand is the node's only", async (store, nodes) => {
+  await nodes.addReplica(start("by-hand"));
+  assertEquals((await ReplicaRecords.load(store)).all(), []);
+  assertEquals((await nodes.desired("n1")).map((d) => d.shardId), ["by-hand"]);
+  assertEquals(await nodes.removeReplica("n1", "by-hand"), true);
+  assertEquals(await ids(store), []);
 });
 
-Deno.test("shard table: a shard started by hand is the node's only", async () => {
-  await withStore(async (store, nodes) => {
-    await nodes.addReplica(start("by-hand"));
-    assertEquals((await ReplicaRecords.load(store)).all(), []);
-    assertEquals((await nodes.desired("n1")).map((d) => d.shardId), ["by-hand"]);
-    assertEquals(await nodes.removeReplica("n1", "by-hand"), true);
-    assertEquals(await ids(store), []);
-  });
-});
-
-Deno.test("shard table: a shard on a removed node is kept in memory, not stored", async () => {
-  await withStore(async (store, nodes) => {
+replicaTest(
+  "shard table: a shard on a removed node is kept in memory, not stored",
+  async (store, nodes) => {
     const table = await ReplicaRecords.load(store);
     await table.save([placed("s1")]);
     await nodes.addReplica(start("s1"));
@@ -97,5 +102,5 @@ Deno.test("shard table: a shard on a removed node is kept in memory, not stored"
     await table.save([{ ...placed("s1"), state: "starting" }]);
     assertEquals(table.get("s1")?.state, "starting");
     assertEquals(await ids(store), []);
-  });
-});
+  },
+);

@@ -6,10 +6,15 @@
  */
 import { sql } from "drizzle-orm";
 import { ulid } from "ulid";
+import { AppError } from "../../core/errors.ts";
 import type { Store } from "../../db/store.ts";
 
 /** Writes a consistent copy of the store to a new temporary file beside it; returns its path. */
 export async function snapshotStore(store: Store): Promise<string> {
+  // PostgreSQL has its own tools (pg_dump, base backups), which see the whole cluster's store.
+  if (store.dialect === "postgres") {
+    throw new AppError("store_backup_external", { store: store.path });
+  }
   const dir = store.path === ":memory:"
     ? await Deno.makeTempDir({ prefix: "llmgw-backup-" })
     : store.path.replace(/\/[^/]*$/, "") || ".";

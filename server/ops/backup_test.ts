@@ -10,6 +10,8 @@ import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
 import { ctlCommand } from "../cli/ctl/mod.ts";
 import { apiKeys, usage } from "../../db/schema.ts";
 import { openStore } from "../../db/store.ts";
+import { freshDatabase, postgresMissing } from "../../tests/helpers/postgres.ts";
+import { skipNote } from "../../tests/helpers/skip.ts";
 
 async function llmgw(args: string[]): Promise<{ code: number; text: string }> {
   const { cmd, args: full } = selfCommand(args);
@@ -132,4 +134,27 @@ Deno.test("restore refuses a file that is not an llmgw store", async () => {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test({
+  name: `on PostgreSQL, backup refuses and names pg_dump; the password is not in the answer${
+    skipNote(postgresMissing)
+  }`,
+  ignore: !!postgresMissing,
+  fn: async () => {
+    // The throwaway cluster trusts local connections: the password is carried, never checked.
+    const url = new URL(await freshDatabase());
+    url.password = "hunter2";
+    const t = await startTestControlPlane({ storeUrl: url.href });
+    try {
+      const res = await t.admin("backup", { method: "POST" });
+      const body = await res.text();
+      assertEquals(res.status, 409, body);
+      assertMatch(body, /store_backup_external/);
+      assertMatch(body, /pg_dump/);
+      assert(!body.includes("hunter2"), body);
+    } finally {
+      await t.close();
+    }
+  },
 });

@@ -5,14 +5,16 @@
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
+import { dialectTest } from "../../tests/helpers/stores.ts";
+import type { Store } from "../../db/store.ts";
 import { portalBrowser } from "../../tests/helpers/portal_browser.ts";
 import { makeTenant } from "../../tests/helpers/tenants.ts";
 import { buildApp } from "../app.ts";
 
 const password = "correct horse battery staple";
 
-async function setup() {
-  const h = await startHarness();
+async function setup(dialect: Store["dialect"]) {
+  const h = await startHarness({ dialect });
   const app = buildApp({ ...h.deps, portal: { publicUrl: "" } });
   const a = await makeTenant(h, "acme");
   const b = await makeTenant(h, "globex");
@@ -21,7 +23,7 @@ async function setup() {
 }
 
 Deno.test("portal: sign-in, the models page, and every page sets <html lang>", async () => {
-  const { h, app, browserSignIn, get } = await setup();
+  const { h, app, browserSignIn, get } = await setup("sqlite");
   try {
     const signedOut = await app.request("/");
     const html = await signedOut.text();
@@ -53,7 +55,7 @@ Deno.test("portal: sign-in, the models page, and every page sets <html lang>", a
 });
 
 Deno.test("portal: members cannot open admin pages; tenant admins see only their tenant", async () => {
-  const { h, browserSignIn, get } = await setup();
+  const { h, browserSignIn, get } = await setup("sqlite");
   try {
     const mel = await browserSignIn("mel@acme.example");
     for (
@@ -83,7 +85,7 @@ Deno.test("portal: members cannot open admin pages; tenant admins see only their
 });
 
 Deno.test("portal: a key is shown once; forms need the CSRF token", async () => {
-  const { h, a, browserSignIn, get, post, formCsrf } = await setup();
+  const { h, a, browserSignIn, get, post, formCsrf } = await setup("sqlite");
   try {
     const mel = await browserSignIn("mel@acme.example");
     const refused = await post("/keys", mel, { name: "x", project_id: a.project.id });
@@ -112,56 +114,62 @@ Deno.test("portal: a key is shown once; forms need the CSRF token", async () => 
   }
 });
 
-Deno.test("portal: chat streams through the session, usage shows it, CSV exports it", async () => {
-  const { h, app, browserSignIn, get, formCsrf } = await setup();
-  try {
-    const mel = await browserSignIn("mel@acme.example");
-    const csrf = await formCsrf("/keys", mel);
-    const body = JSON.stringify({ model: "demo", messages: [{ role: "user", content: "hi" }] });
-    const noToken = await app.request("/portal/chat", {
-      method: "POST",
-      headers: { cookie: mel, "content-type": "application/json" },
-      body,
-    });
-    assertEquals(noToken.status, 403);
-    await noToken.body?.cancel();
-    const res = await app.request("/portal/chat", {
-      method: "POST",
-      headers: { cookie: mel, "content-type": "application/json", "x-csrf-token": csrf },
-      body,
-    });
-    assertEquals(res.status, 200);
-    const text = await res.text();
-    assert(text.includes('"completion_tokens"') && text.trimEnd().endsWith("data: [DONE]"));
-    await h.usage.flush();
-    const usage = await (await get("/usage", mel)).text();
-    assert(/data-chart="requests"/.test(usage));
-    assert(/data-value="1"/.test(usage), "one request on today's bar");
-    assert(usage.includes("portal-chat"), "by key: the portal's own key");
-    const csv = await (await get("/usage.csv", mel)).text();
-    assert(csv.startsWith("day,model,key_id"), csv);
-    assert(csv.includes(",demo,"), csv);
-    const unknown = await app.request("/portal/chat", {
-      method: "POST",
-      headers: {
-        cookie: mel,
-        "content-type": "application/json",
-        "x-csrf-token": csrf,
-        "accept-language": "tr",
-      },
-      body: JSON.stringify({ model: "nope", messages: [{ role: "user", content: "hi" }] }),
-    });
-    assertEquals(unknown.status, 404);
-    const err = await unknown.json();
-    assertEquals(err.error.code, "model_not_found");
-    assert(/nope/.test(err.error.message) && !/does not exist/.test(err.error.message), "Turkish");
-  } finally {
-    await h.close();
-  }
-});
+dialectTest(
+  "portal: chat streams through the session, usage shows it, CSV exports it",
+  async (dialect) => {
+    const { h, app, browserSignIn, get, formCsrf } = await setup(dialect);
+    try {
+      const mel = await browserSignIn("mel@acme.example");
+      const csrf = await formCsrf("/keys", mel);
+      const body = JSON.stringify({ model: "demo", messages: [{ role: "user", content: "hi" }] });
+      const noToken = await app.request("/portal/chat", {
+        method: "POST",
+        headers: { cookie: mel, "content-type": "application/json" },
+        body,
+      });
+      assertEquals(noToken.status, 403);
+      await noToken.body?.cancel();
+      const res = await app.request("/portal/chat", {
+        method: "POST",
+        headers: { cookie: mel, "content-type": "application/json", "x-csrf-token": csrf },
+        body,
+      });
+      assertEquals(res.status, 200);
+      const text = await res.text();
+      assert(text.includes('"completion_tokens"') && text.trimEnd().endsWith("data: [DONE]"));
+      await h.usage.flush();
+      const usage = await (await get("/usage", mel)).text();
+      assert(/data-chart="requests"/.test(usage));
+      assert(/data-value="1"/.test(usage), "one request on today's bar");
+      assert(usage.includes("portal-chat"), "by key: the portal's own key");
+      const csv = await (await get("/usage.csv", mel)).text();
+      assert(csv.startsWith("day,model,key_id"), csv);
+      assert(csv.includes(",demo,"), csv);
+      const unknown = await app.request("/portal/chat", {
+        method: "POST",
+        headers: {
+          cookie: mel,
+          "content-type": "application/json",
+          "x-csrf-token": csrf,
+          "accept-language": "tr",
+        },
+        body: JSON.stringify({ model: "nope", messages: [{ role: "user", content: "hi" }] }),
+      });
+      assertEquals(unknown.status, 404);
+      const err = await unknown.json();
+      assertEquals(err.error.code, "model_not_found");
+      assert(
+        /nope/.test(err.error.message) && !/does not exist/.test(err.error.message),
+        "Turkish",
+      );
+    } finally {
+      await h.close();
+    }
+  },
+);
 
 Deno.test("portal: Turkish from Accept-Language, then the profile wins; %93 in Turkish", async () => {
-  const { h, browserSignIn, get, post, formCsrf } = await setup();
+  const { h, browserSignIn, get, post, formCsrf } = await setup("sqlite");
   try {
     const signedOut = await (await get("/", "", "tr-TR,tr;q=0.9,en;q=0.5")).text();
     assert(signedOut.includes('<html lang="tr">') && signedOut.includes("Oturum aç"));
@@ -177,7 +185,11 @@ Deno.test("portal: Turkish from Accept-Language, then the profile wins; %93 in T
     assert(text.includes('<html lang="tr">') && text.includes("Kaydedildi."));
     const models = await (await get("/models", mel, "en")).text();
     assert(models.includes('<html lang="tr">'), "the profile beats Accept-Language");
-    const bad = await post("/profile", mel, { _csrf: csrf, locale: "tr", time_zone: "Mars/Base" });
+    const bad = await post("/profile", mel, {
+      _csrf: csrf,
+      locale: "tr",
+      time_zone: "Mars/Base",
+    });
     assertEquals(bad.status, 400);
     assertEquals(new Intl.NumberFormat("tr", { style: "percent" }).format(0.93), "%93");
   } finally {
@@ -186,7 +198,7 @@ Deno.test("portal: Turkish from Accept-Language, then the profile wins; %93 in T
 });
 
 Deno.test("portal: an administrator adds a team and a member; the password is shown once", async () => {
-  const { h, a, browserSignIn, get, post, formCsrf } = await setup();
+  const { h, a, browserSignIn, get, post, formCsrf } = await setup("sqlite");
   try {
     const res0 = await h.deps.people.tenancy.createPerson({
       username: "root",
@@ -200,7 +212,11 @@ Deno.test("portal: an administrator adds a team and a member; the password is sh
     assert(res0.id);
     const root = await browserSignIn("root@example.com");
     const csrf = await formCsrf("/admin/tree", root);
-    const team = await post("/admin/teams", root, { _csrf: csrf, org_id: a.org.id, name: "blue" });
+    const team = await post("/admin/teams", root, {
+      _csrf: csrf,
+      org_id: a.org.id,
+      name: "blue",
+    });
     assertEquals(team.status, 200);
     assert((await team.text()).includes("blue"));
     const blue = [...h.deps.people.tenancy.teams.values()].find((t) => t.name === "blue")!;
@@ -225,8 +241,8 @@ Deno.test("portal: an administrator adds a team and a member; the password is sh
   }
 });
 
-Deno.test("portal: a local account changes its password; other sessions end", async () => {
-  const { h, browserSignIn, get, post, formCsrf } = await setup();
+dialectTest("portal: a local account changes its password; other sessions end", async (dialect) => {
+  const { h, browserSignIn, get, post, formCsrf } = await setup(dialect);
   try {
     const first = await browserSignIn("mel@acme.example");
     const second = await browserSignIn("mel@acme.example");

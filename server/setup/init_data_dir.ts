@@ -33,7 +33,8 @@ export const defaultLimits = { rpm: 60, tpm: 200_000 };
 
 export async function initDataDir(
   dataDir: string,
-  opts: { clock: Clock; listen?: string; tlsNames?: string },
+  /** `storeUrl`: a PostgreSQL store to seed instead of the data directory's SQLite file. */
+  opts: { clock: Clock; listen?: string; tlsNames?: string; storeUrl?: string },
 ): Promise<InitResult> {
   const created: string[] = [];
   const existing: string[] = [];
@@ -60,9 +61,9 @@ export async function initDataDir(
   if (tlsMade.length > 0) created.push("tls/ (cluster CA and control plane certificate)");
   else existing.push("tls/");
 
-  const dbExisted = await exists(`${dataDir}/llmgw.db`);
-  const store = await openStore(`${dataDir}/llmgw.db`);
-  note(!dbExisted, "llmgw.db");
+  const dbExisted = opts.storeUrl ? false : await exists(`${dataDir}/llmgw.db`);
+  const store = await openStore(opts.storeUrl || `${dataDir}/llmgw.db`);
+  if (!opts.storeUrl) note(!dbExisted, "llmgw.db");
   let adminPassword: string | undefined;
   try {
     const admins = await store.db.select().from(users);
@@ -115,7 +116,7 @@ export async function initDataDir(
       created.push("admin.token");
     }
   } finally {
-    store.close();
+    await store.close();
   }
   return {
     dataDir,

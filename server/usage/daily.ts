@@ -3,7 +3,7 @@
  * sums in the same transaction (so the two never disagree), and a store that has rows but no sums
  * (made before the sums existed) is summed once at start.
  */
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Store, Tx } from "../../db/store.ts";
 import { usage, usageDaily } from "../../db/schema.ts";
 
@@ -63,14 +63,17 @@ export async function backfillDaily(store: Store): Promise<number> {
   return await store.write(async (tx) => {
     const has = await tx.select({ n: sql<number>`count(*)` }).from(usageDaily).limit(1);
     if ((has[0]?.n ?? 0) > 0) return 0;
-    const r = await tx.run(sql`
-      INSERT INTO usage_daily (day, key_id, model, requests, errors, prompt_tokens,
+    const select = (day: SQL) =>
+      sql`INSERT INTO usage_daily (day, key_id, model, requests, errors, prompt_tokens,
         cached_tokens, completion_tokens, cost_micros)
-      SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch'), coalesce(key_id, ''), model, count(*),
+      SELECT ${day}, coalesce(key_id, ''), model, count(*),
         sum(CASE WHEN status >= 400 THEN 1 ELSE 0 END), sum(prompt_tokens), sum(cached_tokens),
         sum(completion_tokens), sum(cost_micros)
-      FROM usage GROUP BY 1, 2, 3`);
-    return r.rowsAffected;
+      FROM usage GROUP BY 1, 2, 3`;
+    return await store.run({
+      sqlite: select(sql`strftime('%Y-%m-%d', at / 1000, 'unixepoch')`),
+      postgres: select(sql`to_char(to_timestamp(at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`),
+    }, tx);
   });
 }
 
@@ -79,6 +82,6 @@ export async function pruneUsage(store: Store, now: number, retainDays: number):
   if (retainDays <= 0) return 0;
   // Whole days only: a day's raw rows go together, after the day has ended in UTC.
   const cutoff = Date.parse(utcDay(now - retainDays * 86_400_000) + "T00:00:00Z");
-  const r = await store.write((tx) => tx.run(sql`DELETE FROM usage WHERE at < ${cutoff}`));
-  return r.rowsAffected;
+  const q = sql`DELETE FROM usage WHERE at < ${cutoff}`;
+  return await store.write((tx) => store.run({ sqlite: q, postgres: q }, tx));
 }

@@ -72,7 +72,7 @@ export class UsageRecorder implements UsageSink {
       const times = this.#recordedAt.splice(0, batch.length);
       try {
         await this.deps.store.write(async (tx) => {
-          await insertUsageRows(tx, batch);
+          await insertUsageRows(this.deps.store, tx, batch);
           // The per-day sums move with the rows, in the same transaction.
           await addToDaily(tx, batch);
         });

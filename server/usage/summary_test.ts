@@ -7,7 +7,7 @@ import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
 import { ctlCommand } from "../cli/ctl/mod.ts";
 import { usage, usageDaily } from "../../db/schema.ts";
-import { openStore } from "../../db/store.ts";
+import { storeTest } from "../../tests/helpers/stores.ts";
 import { backfillDaily, pruneUsage, utcDay } from "./daily.ts";
 import { summarizeUsage } from "./summary.ts";
 import { UsageRecorder } from "./recorder.ts";
@@ -171,86 +171,92 @@ Deno.test("ctl usage: sums match the usage rows, by key, model and day, in every
   }
 });
 
-Deno.test("usage sums: kept past retention, backfilled once, a year answers in under a second", async () => {
-  const store = await openStore(":memory:");
-  try {
-    const day = 86_400_000;
-    const now = Date.parse("2026-06-30T12:00:00Z");
-    const row = (at: number, keyId: string, prompt: number) => ({
-      id: crypto.randomUUID(),
-      requestId: "r",
-      at,
-      keyId,
-      model: "m",
-      endpoint: "/chat/completions",
-      promptTokens: prompt,
-      completionTokens: 1,
-      status: 200,
-      latencyMs: 1,
-      stream: false,
-      costMicros: 7,
-    });
-    // Rows written before the per-day table existed: summed once at start.
-    await store.write((tx) =>
-      tx.insert(usage).values([row(now - 40 * day, "k1", 10), row(now - 1 * day, "k1", 5)])
-    );
-    assertEquals(await backfillDaily(store), 2);
-    assertEquals(await backfillDaily(store), 0);
+storeTest(
+  "usage sums: kept past retention, backfilled once, a year answers in under a second",
+  async (store) => {
+    {
+      const day = 86_400_000;
+      const now = Date.parse("2026-06-30T12:00:00Z");
+      const row = (at: number, keyId: string, prompt: number) => ({
+        id: crypto.randomUUID(),
+        requestId: "r",
+        at,
+        keyId,
+        model: "m",
+        endpoint: "/chat/completions",
+        promptTokens: prompt,
+        completionTokens: 1,
+        status: 200,
+        latencyMs: 1,
+        stream: false,
+        costMicros: 7,
+      });
+      // Rows written before the per-day table existed: summed once at start.
+      await store.write((tx) =>
+        tx.insert(usage).values([row(now - 40 * day, "k1", 10), row(now - 1 * day, "k1", 5)])
+      );
+      assertEquals(await backfillDaily(store), 2);
+      assertEquals(await backfillDaily(store), 0);
 
-    // New rows go through the recorder, which keeps the sums in the same transaction.
-    const rec = new UsageRecorder({
-      store,
-      logger: silentLogger,
-      flushMs: 3_600_000,
-      batchSize: 2,
-    });
-    for (let i = 0; i < 3; i++) {
-      const { id: _id, ...r } = row(now, "k2", 1);
-      rec.record(r);
-    }
-    await rec.close();
+      // New rows go through the recorder, which keeps the sums in the same transaction.
+      const rec = new UsageRecorder({
+        store,
+        logger: silentLogger,
+        flushMs: 3_600_000,
+        batchSize: 2,
+      });
+      for (let i = 0; i < 3; i++) {
+        const { id: _id, ...r } = row(now, "k2", 1);
+        rec.record(r);
+      }
+      await rec.close();
 
-    assertEquals(await pruneUsage(store, now, 30), 1);
-    const left = await store.db.select().from(usage);
-    assertEquals(left.length, 4);
-    const s = await summarizeUsage(store, { since: "2026-01-01", until: "2026-12-31", by: "key" });
-    assertEquals(s.rows.find((r) => r.group === "k1")?.promptTokens, 15);
-    assertEquals(s.rows.find((r) => r.group === "k2")?.requests, 3);
+      assertEquals(await pruneUsage(store, now, 30), 1);
+      const left = await store.db.select().from(usage);
+      assertEquals(left.length, 4);
+      const s = await summarizeUsage(store, {
+        since: "2026-01-01",
+        until: "2026-12-31",
+        by: "key",
+      });
+      assertEquals(s.rows.find((r) => r.group === "k1")?.promptTokens, 15);
+      assertEquals(s.rows.find((r) => r.group === "k2")?.requests, 3);
 
-    // A year of a busy cluster: 365 days x 40 keys x 8 models of sums.
-    const entries: (typeof usageDaily.$inferInsert)[] = [];
-    for (let d = 0; d < 365; d++) {
-      for (let k = 0; k < 40; k++) {
-        for (let m = 0; m < 8; m++) {
-          entries.push({
-            day: utcDay(Date.parse("2025-01-01T00:00:00Z") + d * day),
-            keyId: `key${k}`,
-            model: `model${m}`,
-            requests: 100,
-            errors: 1,
-            promptTokens: 1000,
-            cachedTokens: 10,
-            completionTokens: 500,
-            costMicros: 42,
-          });
+      // A year of a busy cluster: 365 days x 40 keys x 8 models of sums.
+      const entries: (typeof usageDaily.$inferInsert)[] = [];
+      for (let d = 0; d < 365; d++) {
+        for (let k = 0; k < 40; k++) {
+          for (let m = 0; m < 8; m++) {
+            entries.push({
+              day: utcDay(Date.parse("2025-01-01T00:00:00Z") + d * day),
+              keyId: `key${k}`,
+              model: `model${m}`,
+              requests: 100,
+              errors: 1,
+              promptTokens: 1000,
+              cachedTokens: 10,
+              completionTokens: 500,
+              costMicros: 42,
+            });
+          }
         }
       }
+      for (let i = 0; i < entries.length; i += 2000) {
+        await store.write((tx) => tx.insert(usageDaily).values(entries.slice(i, i + 2000)));
+      }
+      const started = performance.now();
+      const year = await summarizeUsage(store, {
+        since: "2025-01-01",
+        until: "2025-12-31",
+        by: "model",
+      });
+      const ms = performance.now() - started;
+      assertEquals(year.total.requests, 365 * 40 * 8 * 100);
+      assertEquals(year.rows.length, 8);
+      assert(ms < 1000, `a year's summary took ${ms.toFixed(0)} ms`);
+      console.log(
+        `a year's summary (${entries.length} day sums, ${store.dialect}): ${ms.toFixed(0)} ms`,
+      );
     }
-    for (let i = 0; i < entries.length; i += 2000) {
-      await store.write((tx) => tx.insert(usageDaily).values(entries.slice(i, i + 2000)));
-    }
-    const started = performance.now();
-    const year = await summarizeUsage(store, {
-      since: "2025-01-01",
-      until: "2025-12-31",
-      by: "model",
-    });
-    const ms = performance.now() - started;
-    assertEquals(year.total.requests, 365 * 40 * 8 * 100);
-    assertEquals(year.rows.length, 8);
-    assert(ms < 1000, `a year's summary took ${ms.toFixed(0)} ms`);
-    console.log(`a year's summary (${entries.length} day sums): ${ms.toFixed(0)} ms`);
-  } finally {
-    store.close();
-  }
-});
+  },
+);

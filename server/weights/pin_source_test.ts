@@ -5,7 +5,7 @@ import { hubFixture, shard1, shard2, tinyFiles } from "../../tests/helpers/hub_f
 import { HfClient } from "./hf_client.ts";
 import { parseSource } from "./parse_source.ts";
 import { pinSource } from "./pin_source.ts";
-import { openStore } from "../../db/store.ts";
+import { storeTest } from "../../tests/helpers/stores.ts";
 import { FakeClock } from "../../core/clock.ts";
 import { ModelCatalog } from "../router/catalog.ts";
 
@@ -164,25 +164,26 @@ Deno.test("a repository with only pickle weights is refused before they are fetc
   }
 });
 
-Deno.test("the pinned source is the model's origin in the store, kept across a reload", async () => {
-  const fx = await hubFixture();
-  const store = await openStore(":memory:");
-  try {
-    const origin = await fx.pin(`hf:acme/tiny/${shard1}`);
-    const clock = new FakeClock();
-    const catalog = await ModelCatalog.load({ store, clock });
-    await catalog.upsert({
-      name: "tiny",
-      engine: "llamacpp",
-      source: `hf:acme/tiny/${shard1}`,
-      origin,
-    });
-    await catalog.upsert({ name: "tiny", engine: "llamacpp", source: `hf:acme/tiny/${shard1}` });
-    const reloaded = (await ModelCatalog.load({ store, clock })).get("tiny")!;
-    assertEquals(reloaded.origin, origin);
-    assertEquals(reloaded.allowPickle, false);
-  } finally {
-    store.close();
-    await fx.close();
-  }
-});
+storeTest(
+  "the pinned source is the model's origin in the store, kept across a reload",
+  async (store) => {
+    const fx = await hubFixture();
+    try {
+      const origin = await fx.pin(`hf:acme/tiny/${shard1}`);
+      const clock = new FakeClock();
+      const catalog = await ModelCatalog.load({ store, clock });
+      await catalog.upsert({
+        name: "tiny",
+        engine: "llamacpp",
+        source: `hf:acme/tiny/${shard1}`,
+        origin,
+      });
+      await catalog.upsert({ name: "tiny", engine: "llamacpp", source: `hf:acme/tiny/${shard1}` });
+      const reloaded = (await ModelCatalog.load({ store, clock })).get("tiny")!;
+      assertEquals(reloaded.origin, origin);
+      assertEquals(reloaded.allowPickle, false);
+    } finally {
+      await fx.close();
+    }
+  },
+);

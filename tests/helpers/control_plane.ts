@@ -14,6 +14,7 @@ import { ctlCommand } from "../../server/cli/ctl/mod.ts";
 import { loadServerConfig, type ServerConfig } from "../../server/config.ts";
 import { type ControlPlane, startControlPlane } from "../../server/serve.ts";
 import { initDataDir } from "../../server/setup/init_data_dir.ts";
+import { copyDataDir } from "../../server/cli/store_command.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
 
 export interface TestControlPlane {
@@ -32,13 +33,20 @@ export interface TestControlPlane {
 }
 
 export async function startTestControlPlane(
-  opts: { flags?: Record<string, string>; logger?: Logger; dir?: string } = {},
+  opts: {
+    flags?: Record<string, string>;
+    logger?: Logger;
+    dir?: string;
+    /** A PostgreSQL store: the new data directory's store is copied there, as an operator would. */
+    storeUrl?: string;
+  } = {},
 ): Promise<TestControlPlane> {
   const dir = opts.dir ?? await Deno.makeTempDir({ prefix: "llmgw-cp-" });
   const lines: string[] = [];
   const logLevel = new LevelControl("debug");
   const logger = opts.logger ?? createLogger({ sink: (l) => lines.push(l), level: logLevel });
   await initDataDir(dir, { clock: systemClock });
+  if (opts.storeUrl) await copyDataDir(dir, opts.storeUrl);
   const config = await loadServerConfig({
     flags: {
       data: dir,
@@ -47,6 +55,7 @@ export async function startTestControlPlane(
       "metrics-listen": "127.0.0.1:0",
       "usage-flush-interval-ms": "50",
       portal: "false",
+      ...(opts.storeUrl ? { "store-url": opts.storeUrl } : {}),
       ...(opts.flags ?? {}),
     },
     env: {},

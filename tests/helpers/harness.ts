@@ -8,6 +8,7 @@ import { FakeClock } from "../../core/clock.ts";
 import { silentLogger } from "../../core/log.ts";
 import { resolveSettings } from "../../core/settings.ts";
 import { openStore, type Store } from "../../db/store.ts";
+import { freshDatabase } from "./postgres.ts";
 import { buildApp } from "../../server/app.ts";
 import { buildServices } from "../../server/build_services.ts";
 import { type ServerConfig, serverSettings } from "../../server/config.ts";
@@ -62,10 +63,14 @@ export interface HarnessOptions {
    * needs the reader pool a file store has, as in production.
    */
   storePath?: string;
+  /** The store's dialect: in-memory SQLite (the default) or a new PostgreSQL database. */
+  dialect?: Store["dialect"];
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const store = await openStore(opts.storePath ?? ":memory:");
+  const store = await openStore(
+    opts.dialect === "postgres" ? await freshDatabase() : opts.storePath ?? ":memory:",
+  );
   const clock = opts.clock ?? new FakeClock();
   const engineKey = "engine-secret";
   const engine = await startSimEngine({
@@ -129,7 +134,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async close() {
       await services.close();
       await engine.close();
-      store.close();
+      await store.close();
       await Deno.remove(mirrorDir, { recursive: true });
     },
   };

@@ -1,0 +1,263 @@
+CREATE TABLE "admin_tokens" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"token_hash" text NOT NULL,
+	"created_at" bigint NOT NULL,
+	"revoked_at" bigint,
+	CONSTRAINT "admin_tokens_token_hash_unique" UNIQUE("token_hash")
+);
+--> statement-breakpoint
+CREATE TABLE "api_keys" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"prefix" text NOT NULL,
+	"key_hash" text NOT NULL,
+	"user_id" text,
+	"created_at" bigint NOT NULL,
+	"expires_at" bigint,
+	"revoked_at" bigint,
+	"project_id" text,
+	"last_used_at" bigint,
+	CONSTRAINT "api_keys_key_hash_unique" UNIQUE("key_hash")
+);
+--> statement-breakpoint
+CREATE TABLE "audit" (
+	"id" text PRIMARY KEY NOT NULL,
+	"at" bigint NOT NULL,
+	"actor_kind" text NOT NULL,
+	"actor_id" text NOT NULL,
+	"actor_name" text NOT NULL,
+	"action" text NOT NULL,
+	"target_kind" text NOT NULL,
+	"target_id" text NOT NULL,
+	"org_id" text,
+	"before" text,
+	"after" text
+);
+--> statement-breakpoint
+CREATE TABLE "budget_counters" (
+	"scope_kind" text NOT NULL,
+	"scope_id" text NOT NULL,
+	"period" text NOT NULL,
+	"period_start" bigint NOT NULL,
+	"micros" bigint NOT NULL,
+	"tokens" bigint NOT NULL,
+	CONSTRAINT "budget_counters_scope_kind_scope_id_period_pk" PRIMARY KEY("scope_kind","scope_id","period")
+);
+--> statement-breakpoint
+CREATE TABLE "cluster_settings" (
+	"key" text PRIMARY KEY NOT NULL,
+	"value" text NOT NULL,
+	"updated_at" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "join_codes" (
+	"id" text PRIMARY KEY NOT NULL,
+	"secret_hash" text NOT NULL,
+	"labels" text NOT NULL,
+	"created_at" bigint NOT NULL,
+	"expires_at" bigint NOT NULL,
+	"used_at" bigint,
+	"node_id" text,
+	CONSTRAINT "join_codes_secret_hash_unique" UNIQUE("secret_hash")
+);
+--> statement-breakpoint
+CREATE TABLE "limits" (
+	"scope_kind" text NOT NULL,
+	"scope_id" text NOT NULL,
+	"rpm" bigint,
+	"tpm" bigint,
+	"budget_day_micros" bigint,
+	"budget_month_micros" bigint,
+	"budget_day_tokens" bigint,
+	"budget_month_tokens" bigint,
+	"models" text,
+	"max_key_ttl_ms" bigint,
+	"max_parallel" bigint,
+	"weight" bigint,
+	"updated_at" bigint NOT NULL,
+	CONSTRAINT "limits_scope_kind_scope_id_pk" PRIMARY KEY("scope_kind","scope_id")
+);
+--> statement-breakpoint
+CREATE TABLE "mirror_versions" (
+	"id" text PRIMARY KEY NOT NULL,
+	"source" text NOT NULL,
+	"version_dir" text NOT NULL,
+	"digest" text NOT NULL,
+	"pinned" text NOT NULL,
+	"status" text NOT NULL,
+	"bytes_total" bigint,
+	"error" text,
+	"created_at" bigint NOT NULL,
+	"completed_at" bigint
+);
+--> statement-breakpoint
+CREATE TABLE "models" (
+	"name" text PRIMARY KEY NOT NULL,
+	"engine" text NOT NULL,
+	"source" text NOT NULL,
+	"description" text,
+	"args" text NOT NULL,
+	"routing_profile" text,
+	"fallbacks" text DEFAULT '[]' NOT NULL,
+	"slots" bigint,
+	"upstream_model" text,
+	"external_keys" text,
+	"origin" text,
+	"allow_pickle" boolean DEFAULT false NOT NULL,
+	"created_at" bigint NOT NULL,
+	"updated_at" bigint NOT NULL,
+	"price_prompt" bigint,
+	"price_completion" bigint,
+	"price_cached" bigint,
+	"def" text,
+	"facts" text,
+	"declared_in" text,
+	"stopped" boolean DEFAULT false NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "nodes" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"labels" text NOT NULL,
+	"credential_hash" text NOT NULL,
+	"cordoned" boolean NOT NULL,
+	"draining" boolean NOT NULL,
+	"created_at" bigint NOT NULL,
+	"last_heard_at" bigint,
+	"version" text,
+	"last_report" text,
+	CONSTRAINT "nodes_credential_hash_unique" UNIQUE("credential_hash")
+);
+--> statement-breakpoint
+CREATE TABLE "orgs" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"created_at" bigint NOT NULL,
+	CONSTRAINT "orgs_name_unique" UNIQUE("name")
+);
+--> statement-breakpoint
+CREATE TABLE "portal_prefs" (
+	"user_id" text PRIMARY KEY NOT NULL,
+	"locale" text,
+	"time_zone" text,
+	"updated_at" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "projects" (
+	"id" text PRIMARY KEY NOT NULL,
+	"org_id" text NOT NULL,
+	"team_id" text NOT NULL,
+	"name" text NOT NULL,
+	"created_at" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "replicas" (
+	"id" text PRIMARY KEY NOT NULL,
+	"node_id" text NOT NULL,
+	"model" text NOT NULL,
+	"created_at" bigint NOT NULL,
+	"profile" bigint,
+	"gpus" text,
+	"per_card_bytes" bigint,
+	"ram_bytes" bigint,
+	"cores" bigint,
+	"spec_hash" text,
+	"state" text,
+	"state_since" bigint,
+	"ready_at" bigint,
+	"reason" text,
+	"engine" text,
+	"model_path" text,
+	"args" text,
+	"launch" text,
+	"desired_at" bigint
+);
+--> statement-breakpoint
+CREATE TABLE "sessions" (
+	"id" text PRIMARY KEY NOT NULL,
+	"token_hash" text NOT NULL,
+	"user_id" text NOT NULL,
+	"created_at" bigint NOT NULL,
+	"expires_at" bigint NOT NULL,
+	"revoked_at" bigint,
+	CONSTRAINT "sessions_token_hash_unique" UNIQUE("token_hash")
+);
+--> statement-breakpoint
+CREATE TABLE "teams" (
+	"id" text PRIMARY KEY NOT NULL,
+	"org_id" text NOT NULL,
+	"name" text NOT NULL,
+	"created_at" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "usage" (
+	"id" text PRIMARY KEY NOT NULL,
+	"request_id" text NOT NULL,
+	"at" bigint NOT NULL,
+	"key_id" text,
+	"model" text NOT NULL,
+	"endpoint" text NOT NULL,
+	"prompt_tokens" bigint NOT NULL,
+	"completion_tokens" bigint NOT NULL,
+	"prompt_estimated" boolean DEFAULT false NOT NULL,
+	"status" bigint NOT NULL,
+	"latency_ms" bigint NOT NULL,
+	"ttft_ms" bigint,
+	"stream" boolean NOT NULL,
+	"served_model" text,
+	"cached_tokens" bigint DEFAULT 0 NOT NULL,
+	"cost_micros" bigint DEFAULT 0 NOT NULL,
+	"queue_ms" bigint DEFAULT 0 NOT NULL,
+	"replica_id" text,
+	"profile" text
+);
+--> statement-breakpoint
+CREATE TABLE "usage_daily" (
+	"day" text NOT NULL,
+	"key_id" text NOT NULL,
+	"model" text NOT NULL,
+	"requests" bigint NOT NULL,
+	"errors" bigint NOT NULL,
+	"prompt_tokens" bigint NOT NULL,
+	"cached_tokens" bigint NOT NULL,
+	"completion_tokens" bigint NOT NULL,
+	"cost_micros" bigint NOT NULL,
+	CONSTRAINT "usage_daily_day_key_id_model_pk" PRIMARY KEY("day","key_id","model")
+);
+--> statement-breakpoint
+CREATE TABLE "users" (
+	"id" text PRIMARY KEY NOT NULL,
+	"username" text NOT NULL,
+	"password_hash" text NOT NULL,
+	"role" text NOT NULL,
+	"created_at" bigint NOT NULL,
+	"email" text,
+	"display_name" text,
+	"org_id" text,
+	"team_id" text,
+	"state" text DEFAULT 'active' NOT NULL,
+	"oidc_subject" text,
+	CONSTRAINT "users_username_unique" UNIQUE("username"),
+	CONSTRAINT "users_email_unique" UNIQUE("email"),
+	CONSTRAINT "users_oidc_subject_unique" UNIQUE("oidc_subject")
+);
+--> statement-breakpoint
+ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "portal_prefs" ADD CONSTRAINT "portal_prefs_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "projects" ADD CONSTRAINT "projects_org_id_orgs_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."orgs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "projects" ADD CONSTRAINT "projects_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "replicas" ADD CONSTRAINT "replicas_node_id_nodes_id_fk" FOREIGN KEY ("node_id") REFERENCES "public"."nodes"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "sessions" ADD CONSTRAINT "sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "teams" ADD CONSTRAINT "teams_org_id_orgs_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."orgs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "users" ADD CONSTRAINT "users_org_id_orgs_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."orgs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "users" ADD CONSTRAINT "users_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "audit_at" ON "audit" USING btree ("at");--> statement-breakpoint
+CREATE UNIQUE INDEX "mirror_versions_version" ON "mirror_versions" USING btree ("version_dir","digest");--> statement-breakpoint
+CREATE UNIQUE INDEX "projects_team_name" ON "projects" USING btree ("team_id","name");--> statement-breakpoint
+CREATE INDEX "replicas_model" ON "replicas" USING btree ("model");--> statement-breakpoint
+CREATE INDEX "replicas_node" ON "replicas" USING btree ("node_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "teams_org_name" ON "teams" USING btree ("org_id","name");--> statement-breakpoint
+CREATE INDEX "usage_at" ON "usage" USING btree ("at");--> statement-breakpoint
+CREATE INDEX "usage_key_at" ON "usage" USING btree ("key_id","at");

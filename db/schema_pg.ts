@@ -1,0 +1,254 @@
+/**
+ * The store's schema in PostgreSQL: db/schema.ts table for table, column for column (what each
+ * column means is written there), and db/schema_agree_test.ts keeps the two in step. Its only use
+ * is drizzle-kit's PostgreSQL migrations (db/migrations_pg/): the query code builds with the
+ * SQLite tables on either dialect, so each column here stores its value as the SQLite one hands
+ * it over: SQLite's 64-bit integer is `bigint`, a boolean is `boolean` (SQLite's 1/0 reads as
+ * one), and JSON is kept as its text, byte for byte the same as in SQLite.
+ */
+import {
+  bigint,
+  boolean,
+  index,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import type { PinnedSource } from "../core/weights/pinned_source.ts";
+import { type ExternalKeyFile, roles } from "./schema.ts";
+
+export const orgs = pgTable("orgs", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+});
+
+export const teams = pgTable("teams", {
+  id: text("id").primaryKey(),
+  orgId: text("org_id").notNull().references(() => orgs.id),
+  name: text("name").notNull(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+}, (t) => [uniqueIndex("teams_org_name").on(t.orgId, t.name)]);
+
+export const projects = pgTable("projects", {
+  id: text("id").primaryKey(),
+  orgId: text("org_id").notNull().references(() => orgs.id),
+  teamId: text("team_id").notNull().references(() => teams.id),
+  name: text("name").notNull(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+}, (t) => [uniqueIndex("projects_team_name").on(t.teamId, t.name)]);
+
+export const users = pgTable("users", {
+  id: text("id").primaryKey(),
+  username: text("username").notNull().unique(),
+  passwordHash: text("password_hash").notNull(),
+  role: text("role", { enum: [...roles, "admin"] }).notNull(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  email: text("email").unique(),
+  displayName: text("display_name"),
+  orgId: text("org_id").references(() => orgs.id),
+  teamId: text("team_id").references(() => teams.id),
+  state: text("state", { enum: ["active", "suspended"] }).notNull().default("active"),
+  oidcSubject: text("oidc_subject").unique(),
+});
+
+export const adminTokens = pgTable("admin_tokens", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  revokedAt: bigint("revoked_at", { mode: "number" }),
+});
+
+export const apiKeys = pgTable("api_keys", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  prefix: text("prefix").notNull(),
+  keyHash: text("key_hash").notNull().unique(),
+  userId: text("user_id").references(() => users.id),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }),
+  revokedAt: bigint("revoked_at", { mode: "number" }),
+  projectId: text("project_id").references(() => projects.id),
+  lastUsedAt: bigint("last_used_at", { mode: "number" }),
+});
+
+export const limits = pgTable("limits", {
+  scopeKind: text("scope_kind", { enum: ["global", "org", "team", "project", "person", "key"] })
+    .notNull(),
+  scopeId: text("scope_id").notNull(),
+  rpm: bigint("rpm", { mode: "number" }),
+  tpm: bigint("tpm", { mode: "number" }),
+  budgetDayMicros: bigint("budget_day_micros", { mode: "number" }),
+  budgetMonthMicros: bigint("budget_month_micros", { mode: "number" }),
+  budgetDayTokens: bigint("budget_day_tokens", { mode: "number" }),
+  budgetMonthTokens: bigint("budget_month_tokens", { mode: "number" }),
+  models: text("models").$type<string[]>(),
+  maxKeyTtlMs: bigint("max_key_ttl_ms", { mode: "number" }),
+  maxParallel: bigint("max_parallel", { mode: "number" }),
+  weight: bigint("weight", { mode: "number" }),
+  updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+}, (t) => [primaryKey({ columns: [t.scopeKind, t.scopeId] })]);
+
+export const budgetCounters = pgTable("budget_counters", {
+  scopeKind: text("scope_kind").notNull(),
+  scopeId: text("scope_id").notNull(),
+  period: text("period", { enum: ["day", "month"] }).notNull(),
+  periodStart: bigint("period_start", { mode: "number" }).notNull(),
+  micros: bigint("micros", { mode: "number" }).notNull(),
+  tokens: bigint("tokens", { mode: "number" }).notNull(),
+}, (t) => [primaryKey({ columns: [t.scopeKind, t.scopeId, t.period] })]);
+
+export const sessions = pgTable("sessions", {
+  id: text("id").primaryKey(),
+  tokenHash: text("token_hash").notNull().unique(),
+  userId: text("user_id").notNull().references(() => users.id),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+  revokedAt: bigint("revoked_at", { mode: "number" }),
+});
+
+export const audit = pgTable("audit", {
+  id: text("id").primaryKey(),
+  at: bigint("at", { mode: "number" }).notNull(),
+  actorKind: text("actor_kind", { enum: ["token", "session", "key", "system"] }).notNull(),
+  actorId: text("actor_id").notNull(),
+  actorName: text("actor_name").notNull(),
+  action: text("action").notNull(),
+  targetKind: text("target_kind").notNull(),
+  targetId: text("target_id").notNull(),
+  orgId: text("org_id"),
+  before: text("before"),
+  after: text("after"),
+}, (t) => [index("audit_at").on(t.at)]);
+
+export const models = pgTable("models", {
+  name: text("name").primaryKey(),
+  engine: text("engine").notNull(),
+  source: text("source").notNull(),
+  description: text("description"),
+  args: text("args").$type<string[]>().notNull(),
+  routingProfile: text("routing_profile"),
+  fallbacks: text("fallbacks").$type<string[]>().notNull().default(sql`'[]'`),
+  slots: bigint("slots", { mode: "number" }),
+  upstreamModel: text("upstream_model"),
+  externalKeys: text("external_keys").$type<ExternalKeyFile[]>(),
+  origin: text("origin").$type<PinnedSource>(),
+  allowPickle: boolean("allow_pickle").notNull().default(false),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+  pricePrompt: bigint("price_prompt", { mode: "number" }),
+  priceCompletion: bigint("price_completion", { mode: "number" }),
+  priceCached: bigint("price_cached", { mode: "number" }),
+  def: text("def").$type<Record<string, unknown>>(),
+  facts: text("facts").$type<Record<string, unknown>>(),
+  declaredIn: text("declared_in"),
+  stopped: boolean("stopped").notNull().default(false),
+});
+
+export const usage = pgTable("usage", {
+  id: text("id").primaryKey(),
+  requestId: text("request_id").notNull(),
+  at: bigint("at", { mode: "number" }).notNull(),
+  keyId: text("key_id"),
+  model: text("model").notNull(),
+  endpoint: text("endpoint").notNull(),
+  promptTokens: bigint("prompt_tokens", { mode: "number" }).notNull(),
+  completionTokens: bigint("completion_tokens", { mode: "number" }).notNull(),
+  promptEstimated: boolean("prompt_estimated").notNull().default(false),
+  status: bigint("status", { mode: "number" }).notNull(),
+  latencyMs: bigint("latency_ms", { mode: "number" }).notNull(),
+  ttftMs: bigint("ttft_ms", { mode: "number" }),
+  stream: boolean("stream").notNull(),
+  servedModel: text("served_model"),
+  cachedTokens: bigint("cached_tokens", { mode: "number" }).notNull().default(0),
+  costMicros: bigint("cost_micros", { mode: "number" }).notNull().default(0),
+  queueMs: bigint("queue_ms", { mode: "number" }).notNull().default(0),
+  replicaId: text("replica_id"),
+  profile: text("profile"),
+}, (t) => [index("usage_at").on(t.at), index("usage_key_at").on(t.keyId, t.at)]);
+
+export const nodes = pgTable("nodes", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  labels: text("labels").$type<Record<string, string>>().notNull(),
+  credentialHash: text("credential_hash").notNull().unique(),
+  cordoned: boolean("cordoned").notNull(),
+  draining: boolean("draining").notNull(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  lastHeardAt: bigint("last_heard_at", { mode: "number" }),
+  version: text("version"),
+  lastReport: text("last_report").$type<Record<string, unknown>>(),
+});
+
+export const joinCodes = pgTable("join_codes", {
+  id: text("id").primaryKey(),
+  secretHash: text("secret_hash").notNull().unique(),
+  labels: text("labels").$type<Record<string, string>>().notNull(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+  usedAt: bigint("used_at", { mode: "number" }),
+  nodeId: text("node_id"),
+});
+
+export const mirrorVersions = pgTable("mirror_versions", {
+  id: text("id").primaryKey(),
+  source: text("source").notNull(),
+  versionDir: text("version_dir").notNull(),
+  digest: text("digest").notNull(),
+  pinned: text("pinned").$type<PinnedSource>().notNull(),
+  status: text("status", { enum: ["fetching", "complete", "failed"] }).notNull(),
+  bytesTotal: bigint("bytes_total", { mode: "number" }),
+  error: text("error"),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  completedAt: bigint("completed_at", { mode: "number" }),
+}, (t) => [uniqueIndex("mirror_versions_version").on(t.versionDir, t.digest)]);
+
+export const replicas = pgTable("replicas", {
+  id: text("id").primaryKey(),
+  nodeId: text("node_id").notNull().references(() => nodes.id, { onDelete: "cascade" }),
+  model: text("model").notNull(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  profile: bigint("profile", { mode: "number" }),
+  gpus: text("gpus").$type<number[]>(),
+  perCardBytes: bigint("per_card_bytes", { mode: "number" }),
+  ramBytes: bigint("ram_bytes", { mode: "number" }),
+  cores: bigint("cores", { mode: "number" }),
+  specHash: text("spec_hash"),
+  state: text("state"),
+  stateSince: bigint("state_since", { mode: "number" }),
+  readyAt: bigint("ready_at", { mode: "number" }),
+  reason: text("reason"),
+  engine: text("engine"),
+  modelPath: text("model_path"),
+  args: text("args").$type<string[]>(),
+  launch: text("launch").$type<Record<string, unknown>>(),
+  desiredAt: bigint("desired_at", { mode: "number" }),
+}, (t) => [index("replicas_model").on(t.model), index("replicas_node").on(t.nodeId)]);
+
+export const usageDaily = pgTable("usage_daily", {
+  day: text("day").notNull(),
+  keyId: text("key_id").notNull(),
+  model: text("model").notNull(),
+  requests: bigint("requests", { mode: "number" }).notNull(),
+  errors: bigint("errors", { mode: "number" }).notNull(),
+  promptTokens: bigint("prompt_tokens", { mode: "number" }).notNull(),
+  cachedTokens: bigint("cached_tokens", { mode: "number" }).notNull(),
+  completionTokens: bigint("completion_tokens", { mode: "number" }).notNull(),
+  costMicros: bigint("cost_micros", { mode: "number" }).notNull(),
+}, (t) => [primaryKey({ columns: [t.day, t.keyId, t.model] })]);
+
+export const clusterSettings = pgTable("cluster_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+});
+
+export const portalPrefs = pgTable("portal_prefs", {
+  userId: text("user_id").primaryKey().references(() => users.id),
+  locale: text("locale"),
+  timeZone: text("time_zone"),
+  updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+});

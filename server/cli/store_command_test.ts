@@ -1,0 +1,203 @@
+/**
+ * `llmgw store copy` through the front door: a real llmgw process copies a box's store, with
+ * a row in every table and a few thousand usage rows, into a fresh PostgreSQL database.
+ */
+import { count } from "drizzle-orm";
+import { getTableConfig } from "drizzle-orm/sqlite-core";
+import { systemClock } from "../../core/clock.ts";
+import { openStore } from "../../db/store.ts";
+import * as t from "../../db/schema.ts";
+import { assertEquals } from "../../tests/assert.ts";
+import { freshDatabase, postgresMissing } from "../../tests/helpers/postgres.ts";
+import { skipNote } from "../../tests/helpers/skip.ts";
+import { tablesInOrder } from "../ops/copy_store.ts";
+import { lockDataDir } from "../ops/data_lock.ts";
+import { initDataDir } from "../setup/init_data_dir.ts";
+
+const main = new URL("../../main.ts", import.meta.url).pathname;
+
+async function llmgw(args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", main, ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, text: dec.decode(out.stdout) + dec.decode(out.stderr) };
+}
+
+/** A row in every table (init gives the first administrator, admin token and limits). */
+async function fillBox(dataDir: string): Promise<void> {
+  await initDataDir(dataDir, { clock: systemClock });
+  const s = await openStore(`${dataDir}/llmgw.db`);
+  const now = 1_796_000_000_000;
+  try {
+    await s.write(async (tx) => {
+      await tx.insert(t.orgs).values({ id: "o1", name: "Acme", createdAt: now });
+      await tx.insert(t.teams).values({ id: "t1", orgId: "o1", name: "ML", createdAt: now });
+      await tx.insert(t.projects).values({
+        id: "p1",
+        orgId: "o1",
+        teamId: "t1",
+        name: "chat",
+        createdAt: now,
+      });
+      const [admin] = await tx.select().from(t.users).limit(1);
+      await tx.insert(t.apiKeys).values({
+        id: "k1",
+        name: "k",
+        prefix: "sk-1",
+        keyHash: "h1",
+        userId: admin!.id,
+        projectId: "p1",
+        createdAt: now,
+      });
+      await tx.insert(t.budgetCounters).values({
+        scopeKind: "key",
+        scopeId: "k1",
+        period: "day",
+        periodStart: now,
+        micros: 5,
+        tokens: 7,
+      });
+      await tx.insert(t.sessions).values({
+        id: "s1",
+        tokenHash: "sh",
+        userId: admin!.id,
+        createdAt: now,
+        expiresAt: now + 1,
+      });
+      await tx.insert(t.audit).values({
+        id: "a1",
+        at: now,
+        actorKind: "system",
+        actorId: "-",
+        actorName: "-",
+        action: "x",
+        targetKind: "y",
+        targetId: "z",
+        after: { n: 1 },
+      });
+      await tx.insert(t.models).values({
+        name: "m",
+        engine: "sim",
+        source: "",
+        args: ["--a"],
+        createdAt: now,
+        updatedAt: now,
+        stopped: true,
+      });
+      await tx.insert(t.nodes).values({
+        id: "n1",
+        name: "gpu1",
+        labels: { zone: "a" },
+        credentialHash: "ch",
+        cordoned: false,
+        draining: true,
+        createdAt: now,
+      });
+      await tx.insert(t.joinCodes).values({
+        id: "j1",
+        secretHash: "jh",
+        labels: {},
+        createdAt: now,
+        expiresAt: now,
+      });
+      await tx.insert(t.mirrorVersions).values({
+        id: "mv1",
+        source: "hf:a/b",
+        versionDir: "a/b/c",
+        digest: "d",
+        pinned: { kind: "hf" } as never,
+        status: "complete",
+        createdAt: now,
+      });
+      await tx.insert(t.replicas).values({ id: "r1", nodeId: "n1", model: "m", createdAt: now });
+      await tx.insert(t.usageDaily).values({
+        day: "2026-11-30",
+        keyId: "k1",
+        model: "m",
+        requests: 2500,
+        errors: 0,
+        promptTokens: 1,
+        cachedTokens: 0,
+        completionTokens: 1,
+        costMicros: 1,
+      });
+      await tx.insert(t.clusterSettings).values({
+        key: "log_level",
+        value: "debug",
+        updatedAt: now,
+      });
+      await tx.insert(t.portalPrefs).values({ userId: admin!.id, locale: "tr", updatedAt: now });
+      for (let i = 0; i < 2500; i += 500) {
+        await tx.insert(t.usage).values(
+          Array.from({ length: 500 }, (_, j) => ({
+            id: `u${String(i + j).padStart(5, "0")}`,
+            requestId: `r${i + j}`,
+            at: now + i + j,
+            keyId: "k1",
+            model: "m",
+            endpoint: "/chat/completions",
+            promptTokens: 3,
+            completionTokens: 4,
+            status: 200,
+            latencyMs: 5,
+            stream: (i + j) % 2 === 0,
+          })),
+        );
+      }
+    });
+  } finally {
+    await s.close();
+  }
+}
+
+Deno.test({
+  name: `store copy moves every table of a box into PostgreSQL and checks the counts${
+    skipNote(postgresMissing)
+  }`,
+  ignore: !!postgresMissing,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "llmgw-copy-" });
+    try {
+      await fillBox(dir);
+      const url = await freshDatabase();
+      // Only a stopped box is copied: while its control plane holds the data directory, no copy.
+      const running = await lockDataDir(dir);
+      const refused = await llmgw(["store", "copy", "--to", url, "--data", dir]);
+      running.release();
+      assertEquals(refused.code === 0, false);
+      assertEquals(refused.text.includes("Another llmgw is running"), true, refused.text);
+
+      const first = await llmgw(["store", "copy", "--to", url, "--data", dir]);
+      assertEquals(first.code, 0, first.text);
+      assertEquals(first.text.includes("every count matches"), true, first.text);
+
+      const from = await openStore(`${dir}/llmgw.db`);
+      const to = await openStore(url);
+      try {
+        for (const table of tablesInOrder()) {
+          const name = getTableConfig(table).name;
+          const [a] = await from.db.select({ n: count() }).from(table);
+          const [b] = await to.db.select({ n: count() }).from(table);
+          assertEquals(b?.n, a?.n, name);
+          assertEquals((a?.n ?? 0) > 0, true, `the box has no ${name} row: fill it`);
+        }
+        assertEquals(await to.db.select().from(t.nodes), await from.db.select().from(t.nodes));
+        assertEquals(await to.db.select().from(t.models), await from.db.select().from(t.models));
+        const [u] = await to.db.select().from(t.usage).orderBy(t.usage.id).limit(1);
+        assertEquals(u?.stream, true);
+      } finally {
+        await from.close();
+        await to.close();
+      }
+
+      const again = await llmgw(["store", "copy", "--to", url, "--data", dir]);
+      assertEquals(again.code === 0, false);
+      assertEquals(again.text.includes("is not empty"), true, again.text);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
