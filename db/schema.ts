@@ -112,6 +112,22 @@ export const budgetCounters = sqliteTable("budget_counters", {
   tokens: integer("tokens").notNull(),
 }, (t) => [primaryKey({ columns: [t.scopeKind, t.scopeId, t.period] })]);
 
+/**
+ * Rate-limit counts each control plane reports for the others (the window exchange): absolute
+ * per window and name (`r|key:…`, `t|…`), so a report repeated changes nothing. The row named ''
+ * (window 0) is the control plane's presence: `reported_at` says it still counts.
+ */
+export const rateCounts = sqliteTable("rate_counts", {
+  plane: text("plane").notNull(),
+  name: text("name").notNull(),
+  windowStart: integer("window_start").notNull(),
+  count: integer("count").notNull(),
+  reportedAt: integer("reported_at").notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.plane, t.name, t.windowStart] }),
+  index("rate_counts_window").on(t.windowStart),
+]);
+
 /** Sign-in sessions, stored as the sha256 of the cookie's token. */
 export const sessions = sqliteTable("sessions", {
   id: text("id").primaryKey(),

@@ -259,6 +259,7 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
     sessionTtlMs: config.sessionTtlMs,
     signupOpen: config.signupOpen,
     flushMs: config.accountingFlushMs,
+    rateExchangeMs: config.rateExchangeMs,
     oidc: edges.oidc,
     publicUrl: config.publicUrl,
     firstPasswordFile: firstPasswordPath(config.dataDir),

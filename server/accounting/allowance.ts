@@ -23,7 +23,8 @@ import type { LimitsBook, LimitSet } from "./limits.ts";
 import { cost, type PriceBook } from "./price.ts";
 import { Holds } from "./holds.ts";
 import { type Demand, tpmCount, worstOutput } from "./demand.ts";
-import { formatReset, SlidingWindow } from "./window.ts";
+import { formatReset, type SlidingWindow } from "./window.ts";
+import { RateWindows } from "./rate_windows.ts";
 
 export { type Demand, demandOf } from "./demand.ts";
 
@@ -60,8 +61,9 @@ interface Binding {
 }
 
 export class Admission {
-  readonly #windows = new Map<string, SlidingWindow>();
   readonly #holds = new Holds();
+  /** The rate windows, shared with the window exchange when several control planes count. */
+  readonly windows: RateWindows;
 
   constructor(
     private readonly deps: {
@@ -70,13 +72,14 @@ export class Admission {
       limits: LimitsBook;
       budgets: BudgetBook;
       prices: PriceBook;
+      windows?: RateWindows;
     },
-  ) {}
+  ) {
+    this.windows = deps.windows ?? new RateWindows();
+  }
 
   #window(name: string): SlidingWindow {
-    let w = this.#windows.get(name);
-    if (!w) this.#windows.set(name, w = new SlidingWindow());
-    return w;
+    return this.windows.get(name);
   }
 
   /** Where a level's limits are counted: the global level's defaults count per key. */
@@ -169,13 +172,13 @@ export class Admission {
     }
     for (const b of requests) {
       const used = b.window.rate(now);
-      if (used + 1 > b.limit) {
+      if (!b.window.fits(now, b.limit, 1)) {
         return this.#rateRefusal(b, "requests", used, 1, now, requests, tokens);
       }
     }
     for (const b of tokens) {
       const used = b.window.rate(now);
-      if (used + estimate > b.limit) {
+      if (!b.window.fits(now, b.limit, estimate)) {
         return this.#rateRefusal(b, "tokens", used, estimate, now, requests, tokens);
       }
     }

@@ -54,10 +54,12 @@ export interface HarnessOptions {
   app?: Partial<AppDeps>;
   /** The clock the app runs on, when a test builds collaborators on it before the harness. */
   clock?: FakeClock;
+  /** A store file to open instead of one in memory: several harnesses on it are several control planes. */
+  storePath?: string;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const store = await openStore(":memory:");
+  const store = await openStore(opts.storePath ?? ":memory:");
   const clock = opts.clock ?? new FakeClock();
   const engineKey = "engine-secret";
   const engine = await startSimEngine({
@@ -161,6 +163,7 @@ function harnessConfig(
     usageFlushMs: 3_600_000,
     usageBatch: 100,
     accountingFlushMs: 3_600_000,
+    rateExchangeMs: 0,
     defaultPromptPer1k: 1000,
     defaultCompletionPer1k: 2000,
     defaultCachedPer1k: 0,
