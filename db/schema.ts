@@ -128,6 +128,23 @@ export const rateCounts = sqliteTable("rate_counts", {
   index("rate_counts_window").on(t.windowStart),
 ]);
 
+/**
+ * Budget slices leased to control planes: per budget (level, period, unit) and period, what is
+ * committed, spent or handed out in slices not yet given back, never above the budget. A lease is
+ * one update of `committed`; `last_grant` is what that update granted (so it needs no read).
+ */
+export const budgetSlices = sqliteTable("budget_slices", {
+  scopeKind: text("scope_kind").notNull(),
+  scopeId: text("scope_id").notNull(),
+  period: text("period", { enum: ["day", "month"] }).notNull(),
+  periodStart: integer("period_start").notNull(),
+  unit: text("unit", { enum: ["micros", "tokens"] }).notNull(),
+  committed: integer("committed").notNull(),
+  lastGrant: integer("last_grant").notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.scopeKind, t.scopeId, t.period, t.periodStart, t.unit] }),
+]);
+
 /** Sign-in sessions, stored as the sha256 of the cookie's token. */
 export const sessions = sqliteTable("sessions", {
   id: text("id").primaryKey(),

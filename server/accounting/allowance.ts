@@ -25,6 +25,7 @@ import { Holds } from "./holds.ts";
 import { type Demand, tpmCount, worstOutput } from "./demand.ts";
 import { formatReset, type SlidingWindow } from "./window.ts";
 import { RateWindows } from "./rate_windows.ts";
+import type { BudgetSlices, SliceNeed, Unit } from "../cluster/budget_slices.ts";
 
 export { type Demand, demandOf } from "./demand.ts";
 
@@ -46,6 +47,8 @@ export type Admitted =
     error: AppError;
     /** Which kind of limit bound, at which level, for metrics and notifications. */
     refusal?: { kind: "rate_limit" | "budget"; scope: Scope; label: string };
+    /** Budgets whose slices could not hold the request: leased more, it may be admitted. */
+    short?: SliceNeed[];
   };
 
 export interface SettleUsage {
@@ -73,6 +76,8 @@ export class Admission {
       budgets: BudgetBook;
       prices: PriceBook;
       windows?: RateWindows;
+      /** Budgets leased in slices from the store, shared with other control planes. */
+      slices?: BudgetSlices;
     },
   ) {
     this.windows = deps.windows ?? new RateWindows();
@@ -193,15 +198,37 @@ export class Admission {
       0,
       worstOutput(demand),
     );
+    const slices = this.deps.slices;
+    /** With slices: every budget this request reserves in, and those its slices cannot hold. */
+    const needs: SliceNeed[] = [];
+    const shorts: SliceNeed[] = [];
+    let refused: Extract<Admitted, { ok: false }> | undefined;
     for (const { scope, counted, set } of budgetChecks) {
       const held = this.#holds.held(counted);
       for (const period of ["day", "month"] as Period[]) {
         const spent = budgets.spent(counted, period);
         const money = period === "day" ? set.budgetDayMicros : set.budgetMonthMicros;
         const toks = period === "day" ? set.budgetDayTokens : set.budgetMonthTokens;
-        const passes = (max: number | null, used: number, hold: number, need: number) =>
-          max !== null && (used >= max || used + hold + need > max);
-        const over = passes(money, spent.micros, held.micros, worstMicros)
+        const passes = (
+          max: number | null,
+          used: number,
+          hold: number,
+          need: number,
+          unit: Unit,
+        ) => {
+          if (max === null) return false;
+          if (!slices) return used >= max || used + hold + need > max;
+          const n = { scope: counted, period, unit, max, need: hold + need, spent: used };
+          needs.push(n);
+          if (hold + need <= slices.room(counted, period, unit)) return false;
+          shorts.push(n);
+          return true;
+        };
+        // Both checked with slices, so one lease asks for every budget the request lacks.
+        const overMoney = passes(money, spent.micros, held.micros, worstMicros, "micros");
+        const overTokens = (!overMoney || slices !== undefined) &&
+          passes(toks, spent.tokens, held.tokens, worstTokens, "tokens");
+        const over = overMoney
           ? {
             spent: this.#money(spent.micros),
             held: this.#money(held.micros),
@@ -209,7 +236,7 @@ export class Admission {
             max: this.#money(money!),
             unit: this.deps.prices.currency,
           }
-          : passes(toks, spent.tokens, held.tokens, worstTokens)
+          : overTokens
           ? {
             spent: spent.tokens,
             held: held.tokens,
@@ -218,9 +245,9 @@ export class Admission {
             unit: "tokens",
           }
           : null;
-        if (!over) continue;
+        if (!over || refused) continue;
         const resetAt = periodEnd(period, now);
-        return {
+        refused = {
           ok: false,
           refusal: { kind: "budget", scope, label: this.label(scope) },
           error: new AppError(
@@ -240,8 +267,11 @@ export class Admission {
             },
           ),
         };
+        if (!slices) return refused;
       }
     }
+    if (refused) return shorts.length ? { ...refused, short: shorts } : refused;
+    slices?.refill(needs);
 
     const seen = new Set<SlidingWindow>();
     for (const b of requests) if (!seen.has(b.window)) seen.add(b.window), b.window.add(now, 1);
@@ -280,7 +310,13 @@ export class Admission {
       usage.completionTokens,
     );
     this.deps.budgets.add(ticket.chain, micros, used);
+    this.deps.slices?.charge(ticket.chain, micros, used);
     return micros;
+  }
+
+  /** Leases what a refusal's `short` names; the request then asks again (once). */
+  async lease(short: SliceNeed[]): Promise<void> {
+    await this.deps.slices?.lease(short);
   }
 
   /** A request that ended before it was recorded: what it held goes back, nothing is charged. */

@@ -1,35 +1,25 @@
 /**
- * Rate limits across control planes: three real apps (the harness's buildServices) on one SQLite
- * store file, one clock, one key limited to 60 requests a minute, clients spread over all three.
+ * Rate limits across control planes: three real apps on one SQLite store file and one clock, one
+ * key limited to 60 requests a minute, clients spread over all three.
  * The exchange runs on the test's beat (every simulated second) rather than its timer, so a
  * whole minute passes in the time the requests take.
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { FakeClock } from "../../core/clock.ts";
-import { type Harness, startHarness } from "../../tests/helpers/harness.ts";
+import type { Harness } from "../../tests/helpers/harness.ts";
+import { type SharedStore, startPlanes } from "../../tests/helpers/shared_store.ts";
 
-async function threePlanes(): Promise<{ planes: Harness[]; close(): Promise<void> }> {
-  const dir = await Deno.makeTempDir({ prefix: "llmgw-window-exchange-" });
+async function threePlanes(): Promise<SharedStore> {
   const clock = new FakeClock();
   // Start on a minute's turn, so the minute measured is one window with nothing before it.
   clock.advance(60_000 - (clock.now() % 60_000));
-  const storePath = `${dir}/store.db`;
-  const first = await startHarness({ clock, storePath });
-  const set = await first.admin("PATCH", "limits/global/global", { rpm: 60 });
-  assertEquals(set.status, 200, await set.clone().text());
-  // The others load the limits the first one wrote.
-  const planes = [
-    first,
-    await startHarness({ clock, storePath }),
-    await startHarness({ clock, storePath }),
-  ];
-  return {
-    planes,
-    async close() {
-      for (const p of planes) await p.close();
-      await Deno.remove(dir, { recursive: true });
+  return await startPlanes(3, {
+    clock,
+    setUp: async (first) => {
+      const set = await first.admin("PATCH", "limits/global/global", { rpm: 60 });
+      assertEquals(set.status, 200, await set.text());
     },
-  };
+  });
 }
 
 async function ask(plane: Harness, key: string): Promise<number> {

@@ -85,7 +85,7 @@ export async function dispatch(
   c.set("model", req.model);
   c.set("genAi", genAiParams(body));
   const a = planAttempt(deps, req, entry);
-  const ticket = admitTenant(deps, a);
+  const ticket = await admitTenant(deps, a);
   let picked = pickNow(deps, a) ?? await awaitStarted(deps, a, ticket);
   if (!picked) {
     const queued = await waitInQueue(deps, a, ticket);
@@ -129,12 +129,20 @@ function planAttempt(deps: DispatchDeps, req: RouteRequest, entry: ModelEntry): 
  * Allowed models, rate limits and budgets, all in memory, before any routing; settled (token
  * estimate corrected, cost charged up the tree) exactly once, when the request is recorded.
  */
-function admitTenant(deps: DispatchDeps, a: Attempt): Ticket {
-  const admitted = deps.people.admission.admit({
-    key: a.req.key,
-    model: a.req.model,
-    demand: demandOf(a.req.body, outputCeiling(a.entry)),
-  });
+async function admitTenant(deps: DispatchDeps, a: Attempt): Promise<Ticket> {
+  const { admission } = deps.people;
+  const ask = () =>
+    admission.admit({
+      key: a.req.key,
+      model: a.req.model,
+      demand: demandOf(a.req.body, outputCeiling(a.entry)),
+    });
+  let admitted = ask();
+  // Only here does a request wait on the store: its control plane's budget slice is spent.
+  if (!admitted.ok && admitted.short) {
+    await admission.lease(admitted.short);
+    admitted = ask();
+  }
   if (admitted.ok) return admitted;
   const r = admitted.refusal;
   if (r) {

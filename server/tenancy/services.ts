@@ -9,6 +9,7 @@ import type { Store } from "../../db/store.ts";
 import { Admission } from "../accounting/allowance.ts";
 import { RateWindows } from "../accounting/rate_windows.ts";
 import { WindowExchange } from "../cluster/window_exchange.ts";
+import { BudgetSlices } from "../cluster/budget_slices.ts";
 import { BudgetBook } from "../accounting/budgets.ts";
 import { LimitsBook } from "../accounting/limits.ts";
 import { type Price, PriceBook } from "../accounting/price.ts";
@@ -53,7 +54,10 @@ export interface PeopleOptions {
   sessionTtlMs: number;
   signupOpen: boolean;
   flushMs: number;
-  /** How often rate counts are exchanged with other control planes; 0: never (counts alone). */
+  /**
+   * How often rate counts are exchanged with other control planes; 0: never, and budgets are
+   * judged on this control plane's counters alone rather than on slices leased from the store.
+   */
   rateExchangeMs: number;
   /** This control plane's id among those on the store; a fresh one each start by default. */
   plane?: string;
@@ -86,6 +90,7 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     intervalMs: Math.max(1, o.rateExchangeMs),
   });
   if (o.rateExchangeMs > 0) exchange.start();
+  const slices = o.rateExchangeMs > 0 ? new BudgetSlices({ store, clock, logger }) : undefined;
   const sessions = new Sessions({ store, clock, ttlMs: o.sessionTtlMs });
   const audit = new AuditLog({ store, clock });
   const oidc = new Oidc({
@@ -101,7 +106,15 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     limits,
     prices,
     budgets,
-    admission: new Admission({ clock, tenancy, limits, budgets, prices, windows }),
+    admission: new Admission({
+      clock,
+      tenancy,
+      limits,
+      budgets,
+      prices,
+      windows,
+      ...(slices ? { slices } : {}),
+    }),
     exchange,
     audit,
     sessions,
@@ -113,6 +126,7 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     firstPasswordFile: o.firstPasswordFile ?? null,
     async close() {
       await exchange.close();
+      await slices?.giveBack();
       await budgets.close();
       await o.keys.close();
     },

@@ -54,12 +54,18 @@ export interface HarnessOptions {
   app?: Partial<AppDeps>;
   /** The clock the app runs on, when a test builds collaborators on it before the harness. */
   clock?: FakeClock;
-  /** A store file to open instead of one in memory: several harnesses on it are several control planes. */
-  storePath?: string;
+  /**
+   * A store to build on instead of one in memory, left open at close: several harnesses on one
+   * are several control planes. One Store object, so their writes queue on its one write path (two
+   * connections in one process would block each other's event loop on SQLite's lock).
+   */
+  store?: Store;
+  /** `limits.exchange_interval_ms`; 0 (the default here): counts alone, budgets without slices. */
+  rateExchangeMs?: number;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const store = await openStore(opts.storePath ?? ":memory:");
+  const store = opts.store ?? await openStore(":memory:");
   const clock = opts.clock ?? new FakeClock();
   const engineKey = "engine-secret";
   const engine = await startSimEngine({
@@ -123,7 +129,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async close() {
       await services.close();
       await engine.close();
-      store.close();
+      if (!opts.store) store.close();
       await Deno.remove(mirrorDir, { recursive: true });
     },
   };
@@ -163,7 +169,7 @@ function harnessConfig(
     usageFlushMs: 3_600_000,
     usageBatch: 100,
     accountingFlushMs: 3_600_000,
-    rateExchangeMs: 0,
+    rateExchangeMs: opts.rateExchangeMs ?? 0,
     defaultPromptPer1k: 1000,
     defaultCompletionPer1k: 2000,
     defaultCachedPer1k: 0,
