@@ -145,6 +145,17 @@ export const budgetSlices = sqliteTable("budget_slices", {
   primaryKey({ columns: [t.scopeKind, t.scopeId, t.period, t.periodStart, t.unit] }),
 ]);
 
+/**
+ * What each control plane wants of each replica's slots (in flight and queued there), reported
+ * every interval; every control plane shares a replica's slots out by these rows the same way.
+ */
+export const slotDemand = sqliteTable("slot_demand", {
+  plane: text("plane").notNull(),
+  replicaId: text("replica_id").notNull(),
+  demand: integer("demand").notNull(),
+  reportedAt: integer("reported_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.plane, t.replicaId] })]);
+
 /** Sign-in sessions, stored as the sha256 of the cookie's token. */
 export const sessions = sqliteTable("sessions", {
   id: text("id").primaryKey(),

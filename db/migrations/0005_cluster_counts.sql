@@ -18,4 +18,11 @@ CREATE TABLE `rate_counts` (
 	PRIMARY KEY(`plane`, `name`, `window_start`)
 );
 --> statement-breakpoint
-CREATE INDEX `rate_counts_window` ON `rate_counts` (`window_start`);
+CREATE INDEX `rate_counts_window` ON `rate_counts` (`window_start`);--> statement-breakpoint
+CREATE TABLE `slot_demand` (
+	`plane` text NOT NULL,
+	`replica_id` text NOT NULL,
+	`demand` integer NOT NULL,
+	`reported_at` integer NOT NULL,
+	PRIMARY KEY(`plane`, `replica_id`)
+);

@@ -16,6 +16,7 @@ import type { KeyLookup } from "../../server/keys/keys.ts";
 import type { RoutingSettings } from "../../server/router/routing.ts";
 import { defaultPrefixOptions } from "../../server/router/request_keys.ts";
 import type { UsageRecorder } from "../../server/usage/recorder.ts";
+import type { SlotShares } from "../../server/cluster/slot_shares.ts";
 import type { PeopleServices } from "../../server/tenancy/services.ts";
 import type { OidcConfig } from "../../server/auth/oidc.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
@@ -26,6 +27,8 @@ export interface Harness {
   store: Store;
   clock: FakeClock;
   usage: UsageRecorder;
+  /** Replicas' slots shared with other harnesses on the same store (ticked by the test). */
+  slotShares: SlotShares;
   engine: RunningSimEngine;
   /** A valid API key and admin token. */
   key: string;
@@ -103,6 +106,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     store,
     clock,
     usage,
+    slotShares: services.slotShares,
     engine,
     key,
     adminToken,
