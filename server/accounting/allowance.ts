@@ -65,6 +65,8 @@ interface Binding {
 
 export class Admission {
   readonly #holds = new Holds();
+  /** What other control planes run, per level and model (`level|model`), as last reported. */
+  #elsewhere = new Map<string, number>();
   /** The rate windows, shared with the window exchange when several control planes count. */
   readonly windows: RateWindows;
 
@@ -85,6 +87,22 @@ export class Admission {
 
   #window(name: string): SlidingWindow {
     return this.windows.get(name);
+  }
+
+  /** What runs at a level on a model across the control planes: here, and as others last said. */
+  #running(scope: Scope, model: string): number {
+    return this.#holds.running(scope, model) +
+      (this.#elsewhere.get(`${scope.kind}:${scope.id}|${model}`) ?? 0);
+  }
+
+  /** This control plane's running counts, for the others (`level|model`). */
+  runningHere(): Iterable<[string, number]> {
+    return this.#holds.runningAll();
+  }
+
+  /** The others' running counts, summed (`level|model`); replaces the last ones. */
+  runningElsewhere(counts: Map<string, number>): void {
+    this.#elsewhere = counts;
   }
 
   /** Where a level's limits are counted: the global level's defaults count per key. */
@@ -131,8 +149,8 @@ export class Admission {
       key: key.id,
       weight: project.kind === "project" ? this.deps.limits.own(project)?.weight ?? 1 : 1,
       admitted: () => ({
-        project: this.#holds.running(project, model),
-        key: this.#holds.running(own, model),
+        project: this.#running(project, model),
+        key: this.#running(own, model),
       }),
     };
   }
@@ -188,7 +206,7 @@ export class Admission {
       }
     }
     for (const p of parallel) {
-      const running = this.#holds.running(p.counted, model);
+      const running = this.#running(p.counted, model);
       if (running + 1 > p.limit) return this.#parallelRefusal(p, running, model, requests, tokens);
     }
     const worstTokens = demand.prompt + worstOutput(demand);

@@ -9,7 +9,7 @@
  *
  * Plain Drizzle upserts, selects and deletes: the same on SQLite and PostgreSQL.
  */
-import { and, eq, gte, lt, ne, or } from "drizzle-orm";
+import { and, eq, gt, gte, lt, ne, or } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
@@ -18,12 +18,25 @@ import type { RateWindows } from "../accounting/rate_windows.ts";
 
 /** The presence row's name: a control plane that reported lately counts in the share. */
 const presence = "";
+/**
+ * Where requests running now are reported (`max_parallel` and the fair queue count them across
+ * control planes): a gauge, not a window, so its rows sit at window 0 under names `p|level|model`.
+ */
+const gauge = 0;
+const gaugePrefix = "p|";
+
+/** Requests running per level and model (`level|model`): admission's, here and elsewhere. */
+export interface RunningCounts {
+  runningHere(): Iterable<[string, number]>;
+  runningElsewhere(counts: Map<string, number>): void;
+}
 
 export interface WindowExchangeOptions {
   store: Store;
   clock: Clock;
   logger: Logger;
   windows: RateWindows;
+  running: RunningCounts;
   /** This control plane's id in the rows, unique among those sharing the store. */
   plane: string;
   intervalMs: number;
@@ -34,6 +47,8 @@ export class WindowExchange {
   #running: Promise<void> | undefined;
   /** What each window last reported, so unchanged counts are not written again. */
   readonly #reported = new Map<string, { start: number; count: number }>();
+  /** Running gauges last reported, so one that fell to 0 is written as 0 once. */
+  #gauges = new Map<string, number>();
 
   constructor(private readonly o: WindowExchangeOptions) {}
 
@@ -62,6 +77,22 @@ export class WindowExchange {
     return this.#running;
   }
 
+  /** Gauges that changed, and every one still above 0 (its `reported_at` keeps it alive). */
+  #gaugeRows(now: number): (typeof rateCounts.$inferInsert)[] {
+    const { plane } = this.o;
+    const current = new Map(this.o.running.runningHere());
+    const rows: (typeof rateCounts.$inferInsert)[] = [];
+    for (const [name, n] of current) {
+      rows.push({ plane, name: gaugePrefix + name, windowStart: gauge, count: n, reportedAt: now });
+    }
+    for (const name of this.#gauges.keys()) {
+      if (current.has(name)) continue;
+      rows.push({ plane, name: gaugePrefix + name, windowStart: gauge, count: 0, reportedAt: now });
+    }
+    this.#gauges = current;
+    return rows;
+  }
+
   async #exchange(): Promise<void> {
     const { store, clock, windows, plane, intervalMs } = this.o;
     const now = clock.now();
@@ -79,6 +110,7 @@ export class WindowExchange {
       rows.push({ plane, name, windowStart: minute, count, reportedAt: now });
       this.#reported.set(name, { start: minute, count });
     }
+    rows.push(...this.#gaugeRows(now));
     await store.write(async (tx) => {
       for (const row of rows) {
         await tx.insert(rateCounts).values(row).onConflictDoUpdate({
@@ -88,23 +120,31 @@ export class WindowExchange {
       }
       // Minutes out of every window's view; stale presences after a while, for a plane that died.
       await tx.delete(rateCounts).where(
-        and(ne(rateCounts.name, presence), lt(rateCounts.windowStart, minute - windows.ms)),
+        and(gt(rateCounts.windowStart, gauge), lt(rateCounts.windowStart, minute - windows.ms)),
       );
       await tx.delete(rateCounts).where(
-        and(eq(rateCounts.name, presence), lt(rateCounts.reportedAt, now - 60 * intervalMs)),
+        and(eq(rateCounts.windowStart, gauge), lt(rateCounts.reportedAt, now - 60 * intervalMs)),
       );
     });
     const others = await store.db.select().from(rateCounts).where(
       and(
         ne(rateCounts.plane, plane),
-        or(eq(rateCounts.name, presence), gte(rateCounts.windowStart, minute - windows.ms)),
+        or(eq(rateCounts.windowStart, gauge), gte(rateCounts.windowStart, minute - windows.ms)),
       ),
     );
     const planes = new Set([plane]);
     const byName = new Map<string, Map<number, number>>();
     for (const r of others) {
-      if (r.name === presence) {
-        if (r.reportedAt >= now - 3 * intervalMs) planes.add(r.plane);
+      if (r.name === presence && r.reportedAt >= now - 3 * intervalMs) planes.add(r.plane);
+    }
+    const elsewhere = new Map<string, number>();
+    for (const r of others) {
+      if (r.windowStart === gauge) {
+        // Only a control plane still present runs anything: a dead one's gauges are not counted.
+        if (r.name !== presence && planes.has(r.plane) && r.count > 0) {
+          const name = r.name.slice(gaugePrefix.length);
+          elsewhere.set(name, (elsewhere.get(name) ?? 0) + r.count);
+        }
         continue;
       }
       let m = byName.get(r.name);
@@ -114,6 +154,7 @@ export class WindowExchange {
     const after = clock.now();
     // A window another control plane counts on exists here too, before its first request here.
     for (const name of byName.keys()) windows.get(name);
+    this.o.running.runningElsewhere(elsewhere);
     for (const [name, w] of windows.entries()) {
       w.synced(after, sent.get(name) ?? 0, byName.get(name) ?? new Map(), planes.size);
     }

@@ -96,3 +96,47 @@ Deno.test("rate counts are absolute per minute: a repeated exchange changes noth
     await close();
   }
 });
+
+Deno.test("max_parallel counts the requests a key runs on every control plane", async () => {
+  const { planes, close } = await startPlanes(3, {
+    tokensPerSecond: 20,
+    setUp: async (first) => {
+      const set = await first.admin("PATCH", "limits/global/global", {
+        rpm: 100_000,
+        max_parallel: 2,
+      });
+      assertEquals(set.status, 200, await set.text());
+    },
+  });
+  try {
+    const key = planes[0]!.key;
+    const send = (p: Harness) =>
+      p.v1(
+        "/chat/completions",
+        { model: "demo", messages: [{ role: "user", content: "hi" }], max_tokens: 40 },
+        { headers: { authorization: `Bearer ${key}` } },
+      );
+    const tick = async () => {
+      for (const p of planes) await p.people.exchange.tick();
+    };
+    // Two long requests, on two control planes, each heard of by the others.
+    const running = [send(planes[0]!)];
+    await tick();
+    running.push(send(planes[1]!));
+    await tick();
+    const third = await send(planes[2]!);
+    const body = await third.json();
+    assertEquals([third.status, body.error?.code], [429, "parallel_limited"]);
+    for (const res of await Promise.all(running)) {
+      assertEquals(res.status, 200);
+      await res.body?.cancel();
+    }
+    // Once they end and the others hear so, the third control plane admits the key again.
+    await tick();
+    const later = await send(planes[2]!);
+    assertEquals(later.status, 200);
+    await later.body?.cancel();
+  } finally {
+    await close();
+  }
+});

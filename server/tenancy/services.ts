@@ -81,16 +81,26 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
   budgets.startFlushing(o.flushMs);
   o.keys.startFlushing(o.flushMs);
   const windows = new RateWindows();
+  const slices = o.rateExchangeMs > 0 ? new BudgetSlices({ store, clock, logger }) : undefined;
+  const admission = new Admission({
+    clock,
+    tenancy,
+    limits,
+    budgets,
+    prices,
+    windows,
+    ...(slices ? { slices } : {}),
+  });
   const exchange = new WindowExchange({
     store,
     clock,
     logger,
     windows,
+    running: admission,
     plane: o.plane ?? crypto.randomUUID(),
     intervalMs: Math.max(1, o.rateExchangeMs),
   });
   if (o.rateExchangeMs > 0) exchange.start();
-  const slices = o.rateExchangeMs > 0 ? new BudgetSlices({ store, clock, logger }) : undefined;
   const sessions = new Sessions({ store, clock, ttlMs: o.sessionTtlMs });
   const audit = new AuditLog({ store, clock });
   const oidc = new Oidc({
@@ -106,15 +116,7 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     limits,
     prices,
     budgets,
-    admission: new Admission({
-      clock,
-      tenancy,
-      limits,
-      budgets,
-      prices,
-      windows,
-      ...(slices ? { slices } : {}),
-    }),
+    admission,
     exchange,
     audit,
     sessions,
