@@ -37,7 +37,12 @@ interface Slice {
   granted: number;
   spent: number;
   leasing: Promise<void> | undefined;
+  /** After a lease granted nothing (the budget is all committed): no store asks before this. */
+  dryUntil: number;
 }
+
+/** How long a spent-out budget is not asked again, so refused requests do not each write. */
+const dryMs = 1_000;
 
 export interface BudgetSlicesOptions {
   store: Store;
@@ -59,7 +64,7 @@ export class BudgetSlices {
     const start = periodStart(period, this.o.clock.now());
     let s = this.#slices.get(k);
     if (!s || s.start !== start) {
-      s = { start, granted: 0, spent: 0, leasing: undefined };
+      s = { start, granted: 0, spent: 0, leasing: undefined, dryUntil: 0 };
       this.#slices.set(k, s);
     }
     return s;
@@ -105,6 +110,7 @@ export class BudgetSlices {
 
   #leaseOne(n: SliceNeed): Promise<void> {
     const s = this.#slice(n.scope, n.period, n.unit);
+    if (this.o.clock.now() < s.dryUntil) return Promise.resolve();
     s.leasing ??= this.#grant(n, s).catch((e) => {
       this.o.logger.warn("budget slice not leased; requests wait for the next try", { error: e });
     }).finally(() => {
@@ -138,6 +144,7 @@ export class BudgetSlices {
       return Number(row?.grant ?? 0);
     });
     s.granted += grant;
+    if (grant === 0) s.dryUntil = this.o.clock.now() + dryMs;
   }
 
   /** When this control plane stops: what its slices hold unspent goes back to the budgets. */
