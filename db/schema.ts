@@ -114,6 +114,50 @@ export const budgetCounters = sqliteTable("budget_counters", {
   tokens: integer("tokens").notNull(),
 }, (t) => [primaryKey({ columns: [t.scopeKind, t.scopeId, t.period] })]);
 
+/**
+ * Rate-limit counts each control plane reports for the others (the window exchange): absolute
+ * per window and name (`r|key:…`, `t|…`), so a report repeated changes nothing. The row named ''
+ * (window 0) is the control plane's presence: `reported_at` says it still counts.
+ */
+export const rateCounts = sqliteTable("rate_counts", {
+  plane: text("plane").notNull(),
+  name: text("name").notNull(),
+  windowStart: integer("window_start").notNull(),
+  count: integer("count").notNull(),
+  reportedAt: integer("reported_at").notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.plane, t.name, t.windowStart] }),
+  index("rate_counts_window").on(t.windowStart),
+]);
+
+/**
+ * Budget slices leased to control planes: per budget (level, period, unit) and period, what is
+ * committed, spent or handed out in slices not yet given back, never above the budget. A lease is
+ * one update of `committed`; `last_grant` is what that update granted (so it needs no read).
+ */
+export const budgetSlices = sqliteTable("budget_slices", {
+  scopeKind: text("scope_kind").notNull(),
+  scopeId: text("scope_id").notNull(),
+  period: text("period", { enum: ["day", "month"] }).notNull(),
+  periodStart: integer("period_start").notNull(),
+  unit: text("unit", { enum: ["micros", "tokens"] }).notNull(),
+  committed: integer("committed").notNull(),
+  lastGrant: integer("last_grant").notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.scopeKind, t.scopeId, t.period, t.periodStart, t.unit] }),
+]);
+
+/**
+ * What each control plane wants of each replica's slots (in flight and queued there), reported
+ * every interval; every control plane shares a replica's slots out by these rows the same way.
+ */
+export const slotDemand = sqliteTable("slot_demand", {
+  plane: text("plane").notNull(),
+  replicaId: text("replica_id").notNull(),
+  demand: integer("demand").notNull(),
+  reportedAt: integer("reported_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.plane, t.replicaId] })]);
+
 /** Sign-in sessions, stored as the sha256 of the cookie's token. */
 export const sessions = sqliteTable("sessions", {
   id: text("id").primaryKey(),

@@ -31,6 +31,7 @@ import { ReplicaTable } from "./router/replicas.ts";
 import { defaultPrefixOptions } from "./router/request_keys.ts";
 import { createRouting, type Routing } from "./router/routing.ts";
 import { ClusterSettings } from "./settings/cluster_settings.ts";
+import { SlotShares } from "./cluster/slot_shares.ts";
 import { applyLiveSettings } from "./settings/live_appliers.ts";
 import { startPeople } from "./tenancy/services.ts";
 import { GuardPolicies } from "./guard/policy_store.ts";
@@ -64,6 +65,8 @@ export interface Services {
   readonly metrics: GatewayMetrics;
   /** Episodes and webhooks; the limits code calls `notifier.budgetReached`. */
   readonly notifications: Notifications;
+  /** Replicas' slots shared with other control planes on the store. */
+  readonly slotShares: SlotShares;
   /** The https URLs nodes dial (in join codes); absent without a cluster listener. */
   readonly clusterUrls?: string[];
   /** Stops everything built here, queued notifications given their grace; the store is the caller's. */
@@ -107,6 +110,7 @@ export async function buildServices(
       usage: core.usage,
       metrics: core.metrics,
       notifications: core.notifications,
+      slotShares: core.slotShares,
       ...(cluster ? { clusterUrls: cluster.listener.urls } : {}),
       close: () => closeAll({ ...core, people: accounts.people, mirror, cluster }),
     };
@@ -181,6 +185,7 @@ async function closeAll(
   },
 ): Promise<void> {
   p.cluster?.models.close();
+  await p.slotShares.close();
   p.routing.upstream.close();
   await p.tracer?.close();
   await p.cluster?.listener.close();
@@ -237,6 +242,18 @@ async function buildCore(config: ServerConfig, edges: ServiceEdges, stops: StopL
   stops.push(() => routing.upstream.close());
   const tracer = config.otelEndpoint ? buildTracer(config, logger) : undefined;
   if (tracer) stops.push(() => tracer.close());
+  const slotShares = new SlotShares({
+    store: edges.store,
+    clock,
+    logger,
+    replicas,
+    waiting: (model) => routing.admission.waiting(model),
+    plane: crypto.randomUUID(),
+    intervalMs: slotShareMs,
+  });
+  // Counting with other control planes (the rate exchange on) shares replicas' slots too.
+  if (config.rateExchangeMs > 0) slotShares.start();
+  stops.push(() => slotShares.close());
   // Filled in once the cluster listener is up; the metrics read the hub when scraped.
   const hubRef: { hub?: NodeHub } = {};
   const metrics = new GatewayMetrics({
@@ -249,8 +266,11 @@ async function buildCore(config: ServerConfig, edges: ServiceEdges, stops: StopL
       dropped: usage.dropped,
     }),
   });
-  return { replicas, notifications, usage, routing, tracer, metrics, hubRef };
+  return { replicas, notifications, usage, routing, tracer, metrics, hubRef, slotShares };
 }
+
+/** How often replicas' slots are shared out again among control planes (issue 19: every 2 s). */
+const slotShareMs = 2_000;
 
 /** Keys, the catalog and people (tenancy, limits, prices, budgets, sign-in). */
 async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: StopList) {
@@ -279,6 +299,7 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
     sessionTtlMs: config.sessionTtlMs,
     signupOpen: config.signupOpen,
     flushMs: config.accountingFlushMs,
+    rateExchangeMs: config.rateExchangeMs,
     oidc: edges.oidc,
     publicUrl: config.publicUrl,
     firstPasswordFile: firstPasswordPath(config.dataDir),

@@ -23,7 +23,9 @@ import type { LimitsBook, LimitSet } from "./limits.ts";
 import { cost, type PriceBook } from "./price.ts";
 import { Holds } from "./holds.ts";
 import { type Demand, tpmCount, worstOutput } from "./demand.ts";
-import { formatReset, SlidingWindow } from "./window.ts";
+import { formatReset, type SlidingWindow } from "./window.ts";
+import { RateWindows } from "./rate_windows.ts";
+import type { BudgetSlices, SliceNeed, Unit } from "../cluster/budget_slices.ts";
 
 export { type Demand, demandOf } from "./demand.ts";
 
@@ -45,6 +47,8 @@ export type Admitted =
     error: AppError;
     /** Which kind of limit bound, at which level, for metrics and notifications. */
     refusal?: { kind: "rate_limit" | "budget"; scope: Scope; label: string };
+    /** Budgets whose slices could not hold the request: leased more, it may be admitted. */
+    short?: SliceNeed[];
   };
 
 export interface SettleUsage {
@@ -60,8 +64,11 @@ interface Binding {
 }
 
 export class Admission {
-  readonly #windows = new Map<string, SlidingWindow>();
   readonly #holds = new Holds();
+  /** What other control planes run, per level and model (`level|model`), as last reported. */
+  #elsewhere = new Map<string, number>();
+  /** The rate windows, shared with the window exchange when several control planes count. */
+  readonly windows: RateWindows;
 
   constructor(
     private readonly deps: {
@@ -70,13 +77,32 @@ export class Admission {
       limits: LimitsBook;
       budgets: BudgetBook;
       prices: PriceBook;
+      windows?: RateWindows;
+      /** Budgets leased in slices from the store, shared with other control planes. */
+      slices?: BudgetSlices;
     },
-  ) {}
+  ) {
+    this.windows = deps.windows ?? new RateWindows();
+  }
 
   #window(name: string): SlidingWindow {
-    let w = this.#windows.get(name);
-    if (!w) this.#windows.set(name, w = new SlidingWindow());
-    return w;
+    return this.windows.get(name);
+  }
+
+  /** What runs at a level on a model across the control planes: here, and as others last said. */
+  #running(scope: Scope, model: string): number {
+    return this.#holds.running(scope, model) +
+      (this.#elsewhere.get(`${scope.kind}:${scope.id}|${model}`) ?? 0);
+  }
+
+  /** This control plane's running counts, for the others (`level|model`). */
+  runningHere(): Iterable<[string, number]> {
+    return this.#holds.runningAll();
+  }
+
+  /** The others' running counts, summed (`level|model`); replaces the last ones. */
+  runningElsewhere(counts: Map<string, number>): void {
+    this.#elsewhere = counts;
   }
 
   /** Where a level's limits are counted: the global level's defaults count per key. */
@@ -123,8 +149,8 @@ export class Admission {
       key: key.id,
       weight: project.kind === "project" ? this.deps.limits.own(project)?.weight ?? 1 : 1,
       admitted: () => ({
-        project: this.#holds.running(project, model),
-        key: this.#holds.running(own, model),
+        project: this.#running(project, model),
+        key: this.#running(own, model),
       }),
     };
   }
@@ -169,18 +195,18 @@ export class Admission {
     }
     for (const b of requests) {
       const used = b.window.rate(now);
-      if (used + 1 > b.limit) {
+      if (!b.window.fits(now, b.limit, 1)) {
         return this.#rateRefusal(b, "requests", used, 1, now, requests, tokens);
       }
     }
     for (const b of tokens) {
       const used = b.window.rate(now);
-      if (used + estimate > b.limit) {
+      if (!b.window.fits(now, b.limit, estimate)) {
         return this.#rateRefusal(b, "tokens", used, estimate, now, requests, tokens);
       }
     }
     for (const p of parallel) {
-      const running = this.#holds.running(p.counted, model);
+      const running = this.#running(p.counted, model);
       if (running + 1 > p.limit) return this.#parallelRefusal(p, running, model, requests, tokens);
     }
     const worstTokens = demand.prompt + worstOutput(demand);
@@ -190,15 +216,37 @@ export class Admission {
       0,
       worstOutput(demand),
     );
+    const slices = this.deps.slices;
+    /** With slices: every budget this request reserves in, and those its slices cannot hold. */
+    const needs: SliceNeed[] = [];
+    const shorts: SliceNeed[] = [];
+    let refused: Extract<Admitted, { ok: false }> | undefined;
     for (const { scope, counted, set } of budgetChecks) {
       const held = this.#holds.held(counted);
       for (const period of ["day", "month"] as Period[]) {
         const spent = budgets.spent(counted, period);
         const money = period === "day" ? set.budgetDayMicros : set.budgetMonthMicros;
         const toks = period === "day" ? set.budgetDayTokens : set.budgetMonthTokens;
-        const passes = (max: number | null, used: number, hold: number, need: number) =>
-          max !== null && (used >= max || used + hold + need > max);
-        const over = passes(money, spent.micros, held.micros, worstMicros)
+        const passes = (
+          max: number | null,
+          used: number,
+          hold: number,
+          need: number,
+          unit: Unit,
+        ) => {
+          if (max === null) return false;
+          if (!slices) return used >= max || used + hold + need > max;
+          const n = { scope: counted, period, unit, max, need: hold + need, spent: used };
+          needs.push(n);
+          if (hold + need <= slices.room(counted, period, unit)) return false;
+          shorts.push(n);
+          return true;
+        };
+        // Both checked with slices, so one lease asks for every budget the request lacks.
+        const overMoney = passes(money, spent.micros, held.micros, worstMicros, "micros");
+        const overTokens = (!overMoney || slices !== undefined) &&
+          passes(toks, spent.tokens, held.tokens, worstTokens, "tokens");
+        const over = overMoney
           ? {
             spent: this.#money(spent.micros),
             held: this.#money(held.micros),
@@ -206,7 +254,7 @@ export class Admission {
             max: this.#money(money!),
             unit: this.deps.prices.currency,
           }
-          : passes(toks, spent.tokens, held.tokens, worstTokens)
+          : overTokens
           ? {
             spent: spent.tokens,
             held: held.tokens,
@@ -215,9 +263,9 @@ export class Admission {
             unit: "tokens",
           }
           : null;
-        if (!over) continue;
+        if (!over || refused) continue;
         const resetAt = periodEnd(period, now);
-        return {
+        refused = {
           ok: false,
           refusal: { kind: "budget", scope, label: this.label(scope) },
           error: new AppError(
@@ -237,8 +285,11 @@ export class Admission {
             },
           ),
         };
+        if (!slices) return refused;
       }
     }
+    if (refused) return shorts.length ? { ...refused, short: shorts } : refused;
+    slices?.refill(needs);
 
     const seen = new Set<SlidingWindow>();
     for (const b of requests) if (!seen.has(b.window)) seen.add(b.window), b.window.add(now, 1);
@@ -282,7 +333,13 @@ export class Admission {
     const percent = input.pricePercent ?? 100;
     const micros = percent === 100 ? full : Math.ceil((full * percent) / 100);
     this.deps.budgets.add(ticket.chain, micros, used);
+    this.deps.slices?.charge(ticket.chain, micros, used);
     return micros;
+  }
+
+  /** Leases what a refusal's `short` names; the request then asks again (once). */
+  async lease(short: SliceNeed[]): Promise<void> {
+    await this.deps.slices?.lease(short);
   }
 
   /** A request that ended before it was recorded: what it held goes back, nothing is charged. */

@@ -28,6 +28,13 @@ export class Holds {
     return this.#levels.get(nameOf(scope))?.running.get(model) ?? 0;
   }
 
+  /** What runs, per level and model, as `level|model` (the window exchange reports these). */
+  *runningAll(): Generator<[string, number]> {
+    for (const [name, level] of this.#levels) {
+      for (const [model, n] of level.running) yield [`${name}|${model}`, n];
+    }
+  }
+
   take(scopes: Scope[], model: string, h: { micros: number; tokens: number }): void {
     for (const s of scopes) {
       const name = nameOf(s);

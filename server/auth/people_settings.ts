@@ -58,6 +58,12 @@ export const peopleAuthSettings = {
 };
 
 export const peopleSettings = {
+  rateExchangeMs: int(
+    "limits.exchange_interval_ms",
+    1_000,
+    "How often this control plane's rate-limit counts go to the store and the other control planes' come back, in ms (0: it counts alone)",
+    { min: 0, max: 2_000 },
+  ),
   accountingFlushMs: int(
     "accounting.flush_interval_ms",
     5_000,

@@ -66,7 +66,7 @@ export function hasUsable(
 }
 
 function canTake(r: Replica): boolean {
-  return r.state === "ready" && r.inFlight < r.slots && r.breaker.available();
+  return r.state === "ready" && r.inFlight < (r.share ?? r.slots) && r.breaker.available();
 }
 
 /** The engine reports a queue of its own or a nearly full KV cache: no place for a bonus. */

@@ -92,7 +92,7 @@ export async function dispatch(
   c.set("genAi", genAiParams(body));
   const [req, guard] = guardInput(deps, asked);
   const a = planAttempt(deps, req, entry, guard);
-  const ticket = admitTenant(deps, a);
+  const ticket = await admitTenant(deps, a);
   let picked = pickNow(deps, a) ?? await awaitStarted(deps, a, ticket);
   if (!picked) {
     const queued = await waitInQueue(deps, a, ticket);
@@ -176,12 +176,20 @@ function planAttempt(
  * Allowed models, rate limits and budgets, all in memory, before any routing; settled (token
  * estimate corrected, cost charged up the tree) exactly once, when the request is recorded.
  */
-function admitTenant(deps: DispatchDeps, a: Attempt): Ticket {
-  const admitted = deps.people.admission.admit({
-    key: a.req.key,
-    model: a.req.model,
-    demand: demandOf(a.req.body, outputCeiling(a.entry)),
-  });
+async function admitTenant(deps: DispatchDeps, a: Attempt): Promise<Ticket> {
+  const { admission } = deps.people;
+  const ask = () =>
+    admission.admit({
+      key: a.req.key,
+      model: a.req.model,
+      demand: demandOf(a.req.body, outputCeiling(a.entry)),
+    });
+  let admitted = ask();
+  // Only here does a request wait on the store: its control plane's budget slice is spent.
+  if (!admitted.ok && admitted.short) {
+    await admission.lease(admitted.short);
+    admitted = ask();
+  }
   if (admitted.ok) return admitted;
   const r = admitted.refusal;
   if (r) {

@@ -33,6 +33,11 @@ export interface Replica {
   lastRequestAt?: number;
   /** Requests it serves well at once; beyond, requests queue in the router. */
   slots: number;
+  /**
+   * This control plane's part of `slots` while other control planes route to the replica too
+   * (server/cluster/slot_shares.ts); absent: all of them.
+   */
+  share?: number;
   /** An outside provider: queues for itself, so it is not held to `slots`. */
   readonly external: boolean;
   /** Share of requests among outside endpoints of one model. */

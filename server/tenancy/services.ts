@@ -7,6 +7,9 @@ import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
 import { Admission } from "../accounting/allowance.ts";
+import { RateWindows } from "../accounting/rate_windows.ts";
+import { WindowExchange } from "../cluster/window_exchange.ts";
+import { BudgetSlices } from "../cluster/budget_slices.ts";
 import { BudgetBook } from "../accounting/budgets.ts";
 import { LimitsBook } from "../accounting/limits.ts";
 import { type Price, PriceBook } from "../accounting/price.ts";
@@ -24,6 +27,8 @@ export interface PeopleServices {
   prices: PriceBook;
   budgets: BudgetBook;
   admission: Admission;
+  /** Rate counts shared with the other control planes on the store. */
+  exchange: WindowExchange;
   audit: AuditLog;
   sessions: Sessions;
   signIn: SignIn;
@@ -49,6 +54,13 @@ export interface PeopleOptions {
   sessionTtlMs: number;
   signupOpen: boolean;
   flushMs: number;
+  /**
+   * How often rate counts are exchanged with other control planes; 0: never, and budgets are
+   * judged on this control plane's counters alone rather than on slices leased from the store.
+   */
+  rateExchangeMs: number;
+  /** This control plane's id among those on the store; a fresh one each start by default. */
+  plane?: string;
   oidc: OidcConfig | null;
   publicUrl: string;
   firstPasswordFile?: string;
@@ -68,6 +80,27 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
   await budgets.catchUp(tenancy);
   budgets.startFlushing(o.flushMs);
   o.keys.startFlushing(o.flushMs);
+  const windows = new RateWindows();
+  const slices = o.rateExchangeMs > 0 ? new BudgetSlices({ store, clock, logger }) : undefined;
+  const admission = new Admission({
+    clock,
+    tenancy,
+    limits,
+    budgets,
+    prices,
+    windows,
+    ...(slices ? { slices } : {}),
+  });
+  const exchange = new WindowExchange({
+    store,
+    clock,
+    logger,
+    windows,
+    running: admission,
+    plane: o.plane ?? crypto.randomUUID(),
+    intervalMs: Math.max(1, o.rateExchangeMs),
+  });
+  if (o.rateExchangeMs > 0) exchange.start();
   const sessions = new Sessions({ store, clock, ttlMs: o.sessionTtlMs });
   const audit = new AuditLog({ store, clock });
   const oidc = new Oidc({
@@ -83,7 +116,8 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     limits,
     prices,
     budgets,
-    admission: new Admission({ clock, tenancy, limits, budgets, prices }),
+    admission,
+    exchange,
     audit,
     sessions,
     signIn: new SignIn({ clock, tenancy, sessions }),
@@ -93,6 +127,8 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     secureCookies: o.publicUrl.startsWith("https://"),
     firstPasswordFile: o.firstPasswordFile ?? null,
     async close() {
+      await exchange.close();
+      await slices?.giveBack();
       await budgets.close();
       await o.keys.close();
     },

@@ -17,6 +17,7 @@ import type { KeyLookup } from "../../server/keys/keys.ts";
 import type { RoutingSettings } from "../../server/router/routing.ts";
 import { defaultPrefixOptions } from "../../server/router/request_keys.ts";
 import type { UsageRecorder } from "../../server/usage/recorder.ts";
+import type { SlotShares } from "../../server/cluster/slot_shares.ts";
 import type { PeopleServices } from "../../server/tenancy/services.ts";
 import type { OidcConfig } from "../../server/auth/oidc.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
@@ -27,6 +28,8 @@ export interface Harness {
   store: Store;
   clock: FakeClock;
   usage: UsageRecorder;
+  /** Replicas' slots shared with other harnesses on the same store (ticked by the test). */
+  slotShares: SlotShares;
   engine: RunningSimEngine;
   /** A valid API key and admin token. */
   key: string;
@@ -65,10 +68,18 @@ export interface HarnessOptions {
   storePath?: string;
   /** The store's dialect: in-memory SQLite (the default) or a new PostgreSQL database. */
   dialect?: Store["dialect"];
+  /**
+   * A store to build on instead of a new one, left open at close: several harnesses on one
+   * are several control planes. One Store object, so their writes queue on its one write path (two
+   * connections in one process would block each other's event loop on SQLite's lock).
+   */
+  store?: Store;
+  /** `limits.exchange_interval_ms`; 0 (the default here): counts alone, budgets without slices. */
+  rateExchangeMs?: number;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const store = await openStore(
+  const store = opts.store ?? await openStore(
     opts.dialect === "postgres" ? await freshDatabase() : opts.storePath ?? ":memory:",
   );
   const clock = opts.clock ?? new FakeClock();
@@ -108,6 +119,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     store,
     clock,
     usage,
+    slotShares: services.slotShares,
     engine,
     key,
     adminToken,
@@ -134,7 +146,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async close() {
       await services.close();
       await engine.close();
-      await store.close();
+      if (!opts.store) await store.close();
       await Deno.remove(mirrorDir, { recursive: true });
     },
   };
@@ -177,6 +189,7 @@ function harnessConfig(
     usageFlushMs: 3_600_000,
     usageBatch: 100,
     accountingFlushMs: 3_600_000,
+    rateExchangeMs: opts.rateExchangeMs ?? 0,
     defaultPromptPer1k: 1000,
     defaultCompletionPer1k: 2000,
     defaultCachedPer1k: 0,

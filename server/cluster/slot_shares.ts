@@ -1,0 +1,132 @@
+/**
+ * A replica's slots shared out among the control planes that route to it, so three routers never
+ * admit three times its slots. Every interval (2 s) each control plane writes what it wants of
+ * each replica (in flight there, and its share of the model's queue), reads what the others want,
+ * and takes its part by the same rule every control plane applies to the same rows: while the
+ * replica has slots for everyone's demand, each gets its demand and the spare is dealt out in
+ * turn; past that, slots go in proportion to demand (largest remainders first). Until a leader
+ * leases them (see issue 19's leader lease), the rule is computed by each; rows read a moment
+ * apart may disagree by a slot for one interval. A control plane that hears of no other keeps
+ * all the slots, as on one box.
+ *
+ * Plain Drizzle upserts and selects: the same on SQLite and PostgreSQL.
+ */
+import { and, gte, ne } from "drizzle-orm";
+import type { Clock } from "../../core/clock.ts";
+import type { Logger } from "../../core/log.ts";
+import type { Store } from "../../db/store.ts";
+import { slotDemand } from "../../db/schema.ts";
+import type { Replica, ReplicaTable } from "../router/replicas.ts";
+
+export interface SlotSharesOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  replicas: ReplicaTable;
+  /** Requests queued for a model here (the router's queue). */
+  waiting: (model: string) => number;
+  plane: string;
+  intervalMs: number;
+}
+
+/** Each plane's part of `slots` for the demands given; planes in a stable order. */
+export function shareOut(slots: number, demands: Map<string, number>): Map<string, number> {
+  const planes = [...demands.keys()].sort();
+  const total = planes.reduce((n, p) => n + demands.get(p)!, 0);
+  const out = new Map(planes.map((p) => [p, 0]));
+  if (total <= slots) {
+    for (const p of planes) out.set(p, demands.get(p)!);
+    for (let spare = slots - total, i = 0; spare > 0; spare--, i++) {
+      const p = planes[i % planes.length]!;
+      out.set(p, out.get(p)! + 1);
+    }
+    return out;
+  }
+  const quota = planes.map((p) => ({ p, q: (slots * demands.get(p)!) / total }));
+  let left = slots;
+  for (const { p, q } of quota) out.set(p, Math.floor(q)), left -= Math.floor(q);
+  const byRemainder = [...quota].sort((a, b) =>
+    (b.q - Math.floor(b.q)) - (a.q - Math.floor(a.q)) || (a.p < b.p ? -1 : 1)
+  );
+  for (const { p } of byRemainder) {
+    if (left-- <= 0) break;
+    out.set(p, out.get(p)! + 1);
+  }
+  return out;
+}
+
+export class SlotShares {
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #running: Promise<void> | undefined;
+
+  constructor(private readonly o: SlotSharesOptions) {}
+
+  start(): void {
+    this.#timer ??= setInterval(() => void this.tick(), this.o.intervalMs);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+
+  /** One rebalance; one still running when the next is due is not doubled. */
+  tick(): Promise<void> {
+    this.#running ??= this.#rebalance().catch((e) => {
+      this.o.logger.warn("slot shares not exchanged; will retry", { error: e });
+    }).finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  #demand(r: Replica): number {
+    const siblings = this.o.replicas.forModel(r.model).filter((x) => !x.external).length;
+    return r.inFlight + Math.ceil(this.o.waiting(r.model) / Math.max(1, siblings));
+  }
+
+  async #rebalance(): Promise<void> {
+    const { store, clock, replicas, plane, intervalMs } = this.o;
+    const now = clock.now();
+    const mine = replicas.list().filter((r) => !r.external);
+    const rows = mine.map((r) => ({
+      plane,
+      replicaId: r.id,
+      demand: this.#demand(r),
+      reportedAt: now,
+    }));
+    if (rows.length) {
+      await store.write(async (tx) => {
+        for (const row of rows) {
+          await tx.insert(slotDemand).values(row).onConflictDoUpdate({
+            target: [slotDemand.plane, slotDemand.replicaId],
+            set: { demand: row.demand, reportedAt: row.reportedAt },
+          });
+        }
+      });
+    }
+    const others = await store.db.select().from(slotDemand).where(
+      and(ne(slotDemand.plane, plane), gte(slotDemand.reportedAt, now - 3 * intervalMs)),
+    );
+    const byReplica = new Map<string, Map<string, number>>();
+    for (const row of others) {
+      let m = byReplica.get(row.replicaId);
+      if (!m) byReplica.set(row.replicaId, m = new Map());
+      m.set(row.plane, row.demand);
+    }
+    const grown = new Set<string>();
+    for (const [i, r] of mine.entries()) {
+      const theirs = byReplica.get(r.id);
+      const before = r.share ?? r.slots;
+      if (!theirs || !Number.isFinite(r.slots)) {
+        delete r.share;
+      } else {
+        theirs.set(plane, rows[i]!.demand);
+        r.share = shareOut(r.slots, theirs).get(plane) ?? 0;
+      }
+      if ((r.share ?? r.slots) > before) grown.add(r.model);
+    }
+    for (const model of grown) replicas.onRoom(model);
+  }
+}
