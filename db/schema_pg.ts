@@ -86,6 +86,7 @@ export const limits = pgTable("limits", {
   budgetDayTokens: bigint("budget_day_tokens", { mode: "number" }),
   budgetMonthTokens: bigint("budget_month_tokens", { mode: "number" }),
   models: text("models").$type<string[]>(),
+  tools: text("tools").$type<string[]>(),
   maxKeyTtlMs: bigint("max_key_ttl_ms", { mode: "number" }),
   maxParallel: bigint("max_parallel", { mode: "number" }),
   weight: bigint("weight", { mode: "number" }),
@@ -168,6 +169,9 @@ export const usage = pgTable("usage", {
   queueMs: bigint("queue_ms", { mode: "number" }).notNull().default(0),
   replicaId: text("replica_id"),
   profile: text("profile"),
+  guard: text("guard").$type<
+    { policy: string; rule: string; action: string; latencyUs: number }[]
+  >(),
 }, (t) => [index("usage_at").on(t.at), index("usage_key_at").on(t.keyId, t.at)]);
 
 export const nodes = pgTable("nodes", {
@@ -252,3 +256,128 @@ export const portalPrefs = pgTable("portal_prefs", {
   timeZone: text("time_zone"),
   updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
 });
+
+export const rateCounts = pgTable("rate_counts", {
+  plane: text("plane").notNull(),
+  name: text("name").notNull(),
+  windowStart: bigint("window_start", { mode: "number" }).notNull(),
+  count: bigint("count", { mode: "number" }).notNull(),
+  reportedAt: bigint("reported_at", { mode: "number" }).notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.plane, t.name, t.windowStart] }),
+  index("rate_counts_window").on(t.windowStart),
+]);
+
+export const budgetSlices = pgTable("budget_slices", {
+  scopeKind: text("scope_kind").notNull(),
+  scopeId: text("scope_id").notNull(),
+  period: text("period", { enum: ["day", "month"] }).notNull(),
+  periodStart: bigint("period_start", { mode: "number" }).notNull(),
+  unit: text("unit", { enum: ["micros", "tokens"] }).notNull(),
+  committed: bigint("committed", { mode: "number" }).notNull(),
+  lastGrant: bigint("last_grant", { mode: "number" }).notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.scopeKind, t.scopeId, t.period, t.periodStart, t.unit] }),
+]);
+
+export const slotDemand = pgTable("slot_demand", {
+  plane: text("plane").notNull(),
+  replicaId: text("replica_id").notNull(),
+  demand: bigint("demand", { mode: "number" }).notNull(),
+  reportedAt: bigint("reported_at", { mode: "number" }).notNull(),
+}, (t) => [primaryKey({ columns: [t.plane, t.replicaId] })]);
+
+export const mcpServers = pgTable("mcp_servers", {
+  name: text("name").primaryKey(),
+  url: text("url").notNull(),
+  /** Header name -> path of the file holding its value, JSON object. */
+  headers: text("headers").$type<Record<string, string>>().notNull(),
+  /** Calls per minute per caller; null is unlimited. */
+  rate: bigint("rate", { mode: "number" }),
+  /** The server narrowed to these of its tools (its own names, globs); null offers them all. */
+  tools: text("tools").$type<string[]>(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+});
+
+export const guardPolicies = pgTable("guard_policies", {
+  name: text("name").primaryKey(),
+  scopeKind: text("scope_kind", { enum: ["global", "org", "team", "project", "person", "key"] })
+    .notNull(),
+  scopeId: text("scope_id").notNull(),
+  applyTo: text("apply_to", { enum: ["input", "output", "both"] }).notNull(),
+  restore: boolean("restore").notNull().default(false),
+  rules: text("rules").notNull().$type<unknown[]>(),
+  updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+});
+
+export const storedResponses = pgTable("stored_responses", {
+  id: text("id").primaryKey(),
+  keyId: text("key_id").notNull(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+  /** The Responses API's response object as it was sent. */
+  response: text("response").$type<Record<string, unknown>>().notNull(),
+  /** This request's own input items, each with an id (input_items lists them). */
+  input: text("input").$type<Record<string, unknown>[]>().notNull(),
+  /** The conversation before this request's input: earlier turns' inputs and outputs. */
+  context: text("context").$type<Record<string, unknown>[]>().notNull(),
+}, (t) => [index("stored_responses_expires").on(t.expiresAt)]);
+
+export const files = pgTable("files", {
+  id: text("id").primaryKey(),
+  keyId: text("key_id").notNull(),
+  /** The key's project when it had one: the quota is per project, else per key. */
+  projectId: text("project_id"),
+  purpose: text("purpose").notNull(),
+  filename: text("filename").notNull(),
+  bytes: bigint("bytes", { mode: "number" }).notNull(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }),
+}, (t) => [index("files_key").on(t.keyId, t.createdAt), index("files_project").on(t.projectId)]);
+
+export const batches = pgTable("batches", {
+  id: text("id").primaryKey(),
+  keyId: text("key_id").notNull(),
+  endpoint: text("endpoint").notNull(),
+  inputFileId: text("input_file_id").notNull(),
+  completionWindow: text("completion_window").notNull(),
+  /** validating, in_progress, finalizing, completed, failed, expired, cancelling, cancelled. */
+  status: text("status").notNull(),
+  outputFileId: text("output_file_id"),
+  errorFileId: text("error_file_id"),
+  /** Validation errors (OpenAI's `errors` object), as JSON. */
+  errors: text("errors").$type<Record<string, unknown>>(),
+  metadata: text("metadata").$type<Record<string, unknown>>(),
+  total: bigint("total", { mode: "number" }).notNull().default(0),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+  inProgressAt: bigint("in_progress_at", { mode: "number" }),
+  finalizingAt: bigint("finalizing_at", { mode: "number" }),
+  completedAt: bigint("completed_at", { mode: "number" }),
+  failedAt: bigint("failed_at", { mode: "number" }),
+  cancellingAt: bigint("cancelling_at", { mode: "number" }),
+  cancelledAt: bigint("cancelled_at", { mode: "number" }),
+  expiredAt: bigint("expired_at", { mode: "number" }),
+}, (t) => [index("batches_key").on(t.keyId, t.createdAt), index("batches_status").on(t.status)]);
+
+export const batchLines = pgTable(
+  "batch_lines",
+  {
+    batchId: text("batch_id").notNull().references(() => batches.id, { onDelete: "cascade" }),
+    customId: text("custom_id").notNull(),
+    line: bigint("line", { mode: "number" }).notNull(),
+    body: text("body").$type<Record<string, unknown>>().notNull(),
+    /** The answer's HTTP status; null until the line has run. */
+    status: bigint("status", { mode: "number" }),
+    /** The answer's body (or the error), as JSON. */
+    result: text("result").$type<unknown>(),
+    requestId: text("request_id"),
+  },
+  (
+    t,
+  ) => [
+    primaryKey({ columns: [t.batchId, t.customId] }),
+    index("batch_lines_todo").on(t.batchId, t.status),
+  ],
+);

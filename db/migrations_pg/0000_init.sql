@@ -35,6 +35,40 @@ CREATE TABLE "audit" (
 	"after" text
 );
 --> statement-breakpoint
+CREATE TABLE "batch_lines" (
+	"batch_id" text NOT NULL,
+	"custom_id" text NOT NULL,
+	"line" bigint NOT NULL,
+	"body" text NOT NULL,
+	"status" bigint,
+	"result" text,
+	"request_id" text,
+	CONSTRAINT "batch_lines_batch_id_custom_id_pk" PRIMARY KEY("batch_id","custom_id")
+);
+--> statement-breakpoint
+CREATE TABLE "batches" (
+	"id" text PRIMARY KEY NOT NULL,
+	"key_id" text NOT NULL,
+	"endpoint" text NOT NULL,
+	"input_file_id" text NOT NULL,
+	"completion_window" text NOT NULL,
+	"status" text NOT NULL,
+	"output_file_id" text,
+	"error_file_id" text,
+	"errors" text,
+	"metadata" text,
+	"total" bigint DEFAULT 0 NOT NULL,
+	"created_at" bigint NOT NULL,
+	"expires_at" bigint NOT NULL,
+	"in_progress_at" bigint,
+	"finalizing_at" bigint,
+	"completed_at" bigint,
+	"failed_at" bigint,
+	"cancelling_at" bigint,
+	"cancelled_at" bigint,
+	"expired_at" bigint
+);
+--> statement-breakpoint
 CREATE TABLE "budget_counters" (
 	"scope_kind" text NOT NULL,
 	"scope_id" text NOT NULL,
@@ -45,9 +79,41 @@ CREATE TABLE "budget_counters" (
 	CONSTRAINT "budget_counters_scope_kind_scope_id_period_pk" PRIMARY KEY("scope_kind","scope_id","period")
 );
 --> statement-breakpoint
+CREATE TABLE "budget_slices" (
+	"scope_kind" text NOT NULL,
+	"scope_id" text NOT NULL,
+	"period" text NOT NULL,
+	"period_start" bigint NOT NULL,
+	"unit" text NOT NULL,
+	"committed" bigint NOT NULL,
+	"last_grant" bigint NOT NULL,
+	CONSTRAINT "budget_slices_scope_kind_scope_id_period_period_start_unit_pk" PRIMARY KEY("scope_kind","scope_id","period","period_start","unit")
+);
+--> statement-breakpoint
 CREATE TABLE "cluster_settings" (
 	"key" text PRIMARY KEY NOT NULL,
 	"value" text NOT NULL,
+	"updated_at" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "files" (
+	"id" text PRIMARY KEY NOT NULL,
+	"key_id" text NOT NULL,
+	"project_id" text,
+	"purpose" text NOT NULL,
+	"filename" text NOT NULL,
+	"bytes" bigint NOT NULL,
+	"created_at" bigint NOT NULL,
+	"expires_at" bigint
+);
+--> statement-breakpoint
+CREATE TABLE "guard_policies" (
+	"name" text PRIMARY KEY NOT NULL,
+	"scope_kind" text NOT NULL,
+	"scope_id" text NOT NULL,
+	"apply_to" text NOT NULL,
+	"restore" boolean DEFAULT false NOT NULL,
+	"rules" text NOT NULL,
 	"updated_at" bigint NOT NULL
 );
 --> statement-breakpoint
@@ -72,11 +138,22 @@ CREATE TABLE "limits" (
 	"budget_day_tokens" bigint,
 	"budget_month_tokens" bigint,
 	"models" text,
+	"tools" text,
 	"max_key_ttl_ms" bigint,
 	"max_parallel" bigint,
 	"weight" bigint,
 	"updated_at" bigint NOT NULL,
 	CONSTRAINT "limits_scope_kind_scope_id_pk" PRIMARY KEY("scope_kind","scope_id")
+);
+--> statement-breakpoint
+CREATE TABLE "mcp_servers" (
+	"name" text PRIMARY KEY NOT NULL,
+	"url" text NOT NULL,
+	"headers" text NOT NULL,
+	"rate" bigint,
+	"tools" text,
+	"created_at" bigint NOT NULL,
+	"updated_at" bigint NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "mirror_versions" (
@@ -152,6 +229,15 @@ CREATE TABLE "projects" (
 	"created_at" bigint NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "rate_counts" (
+	"plane" text NOT NULL,
+	"name" text NOT NULL,
+	"window_start" bigint NOT NULL,
+	"count" bigint NOT NULL,
+	"reported_at" bigint NOT NULL,
+	CONSTRAINT "rate_counts_plane_name_window_start_pk" PRIMARY KEY("plane","name","window_start")
+);
+--> statement-breakpoint
 CREATE TABLE "replicas" (
 	"id" text PRIMARY KEY NOT NULL,
 	"node_id" text NOT NULL,
@@ -184,6 +270,24 @@ CREATE TABLE "sessions" (
 	CONSTRAINT "sessions_token_hash_unique" UNIQUE("token_hash")
 );
 --> statement-breakpoint
+CREATE TABLE "slot_demand" (
+	"plane" text NOT NULL,
+	"replica_id" text NOT NULL,
+	"demand" bigint NOT NULL,
+	"reported_at" bigint NOT NULL,
+	CONSTRAINT "slot_demand_plane_replica_id_pk" PRIMARY KEY("plane","replica_id")
+);
+--> statement-breakpoint
+CREATE TABLE "stored_responses" (
+	"id" text PRIMARY KEY NOT NULL,
+	"key_id" text NOT NULL,
+	"created_at" bigint NOT NULL,
+	"expires_at" bigint NOT NULL,
+	"response" text NOT NULL,
+	"input" text NOT NULL,
+	"context" text NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "teams" (
 	"id" text PRIMARY KEY NOT NULL,
 	"org_id" text NOT NULL,
@@ -210,7 +314,8 @@ CREATE TABLE "usage" (
 	"cost_micros" bigint DEFAULT 0 NOT NULL,
 	"queue_ms" bigint DEFAULT 0 NOT NULL,
 	"replica_id" text,
-	"profile" text
+	"profile" text,
+	"guard" text
 );
 --> statement-breakpoint
 CREATE TABLE "usage_daily" (
@@ -245,6 +350,7 @@ CREATE TABLE "users" (
 --> statement-breakpoint
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "batch_lines" ADD CONSTRAINT "batch_lines_batch_id_batches_id_fk" FOREIGN KEY ("batch_id") REFERENCES "public"."batches"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "portal_prefs" ADD CONSTRAINT "portal_prefs_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "projects" ADD CONSTRAINT "projects_org_id_orgs_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."orgs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "projects" ADD CONSTRAINT "projects_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -254,10 +360,17 @@ ALTER TABLE "teams" ADD CONSTRAINT "teams_org_id_orgs_id_fk" FOREIGN KEY ("org_i
 ALTER TABLE "users" ADD CONSTRAINT "users_org_id_orgs_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."orgs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "users" ADD CONSTRAINT "users_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "audit_at" ON "audit" USING btree ("at");--> statement-breakpoint
+CREATE INDEX "batch_lines_todo" ON "batch_lines" USING btree ("batch_id","status");--> statement-breakpoint
+CREATE INDEX "batches_key" ON "batches" USING btree ("key_id","created_at");--> statement-breakpoint
+CREATE INDEX "batches_status" ON "batches" USING btree ("status");--> statement-breakpoint
+CREATE INDEX "files_key" ON "files" USING btree ("key_id","created_at");--> statement-breakpoint
+CREATE INDEX "files_project" ON "files" USING btree ("project_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "mirror_versions_version" ON "mirror_versions" USING btree ("version_dir","digest");--> statement-breakpoint
 CREATE UNIQUE INDEX "projects_team_name" ON "projects" USING btree ("team_id","name");--> statement-breakpoint
+CREATE INDEX "rate_counts_window" ON "rate_counts" USING btree ("window_start");--> statement-breakpoint
 CREATE INDEX "replicas_model" ON "replicas" USING btree ("model");--> statement-breakpoint
 CREATE INDEX "replicas_node" ON "replicas" USING btree ("node_id");--> statement-breakpoint
+CREATE INDEX "stored_responses_expires" ON "stored_responses" USING btree ("expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "teams_org_name" ON "teams" USING btree ("org_id","name");--> statement-breakpoint
 CREATE INDEX "usage_at" ON "usage" USING btree ("at");--> statement-breakpoint
 CREATE INDEX "usage_key_at" ON "usage" USING btree ("key_id","at");
