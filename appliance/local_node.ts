@@ -4,6 +4,7 @@
  * declared in the catalog, so the reconciler places it there (and can place more).
  */
 import type { Logger } from "../core/log.ts";
+import { UsageError } from "../core/command.ts";
 import { which } from "../core/which.ts";
 import { type EngineName, engineTraits } from "../core/engines/engine_traits.ts";
 import { eq } from "drizzle-orm";
@@ -27,11 +28,13 @@ export interface ServedModel {
   engine: Extract<EngineName, "llamacpp" | "sim">;
   source: string;
   description: string | null;
-  /** Why a real engine was not used, when one was asked for. */
-  fallbackReason?: string;
 }
 
-/** Decides what `up` serves: the GGUF given, on llama-server if it can be found; else the demo. */
+/**
+ * Decides what `up` serves: the GGUF given, on llama-server; with no GGUF, the demo. A GGUF asked
+ * for and no llama-server to run it is refused: the simulated model answering in its place would
+ * look like the real one to everyone but the person reading the log.
+ */
 export async function chooseModel(
   config: ServerConfig,
   gguf: string | undefined,
@@ -46,17 +49,21 @@ export async function chooseModel(
   try {
     await Deno.stat(gguf);
   } catch {
-    throw new TypeError(`Cannot serve --model ${gguf}: no such file`);
+    throw new UsageError(`cannot serve --model ${gguf}: no such file`);
   }
-  if (!(await which(config.llamaServer))) {
-    return {
-      ...demo,
-      fallbackReason:
-        `'${config.llamaServer}' was not found on PATH; serving the simulated 'demo' model instead`,
-    };
-  }
+  if (!(await which(config.llamaServer))) throw new UsageError(noLlamaServer(config.llamaServer));
   const name = gguf.split("/").at(-1)!.replace(/\.gguf$/i, "");
   return { name, engine: "llamacpp", source: await Deno.realPath(gguf), description: null };
+}
+
+function noLlamaServer(binary: string): string {
+  return `cannot serve a GGUF: llama.cpp's server '${binary}' was not found` +
+    (binary.includes("/") ? "" : " on PATH") + ".\n" +
+    `  Install llama.cpp (a release from https://github.com/ggml-org/llama.cpp/releases, or\n` +
+    `  'brew install llama.cpp', or build it: cmake -B build && cmake --build build -t llama-server),\n` +
+    `  then put llama-server on PATH or point at it with --engines-llama-server PATH\n` +
+    `  (LLMGW_ENGINES_LLAMA_SERVER, engines.llama_server in server.yaml).\n` +
+    `  Without --model, llmgw up serves the simulated 'demo' model.`;
 }
 
 export interface LocalNode {
