@@ -29,6 +29,8 @@ export class ConfigPins {
       reconciler: Reconciler;
       logger: Logger;
       pin: (source: string, allowPickle: boolean) => Promise<PinnedSource | undefined>;
+      /** The model's shape once its files are pinned (a safetensors set's config.json). */
+      facts: (def: ModelDef, pinned: PinnedSource) => Promise<ModelFacts>;
     },
   ) {}
 
@@ -48,10 +50,15 @@ export class ConfigPins {
     (async () => {
       try {
         const pinned = await this.deps.pin(source, def.allowPickle);
+        if (!current() || this.#closed || !pinned) return;
+        const facts = {
+          ...(current()?.facts ?? {}) as ModelFacts,
+          ...await this.deps.facts(def, pinned),
+        };
         const e = current();
-        if (!e || this.#closed || !pinned) return;
+        if (!e || this.#closed) return;
         await this.deps.catalog.upsert({
-          ...rowFromDef(def, (e.facts ?? {}) as ModelFacts, "config", e.stopped),
+          ...rowFromDef(def, facts, "config", e.stopped),
           origin: pinned,
         });
         this.deps.reconciler.hold(def.name, undefined);

@@ -5,7 +5,6 @@
  * reconciler, which does the rest. A model declared in server.yaml is edited there: the API
  * refuses to add, change or remove it, saying so.
  */
-import { readGgufFile } from "../../core/gguf/read_gguf_file.ts";
 import type { Logger } from "../../core/log.ts";
 import { AppError } from "../../core/errors.ts";
 import type { ModelCatalog, ModelEntry } from "../router/catalog.ts";
@@ -20,7 +19,8 @@ import type { ModelDef } from "./model_schema.ts";
 import { parseModel } from "./model_yaml.ts";
 import { planModel, type PlanOptions } from "./plan.ts";
 import type { Reconciler } from "./reconciler.ts";
-import { type CatalogModel, factsFromGguf } from "./replica_need.ts";
+import type { CatalogModel } from "./replica_need.ts";
+import { readModelFacts, type ReadPinnedConfig } from "./read_facts.ts";
 import type { ShardTable } from "./shard_table.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import { isEmbedding } from "./replica_need.ts";
@@ -60,6 +60,8 @@ export class ModelServices {
       replicas: ReplicaTable;
       /** Absent: hf: and URL sources are refused (no way to pin them). */
       pin?: PinRemote;
+      /** Reads a pinned hf: set's config.json; absent: such a set's shape is guessed. */
+      readConfig?: ReadPinnedConfig;
     },
   ) {
     this.#configPins = new ConfigPins({
@@ -67,6 +69,7 @@ export class ModelServices {
       reconciler: deps.reconciler,
       logger: deps.logger,
       pin: (source, allowPickle) => this.#pinRemote(source, allowPickle),
+      facts: (def, pinned) => this.factsFor(def, pinned),
     });
   }
 
@@ -86,14 +89,17 @@ export class ModelServices {
     return this.deps.reconciler;
   }
 
-  /** Facts read from the model's file when the control plane can see it (a local GGUF). */
-  async factsFor(def: ModelDef): Promise<ModelFacts> {
+  /**
+   * The model's shape, read where the control plane can: a local GGUF's header, a safetensors
+   * set's config.json (pinned, or in a local folder it sees). Unreadable: guessed, and logged.
+   */
+  async factsFor(def: ModelDef, pinned?: PinnedSource): Promise<ModelFacts> {
     const src = def.parsedSource;
-    if (src?.kind !== "path" || !/\.gguf$/i.test(src.path)) return {};
+    const path = src?.kind === "path" ? src.path : undefined;
     try {
-      return factsFromGguf((await readGgufFile(src.path)).facts);
+      return await readModelFacts(path, pinned, this.deps.readConfig);
     } catch (e) {
-      this.deps.logger.warn("could not read the model's GGUF header; the estimate guesses", {
+      this.deps.logger.warn("could not read the model's header or config; the estimate guesses", {
         model: def.name,
         error: (e as Error).message,
       });
@@ -206,7 +212,7 @@ export class ModelServices {
     for (const def of defs) {
       out.push(
         await this.#save(
-          { def, facts: await this.factsFor(def) },
+          { def, facts: await this.factsFor(def, pins.get(def.name)) },
           opts.origin ?? "api",
           pins.get(def.name),
         ),
@@ -227,23 +233,22 @@ export class ModelServices {
         name: f.path.split("/").pop()!,
         ...(f.size !== null ? { bytes: f.size } : {}),
       }));
-      return this.#planFiles(source, files, {}, opts);
+      const facts = await readModelFacts(undefined, pinned, this.deps.readConfig).catch(() => ({}));
+      return this.#planFiles(source, files, facts, opts);
     }
-    let facts: ModelFacts = {};
-    let bytes: number | undefined;
+    let files: { name: string; bytes: number }[];
     try {
-      bytes = (await Deno.stat(src.path)).size;
+      files = await localFiles(src.path);
     } catch {
       throw new AppError("invalid_request", { detail: `${src.path}: no such file` }, "source");
     }
-    if (/\.gguf$/i.test(src.path)) {
-      try {
-        facts = factsFromGguf((await readGgufFile(src.path)).facts);
-      } catch (e) {
-        throw new AppError("invalid_request", { detail: (e as Error).message }, "source");
-      }
+    let facts: ModelFacts;
+    try {
+      facts = await readModelFacts(src.path, undefined, undefined);
+    } catch (e) {
+      throw new AppError("invalid_request", { detail: (e as Error).message }, "source");
     }
-    return this.#planFiles(source, [{ name: src.path.split("/").pop()!, bytes }], facts, opts);
+    return this.#planFiles(source, files, facts, opts);
   }
 
   async #planFiles(
@@ -421,6 +426,17 @@ export class ModelServices {
         return row;
       });
   }
+}
+
+/** A file as one, a folder (a safetensors set) as its files. */
+async function localFiles(path: string): Promise<{ name: string; bytes: number }[]> {
+  const st = await Deno.stat(path);
+  if (!st.isDirectory) return [{ name: path.split("/").pop()!, bytes: st.size }];
+  const out: { name: string; bytes: number }[] = [];
+  for await (const e of Deno.readDir(path)) {
+    if (e.isFile) out.push({ name: e.name, bytes: (await Deno.stat(`${path}/${e.name}`)).size });
+  }
+  return out;
 }
 
 function parseSourceOrThrow(source: string) {

@@ -9,6 +9,7 @@
  * Only the leader reconciles; with one control plane that is always this one (`isLeader`, the
  * one place to change when there are several). Settings are read per step, so they change live.
  */
+import { safetensorsDir } from "./read_facts.ts";
 import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
@@ -358,7 +359,12 @@ export class Reconciler {
       this.#fetchThenStart(c, nodeId, origin, launch, profile?.args ?? c.args, settings);
       return;
     }
-    const path = c.source.startsWith("/") ? c.source : undefined;
+    // vLLM reads a set's folder (config and tokenizer beside the weights), never one file of it.
+    const path = !c.source.startsWith("/")
+      ? undefined
+      : traits?.reads === "safetensors"
+      ? safetensorsDir(c.source)
+      : c.source;
     await this.deps.hub.startShard(nodeId, {
       shardId: c.shardId,
       model: c.model,

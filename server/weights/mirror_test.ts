@@ -113,7 +113,7 @@ Deno.test("the mirror serves ranges, only to a credential, only files of complet
     assertEquals(anon.status, 401);
     for (
       const bad of [
-        `acme/tiny/${fx.commit}/config.json`,
+        `acme/tiny/${fx.commit}/README.md`,
         `acme/tiny/${fx.commit}/..%2F..%2Fllmgw.db`,
       ]
     ) {

@@ -124,9 +124,10 @@ function chooseFile(
   files: TreeEntry[],
   path: string,
   unresolvable: (d: string) => AppError,
-): { chosen: TreeEntry[]; entry: string } {
+): { chosen: TreeEntry[]; entry?: string } {
   const file = files.find((f) => f.path === path);
   if (!file) throw unresolvable(`the repository has no file '${path}' at that revision`);
+  if (/\.safetensors$/i.test(path)) return safetensorsOf(files, path);
   const split = splitPattern.exec(path);
   if (!split) return { chosen: [file], entry: path };
   // A split's parts load together: asking for one brings them all; the engine is given the first.
@@ -142,6 +143,25 @@ function chooseFile(
     );
   }
   return { chosen: parts, entry: parts[0]!.path };
+}
+
+/**
+ * One .safetensors file named: its folder's weights and companions come with it, and the engine
+ * is given the folder (vLLM reads config and tokenizer beside the weights; a file alone is refused).
+ */
+function safetensorsOf(files: TreeEntry[], path: string): { chosen: TreeEntry[]; entry?: string } {
+  const folder = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
+  const inFolder = (f: TreeEntry) =>
+    folder
+      ? f.path.startsWith(`${folder}/`) && !f.path.slice(folder.length + 1).includes("/")
+      : !f.path.includes("/");
+  const base = (f: TreeEntry) => f.path.slice(folder ? folder.length + 1 : 0);
+  const chosen = files.filter((f) =>
+    inFolder(f) &&
+    (base(f).endsWith(".safetensors") || companionFiles.has(base(f)) ||
+      base(f).endsWith(".index.json"))
+  );
+  return folder ? { chosen, entry: folder } : { chosen };
 }
 
 function chooseSet(
