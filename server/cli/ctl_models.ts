@@ -8,7 +8,7 @@ import { UsageError } from "../../core/command.ts";
 import { formatBytes } from "../models/memory_estimate.ts";
 
 export const modelHelp =
-  `  model plan SOURCE [--name N] [--context T] [--slots S] [--replicas R] [--on-demand] [--embeddings] [--engine E]
+  `  model plan SOURCE [--name N] [--context T] [--slots S] [--replicas R] [--on-demand] [--embeddings] [--engine E] [--sha256 HEX]
                                               What serving SOURCE would take on this cluster
   model add -f FILE [--replace]               Add the model(s) in a YAML file
   model serve SOURCE [same as plan]           Plan, add and start; waits (2 min) for the first replica
@@ -34,6 +34,7 @@ export const modelFlags = {
   cores: { type: "string" },
   purge: { type: "boolean" },
   "wait-ms": { type: "string" },
+  sha256: { type: "string" },
 } as const;
 
 type Values = Record<string, string | boolean | undefined>;
@@ -72,6 +73,7 @@ async function planBody(given: string, values: Values) {
     ...(values["on-demand"] ? { on_demand: true } : {}),
     ...(values.embeddings ? { embeddings: true } : {}),
     ...(typeof values.engine === "string" ? { engine: values.engine } : {}),
+    ...(typeof values.sha256 === "string" ? { sha256: values.sha256 } : {}),
   };
 }
 

@@ -22,6 +22,7 @@ const planInput = z.strictObject({
   on_demand: z.boolean().optional(),
   embeddings: z.boolean().optional(),
   engine: z.enum(engineNames).optional(),
+  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, "a sha256 is 64 hex digits").optional(),
 });
 const contextInput = z.strictObject({
   tokens: count.optional(),
@@ -59,6 +60,7 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
     if (p.on_demand !== undefined) o.onDemand = p.on_demand;
     if (p.embeddings !== undefined) o.embeddings = p.embeddings;
     if (p.engine) o.engine = p.engine;
+    if (p.sha256) o.sha256 = p.sha256.toLowerCase();
     return o;
   };
 
@@ -80,6 +82,7 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
       ...(q.on_demand ? { on_demand: q.on_demand === "true" } : {}),
       ...(q.embeddings ? { embeddings: q.embeddings === "true" } : {}),
       ...(q.engine ? { engine: q.engine } : {}),
+      ...(q.sha256 ? { sha256: q.sha256 } : {}),
     });
     return c.json(await svc().plan(p.source, planOpts(p)));
   });

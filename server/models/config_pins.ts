@@ -28,7 +28,7 @@ export class ConfigPins {
       catalog: ModelCatalog;
       reconciler: Reconciler;
       logger: Logger;
-      pin: (source: string, allowPickle: boolean) => Promise<PinnedSource | undefined>;
+      pin: (def: ModelDef) => Promise<PinnedSource | undefined>;
       /** The model's shape once its files are pinned (a safetensors set's config.json). */
       facts: (def: ModelDef, pinned: PinnedSource) => Promise<ModelFacts>;
     },
@@ -49,7 +49,7 @@ export class ConfigPins {
     };
     (async () => {
       try {
-        const pinned = await this.deps.pin(source, def.allowPickle);
+        const pinned = await this.deps.pin(def);
         if (!current() || this.#closed || !pinned) return;
         const facts = {
           ...(current()?.facts ?? {}) as ModelFacts,

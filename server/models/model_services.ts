@@ -30,7 +30,10 @@ import type { PinnedSource } from "../../core/weights/pinned_source.ts";
  * Resolves an hf: or URL source to the commit and sha256s current now (server/weights/pinSource),
  * so every node later fetches exactly those bytes.
  */
-export type PinRemote = (source: string, opts: { allowPickle?: boolean }) => Promise<PinnedSource>;
+export type PinRemote = (
+  source: string,
+  opts: { allowPickle?: boolean; sha256?: string },
+) => Promise<PinnedSource>;
 
 export interface ReplicaRow {
   id: string;
@@ -68,13 +71,17 @@ export class ModelServices {
       catalog: deps.catalog,
       reconciler: deps.reconciler,
       logger: deps.logger,
-      pin: (source, allowPickle) => this.#pinRemote(source, allowPickle),
+      pin: (def) => this.#pinRemote(def.source ?? "", def.allowPickle, def.sha256),
       facts: (def, pinned) => this.factsFor(def, pinned),
     });
   }
 
   /** The pinned source of a remote (hf: or URL) model source; undefined for a path. */
-  async #pinRemote(source: string, allowPickle?: boolean): Promise<PinnedSource | undefined> {
+  async #pinRemote(
+    source: string,
+    allowPickle?: boolean,
+    sha256?: string,
+  ): Promise<PinnedSource | undefined> {
     const kind = parseSourceOrThrow(source).kind;
     if (kind === "path") return undefined;
     if (!this.deps.pin) {
@@ -82,7 +89,10 @@ export class ModelServices {
         detail: "this control plane cannot resolve hf: or URL sources (no hub configured)",
       }, "source");
     }
-    return await this.deps.pin(source, allowPickle ? { allowPickle } : {});
+    return await this.deps.pin(source, {
+      ...(allowPickle ? { allowPickle } : {}),
+      ...(sha256 ? { sha256 } : {}),
+    });
   }
 
   get reconciler(): Reconciler {
@@ -205,7 +215,7 @@ export class ModelServices {
       pins.set(
         def.name,
         opts.pinned?.get(def.source) ??
-          await this.#pinRemote(def.source, def.allowPickle),
+          await this.#pinRemote(def.source, def.allowPickle, def.sha256),
       );
     }
     const out: ModelEntry[] = [];
@@ -227,7 +237,7 @@ export class ModelServices {
     const src = def.parsedSource!;
     if (src.kind === "hf" || src.kind === "url") {
       // The files are not here to read a header from: the estimate is made from their sizes.
-      const pinned = (await this.#pinRemote(source))!;
+      const pinned = (await this.#pinRemote(source, undefined, opts.sha256))!;
       pinnedOut?.set(source, pinned);
       const files = pinned.kind === "local" ? [] : pinned.files.map((f) => ({
         name: f.path.split("/").pop()!,

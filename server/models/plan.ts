@@ -52,6 +52,8 @@ export interface PlanOptions {
   onDemand?: boolean;
   embeddings?: boolean;
   engine?: EngineName;
+  /** A URL source's sha256, carried into the entry. */
+  sha256?: string;
 }
 
 export interface PlanCatalog {
@@ -351,5 +353,6 @@ function entryFor(plan: Plan, best: Layout, opts: PlanOptions, src: PlanSource):
     }],
   };
   if (plan.trainedContext) entry.trained_context = plan.trainedContext;
+  if (opts.sha256) entry.sha256 = opts.sha256;
   return entry;
 }

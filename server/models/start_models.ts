@@ -38,11 +38,14 @@ export async function remoteWeights(
     ? new HfClient({ endpoint, fetch: doFetch, ...(token ? { token } : {}) })
     : null;
   return {
-    pin: (source, opts) =>
-      pinSource(parseWeightsSource(source, endpoint ? { hubEndpoint: endpoint } : {}), {
-        hub,
-        ...opts,
-      }),
+    pin: (source, { sha256, ...opts }) =>
+      pinSource(
+        parseWeightsSource(source, {
+          ...(endpoint ? { hubEndpoint: endpoint } : {}),
+          ...(sha256 ? { sha256 } : {}),
+        }),
+        { hub, ...opts },
+      ),
     readConfig: async (pinned) => {
       if (pinned.kind !== "hf" || !hub) return undefined;
       const file = pinned.files.find((f) => f.path === "config.json");
