@@ -259,6 +259,7 @@ export async function startControlPlane(
       replicas,
       hub: cluster.services.hub,
       nodes: cluster.nodeStore,
+      mirror,
     });
     started.push(() => models?.close());
     deps.modelServices = models.services;

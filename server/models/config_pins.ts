@@ -31,6 +31,8 @@ export class ConfigPins {
       pin: (def: ModelDef) => Promise<PinnedSource | undefined>;
       /** The model's shape once its files are pinned (a safetensors set's config.json). */
       facts: (def: ModelDef, pinned: PinnedSource) => Promise<ModelFacts>;
+      /** Once stored: the weights start mirroring. */
+      stored: (def: ModelDef, pinned: PinnedSource) => Promise<void>;
     },
   ) {}
 
@@ -63,6 +65,7 @@ export class ConfigPins {
         });
         this.deps.reconciler.hold(def.name, undefined);
         this.deps.logger.info("model source pinned", { model: def.name, source });
+        await this.deps.stored(def, pinned);
       } catch (err) {
         if (this.#closed || !current()) return;
         const wait = Math.min(pinRetryMaxMs, pinRetryFirstMs * 2 ** attempt);

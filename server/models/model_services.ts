@@ -24,7 +24,8 @@ import { readModelFacts, type ReadPinnedConfig } from "./read_facts.ts";
 import type { ShardTable } from "./shard_table.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import { isEmbedding } from "./replica_need.ts";
-import type { PinnedSource } from "../../core/weights/pinned_source.ts";
+import type { PinnedSource, RemoteSource } from "../../core/weights/pinned_source.ts";
+import type { MirrorService } from "../weights/mirror.ts";
 
 /**
  * Resolves an hf: or URL source to the commit and sha256s current now (server/weights/pinSource),
@@ -65,6 +66,8 @@ export class ModelServices {
       pin?: PinRemote;
       /** Reads a pinned hf: set's config.json; absent: such a set's shape is guessed. */
       readConfig?: ReadPinnedConfig;
+      /** The control plane's mirror: a model's remote weights are mirrored as it is added. */
+      mirror?: Pick<MirrorService, "addPinned">;
     },
   ) {
     this.#configPins = new ConfigPins({
@@ -73,6 +76,8 @@ export class ModelServices {
       logger: deps.logger,
       pin: (def) => this.#pinRemote(def.source ?? "", def.allowPickle, def.sha256),
       facts: (def, pinned) => this.factsFor(def, pinned),
+      stored: (def, pinned) =>
+        pinned.kind === "local" ? Promise.resolve() : this.#mirror(def, pinned),
     });
   }
 
@@ -228,8 +233,33 @@ export class ModelServices {
         ),
       );
       this.deps.logger.info("model added", { model: def.name });
+      const pinned = pins.get(def.name);
+      if (pinned && pinned.kind !== "local") await this.#mirror(def, pinned);
     }
     return out;
+  }
+
+  /**
+   * Starts mirroring a model's pinned weights, so a node without the internet can fetch them
+   * (progress: `ctl mirror list`). The mirror is a copy, not the source: a failure to start it is
+   * logged and the model stays added (its nodes then fetch from the hub).
+   */
+  async #mirror(def: ModelDef, pinned: RemoteSource): Promise<void> {
+    if (!this.deps.mirror) return;
+    try {
+      const v = await this.deps.mirror.addPinned(def.source ?? "", pinned);
+      this.deps.logger.info("model weights mirroring", {
+        model: def.name,
+        mirror: v.id,
+        status: v.status,
+        ...(v.bytesTotal !== null ? { bytesTotal: v.bytesTotal } : {}),
+      });
+    } catch (e) {
+      this.deps.logger.warn("the model's weights could not be mirrored; nodes fetch from the hub", {
+        model: def.name,
+        error: (e as Error).message,
+      });
+    }
   }
 
   async plan(source: string, opts: PlanOptions, pinnedOut?: Map<string, PinnedSource>) {

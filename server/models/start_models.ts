@@ -17,6 +17,7 @@ import { ModelServices } from "./model_services.ts";
 import { Reconciler, type ReconcilerSettings } from "./reconciler.ts";
 import { ShardTable } from "./shard_table.ts";
 import { HfClient } from "../weights/hf_client.ts";
+import type { MirrorService } from "../weights/mirror.ts";
 import { parseSource as parseWeightsSource } from "../weights/parse_source.ts";
 import { pinSource } from "../weights/pin_source.ts";
 import { readHubToken } from "../weights/start_mirror.ts";
@@ -93,6 +94,7 @@ export async function startModels(
     replicas: ReplicaTable;
     hub: NodeHub;
     nodes: NodeStore;
+    mirror?: MirrorService;
   },
 ): Promise<ModelsRuntime> {
   const shards = await ShardTable.load(deps.store);
@@ -113,6 +115,7 @@ export async function startModels(
     logger: deps.logger.child({ component: "models" }),
     replicas: deps.replicas,
     ...await remoteWeights(config),
+    ...(deps.mirror ? { mirror: deps.mirror } : {}),
   });
   await services.loadConfig(config.models ?? []);
   const gate = createModelGate({
