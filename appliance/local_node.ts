@@ -87,6 +87,7 @@ export async function startLocalNode(
   config: ServerConfig,
   model: ServedModel,
   logger: Logger,
+  opts: { env?: Record<string, string> } = {},
 ): Promise<LocalNode> {
   const services = cp.deps.nodes;
   const modelServices = cp.deps.modelServices;
@@ -108,6 +109,8 @@ export async function startLocalNode(
     await joinCluster({ code, controlUrl, dataDir: dir, name: localNodeName });
     files = await readNodeFiles(dir);
   }
+  // The process environment as a joined node's agent reads it (LLMGW_NVML_LIBRARY, the agent's
+  // settings), so this node reports its host and GPUs exactly as `llmgw agent` would.
   const agentConfig = await loadAgentConfig({
     flags: {
       data: dir,
@@ -119,7 +122,7 @@ export async function startLocalNode(
       "engines-ports": "",
       "engines-ready-timeout-ms": String(config.engineReadyTimeoutMs),
     },
-    env: {},
+    env: opts.env ?? Deno.env.toObject(),
   });
   const agent = new Agent({
     config: agentConfig,
@@ -133,6 +136,7 @@ export async function startLocalNode(
     );
   });
   const simulated = engineTraits[model.engine].simulated;
+  const gpus = simulated ? 0 : await cardsThatFit(cp, model, logger);
   const def = parseModel({
     name: model.name,
     ...(model.description ? { description: model.description } : {}),
@@ -142,7 +146,7 @@ export async function startLocalNode(
     ...(simulated ? { slots: config.simSlots } : {}),
     profiles: [{
       engine: model.engine,
-      gpus: 0,
+      gpus,
       cores: 1,
       ...(simulated ? { memory_gb: 0.1, args: ["--slots", String(config.simSlots)] } : {}),
     }],
@@ -176,6 +180,36 @@ export async function startLocalNode(
 }
 
 const localNodeName = "local";
+
+/**
+ * The cards `up`'s model takes: the plan's first layout on this node once it has reported its
+ * hardware (the fewest cards that hold the weights and the context, so llama.cpp offloads its
+ * layers there), 0 (the CPU) when no card holds it or the node has none.
+ */
+async function cardsThatFit(cp: ControlPlane, model: ServedModel, logger: Logger) {
+  const services = cp.deps.modelServices!;
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const { snap } = await services.reconciler.view();
+    const node = snap.snapshot.nodes.find((n) => n.name === localNodeName);
+    if (node?.state === "ready" && node.engines.length) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    // Its own name may already be taken (an earlier `up`); the layouts do not depend on it.
+    const plan = await services.plan(model.source, { name: model.name, engine: model.engine });
+    const gpus = plan.layouts[0]?.gpus ?? 0;
+    logger.info("the model's place on this machine", {
+      model: model.name,
+      gpus,
+      ...(plan.layouts[0]?.perCard ? { perCardBytes: plan.layouts[0].perCard.total } : {}),
+    });
+    return gpus;
+  } catch (e) {
+    logger.warn("could not plan the model; it runs on the CPU", { error: (e as Error).message });
+    return 0;
+  }
+}
 
 /** Polls the router's replicas (ready) and the shard records (failed, with the reason). */
 async function untilReady(cp: ControlPlane, model: string, ms: number): Promise<void> {
