@@ -12,7 +12,7 @@ export const modelHelp =
                                               What serving SOURCE would take on this cluster
   model add -f FILE [--replace]               Add the model(s) in a YAML file
   model serve SOURCE [same as plan]           Plan, add and start; waits (2 min) for the first replica
-  model explain NAME                          Every node considered and what rejected it
+  model explain NAME                          Where each replica runs and why; what a new one needs
   model context NAME TOKENS [--slots N] [--max-output N]   (or --max-output alone: no restart)
   model gpus NAME N                           Cards per replica (replicas restarted one by one)
   model resources NAME [--memory GB] [--cores N]
@@ -177,10 +177,13 @@ export async function ctlModels(
     case "serve":
       return await serve(api, json, a, values);
     case "explain": {
-      const r = await api.get(`models/${name(a, "model explain")}/explain`).json<
-        { profiles: { text: string }[]; notes: { kind: string; message: string }[] }
-      >();
+      const r = await api.get(`models/${name(a, "model explain")}/explain`).json<{
+        running?: { text: string }[];
+        profiles: { text: string }[];
+        notes: { kind: string; message: string }[];
+      }>();
       const text = [
+        ...(r.running?.length ? r.running.map((x) => x.text) : ["no replica is running"]),
         ...r.profiles.map((p) => p.text),
         ...r.notes.map((n) => `${n.kind}: ${n.message}`),
       ].join("\n");

@@ -325,9 +325,11 @@ export class ModelServices {
   async explain(name: string) {
     const m = this.#managed(name);
     const { snap, shards } = await this.deps.reconciler.view();
+    const { replicas: running, profiles } = explainModel(m, snap.snapshot, shards);
     return {
       model: m.def.name,
-      profiles: explainModel(m, snap.snapshot, shards),
+      running,
+      profiles,
       notes: this.deps.reconciler.notes(m.def.name),
       replicas: this.replicas(m.def.name),
     };
