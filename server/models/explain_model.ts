@@ -7,7 +7,7 @@
  * the constraint that rejected it (as data) and the same as text. Read-only; room counts the
  * shards the table has started but agents have not reported yet.
  */
-import { type ClusterSnapshot, withShards } from "./cluster_snapshot.ts";
+import type { ClusterSnapshot } from "./cluster_snapshot.ts";
 import {
   explainText,
   type NodeVerdict,
@@ -17,7 +17,7 @@ import {
 } from "./placement.ts";
 import { formatBytes } from "./memory_estimate.ts";
 import { type CatalogModel, replicaNeed } from "./replica_need.ts";
-import { liveStates, type Shard, shardUse } from "./shard.ts";
+import { inUse, liveStates, type Shard } from "./shard.ts";
 
 export interface ProfileExplanation {
   profile: number;
@@ -62,13 +62,11 @@ function explainReplicas(
   snapshot: ClusterSnapshot,
   shards: readonly Shard[],
 ): ReplicaExplanation[] {
-  const occupying = shards.filter((s) => liveStates.has(s.state) || s.state === "draining");
-  const view = withShards(
-    snapshot,
-    occupying.map(shardUse),
-    new Map(occupying.map((s) => [s.id, s.node])),
+  const view = inUse(snapshot, shards);
+  const live = shards.filter((s) =>
+    s.model === model.def.name && (liveStates.has(s.state) || s.state === "draining")
   );
-  return occupying.filter((s) => s.model === model.def.name).map((s) => {
+  return live.map((s) => {
     const p = model.def.profiles[s.profile];
     const node = view.nodes.find((n) => n.name === s.node);
     const verdict = p && node
@@ -108,12 +106,7 @@ function explainNewReplica(
   snapshot: ClusterSnapshot,
   shards: readonly Shard[],
 ): ProfileExplanation[] {
-  const occupying = shards.filter((s) => liveStates.has(s.state) || s.state === "draining");
-  const view = withShards(
-    snapshot,
-    occupying.map(shardUse),
-    new Map(occupying.map((s) => [s.id, s.node])),
-  );
+  const view = inUse(snapshot, shards);
   return model.def.profiles
     .map((p, i) => ({ p, i }))
     .sort((a, b) => b.p.priority - a.p.priority || a.i - b.i)

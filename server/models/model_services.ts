@@ -22,6 +22,7 @@ import type { Reconciler } from "./reconciler.ts";
 import type { CatalogModel } from "./replica_need.ts";
 import { readModelFacts, type ReadPinnedConfig } from "./read_facts.ts";
 import type { ShardTable } from "./shard_table.ts";
+import { inUse } from "./shard.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import { isEmbedding } from "./replica_need.ts";
 import type { PinnedSource, RemoteSource } from "../../core/weights/pinned_source.ts";
@@ -297,7 +298,8 @@ export class ModelServices {
     facts: ModelFacts,
     opts: PlanOptions,
   ) {
-    const { snap } = await this.deps.reconciler.view();
+    // The room live replicas hold counts, as it does when the reconciler places the model.
+    const { snap, shards } = await this.deps.reconciler.view();
     const names = new Set<string>();
     const configNames = new Set<string>();
     for (const e of this.deps.catalog.list()) {
@@ -307,7 +309,7 @@ export class ModelServices {
     }
     return planModel(
       { source, files, facts },
-      snap.snapshot,
+      inUse(snap.snapshot, shards),
       { names, configNames },
       opts,
     );

@@ -7,7 +7,7 @@
  * reason). Agents report fetching/starting/ready/failed; the reconciler's commands set pending
  * (start), draining (drain) and stopped (stop).
  */
-import type { ShardUse } from "./cluster_snapshot.ts";
+import { type ClusterSnapshot, type ShardUse, withShards } from "./cluster_snapshot.ts";
 
 export const replicaStates = [
   "pending",
@@ -123,6 +123,19 @@ export function applyCommands(shards: readonly Shard[], commands: readonly Comma
 }
 
 /** What a shard takes from its node, as placement counts it. */
+/**
+ * The cluster with the room its live replicas hold (what agents report plus what the table has
+ * started that they have not yet): what the plan, explain and the reconciler's step all place on.
+ */
+export function inUse(snapshot: ClusterSnapshot, shards: readonly Shard[]): ClusterSnapshot {
+  const occupying = shards.filter((s) => liveStates.has(s.state) || s.state === "draining");
+  return withShards(
+    snapshot,
+    occupying.map(shardUse),
+    new Map(occupying.map((s) => [s.id, s.node])),
+  );
+}
+
 export function shardUse(s: Shard): ShardUse {
   return {
     shardId: s.id,
