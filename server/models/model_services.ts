@@ -34,7 +34,7 @@ import type { MirrorService } from "../weights/mirror.ts";
  */
 export type PinRemote = (
   source: string,
-  opts: { allowPickle?: boolean; sha256?: string },
+  opts: { allowPickle?: boolean; sha256?: string; safetensorsSet?: boolean },
 ) => Promise<PinnedSource>;
 
 export interface ReplicaRow {
@@ -78,7 +78,12 @@ export class ModelServices {
       pin: (def) => this.#pinRemote(def.source ?? "", def.allowPickle, def.sha256),
       facts: (def, pinned) => this.factsFor(def, pinned),
       stored: (def, pinned) =>
-        pinned.kind === "local" ? Promise.resolve() : this.#mirror(def, pinned),
+        pinned.kind === "local" ? Promise.resolve() : this.#mirror(def, pinned).catch((e) => {
+          this.deps.logger.warn("a server.yaml model's weights are not mirrored", {
+            model: def.name,
+            error: (e as Error).message,
+          });
+        }),
     });
   }
 
@@ -95,7 +100,10 @@ export class ModelServices {
         detail: "this control plane cannot resolve hf: or URL sources (no hub configured)",
       }, "source");
     }
+    // A model is served from a whole safetensors set (engines read its folder), even where its
+    // source names one file of it.
     return await this.deps.pin(source, {
+      safetensorsSet: true,
       ...(allowPickle ? { allowPickle } : {}),
       ...(sha256 ? { sha256 } : {}),
     });
@@ -224,6 +232,11 @@ export class ModelServices {
           await this.#pinRemote(def.source, def.allowPickle, def.sha256),
       );
     }
+    // The mirror is asked first: weights that do not fit its disk refuse the add, with figures.
+    for (const def of defs) {
+      const pinned = pins.get(def.name);
+      if (pinned && pinned.kind !== "local") await this.#mirror(def, pinned);
+    }
     const out: ModelEntry[] = [];
     for (const def of defs) {
       out.push(
@@ -234,16 +247,15 @@ export class ModelServices {
         ),
       );
       this.deps.logger.info("model added", { model: def.name });
-      const pinned = pins.get(def.name);
-      if (pinned && pinned.kind !== "local") await this.#mirror(def, pinned);
     }
     return out;
   }
 
   /**
    * Starts mirroring a model's pinned weights, so a node without the internet can fetch them
-   * (progress: `ctl mirror list`). The mirror is a copy, not the source: a failure to start it is
-   * logged and the model stays added (its nodes then fetch from the hub).
+   * (progress: `ctl mirror list`). Weights that do not fit the mirror's disk are refused with
+   * the figures (weights_no_space); any other failure to start it is only logged, the mirror being
+   * a copy, not the source (nodes then fetch from the hub).
    */
   async #mirror(def: ModelDef, pinned: RemoteSource): Promise<void> {
     if (!this.deps.mirror) return;
@@ -256,6 +268,7 @@ export class ModelServices {
         ...(v.bytesTotal !== null ? { bytesTotal: v.bytesTotal } : {}),
       });
     } catch (e) {
+      if (e instanceof AppError && e.code === "weights_no_space") throw e;
       this.deps.logger.warn("the model's weights could not be mirrored; nodes fetch from the hub", {
         model: def.name,
         error: (e as Error).message,

@@ -81,7 +81,7 @@ Deno.test("the cluster listener serves mirrored files to a node credential, with
         `acme/tiny/${commit}/..%2F..%2F..%2Fllmgw.db`,
         `acme/tiny/${commit}/../../../llmgw.db`,
         `acme/tiny/${"0".repeat(40)}/${shard1}`,
-        `acme/tiny/${commit}/README.md`,
+        `acme/tiny/${commit}/config.json`,
       ]
     ) {
       const r = await fetch(`${base}/cluster/v1/mirror/${bad}`, { client, headers: auth });

@@ -78,6 +78,7 @@ export class MirrorService {
    * its nodes will fetch); answers at once with the version, an existing one when it is there.
    */
   async addPinned(source: string, pinned: RemoteSource): Promise<MirrorVersion> {
+    await this.deps.fetcher.checkSpace(pinned);
     const dir = versionDir(pinned);
     const digest = manifestDigest(pinned);
     const [existing] = await this.deps.store.db.select().from(mirrorVersions)
