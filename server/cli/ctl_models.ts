@@ -17,7 +17,8 @@ export const modelHelp =
   model gpus NAME N                           Cards per replica (replicas restarted one by one)
   model resources NAME [--memory GB] [--cores N]
   model stop|start NAME                       Stop serving (clients are told) / serve again
-  model remove NAME [--purge]                 Take it out of the catalog
+  model remove NAME [--keep-weights]          Take it out of the catalog, and its files no other
+                                              model uses off the nodes (unless --keep-weights)
   replicas [--model NAME]                     Replica states with progress
   restart --model NAME                        Rolling restart: no request dropped`;
 
@@ -33,6 +34,7 @@ export const modelFlags = {
   memory: { type: "string" },
   cores: { type: "string" },
   purge: { type: "boolean" },
+  "keep-weights": { type: "boolean" },
   "wait-ms": { type: "string" },
   sha256: { type: "string" },
 } as const;
@@ -230,7 +232,7 @@ export async function ctlModels(
     }
     case "remove": {
       const r = await api.delete(`models/${name(a, "model remove")}`, {
-        searchParams: values.purge ? { purge: "true" } : {},
+        searchParams: values["keep-weights"] ? { purge: "false" } : {},
       }).json();
       return out(json, r, `Removed ${a}`);
     }

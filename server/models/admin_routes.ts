@@ -225,10 +225,11 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
       action: "model.remove",
       snapshot: (c) => deps.catalog.get(c.req.param("name") ?? "") ?? null,
     },
-    summary: "Remove a model (query purge=true: and its files)",
+    summary: "Remove a model and the files no other model uses (query purge=false: keep them)",
   }, async (c, { actor }) => {
     requireWrite(actor, "staff", cluster, c.req.path);
-    return c.json(await svc().remove(name(c), c.req.query("purge") === "true"));
+    // Weights no model uses any more only take disk: they go unless kept on purpose.
+    return c.json(await svc().remove(name(c), c.req.query("purge") !== "false"));
   });
   r.add({
     ...base,

@@ -3,8 +3,8 @@
  * agent process joined over the cluster listener (no GPU). A model whose source is
  * `hf:org/repo/file.gguf` is pinned when added (its origin in the catalog), the node fetches it
  * (the replica goes through `fetching`, with bytes and a percent), starts the sim engine on the
- * fetched path and answers through /v1. `ctl model remove --purge` then makes the node delete the
- * file. Nodes try the control plane's mirror first (over the cluster listener, with their own
+ * fetched path and answers through /v1. `ctl model remove` then makes the node delete the file
+ * (by default: weights no model uses any more go). Nodes try the control plane's mirror first (over the cluster listener, with their own
  * credential; nothing configured) and the hub after.
  */
 import { assert, assertEquals } from "../assert.ts";
@@ -134,7 +134,8 @@ Deno.test({
     assertEquals(sha256Hex(await Deno.readFile(path)), sha256Hex(bytes));
     assertEquals(await c.chat("tiny"), 200);
 
-    const rm = await c.ctl("model", "remove", "tiny", "--purge");
+    // No --purge: weights no model uses any more go by default.
+    const rm = await c.ctl("model", "remove", "tiny");
     assertEquals(rm.code, 0, rm.text);
     await eventually("the node purged the file", async () => {
       try {
