@@ -20,7 +20,8 @@ export const modelHelp =
   model remove NAME [--keep-weights]          Take it out of the catalog, and its files no other
                                               model uses off the nodes (unless --keep-weights)
   replicas [--model NAME]                     Replica states with progress
-  restart --model NAME                        Rolling restart: no request dropped`;
+  restart --model NAME                        Rolling restart: no request dropped
+  weights prune                               Every node removes the fetched weights no model uses`;
 
 export const modelFlags = {
   file: { type: "string", short: "f" },
@@ -152,6 +153,14 @@ export async function ctlModels(
       { data: ReplicaJson[] }
     >();
     return out(json, res.data, res.data.map(replicaLine).join("\n") || "no replicas");
+  }
+  if (area === "weights") {
+    if (verb !== "prune") throw new UsageError(`unknown command 'ctl weights ${verb ?? ""}'`);
+    const r = await api.post("weights/prune").json<{ nodes: number; failed: string[] }>();
+    const text = `asked ${r.nodes} node(s) to remove the weights no model uses` +
+      (r.failed.length ? `; failed: ${r.failed.join("; ")}` : "");
+    out(json, r, text);
+    return r.failed.length ? 1 : 0;
   }
   if (area === "restart") {
     if (typeof values.model !== "string") throw new UsageError("restart needs --model NAME");

@@ -233,6 +233,16 @@ export function modelAdminRoutes(r: AdminRegistry, deps: AppDeps): void {
   });
   r.add({
     ...base,
+    method: "post",
+    path: "/weights/prune",
+    audit: { action: "weights.prune" },
+    summary: "Every node removes the fetched weights no model uses",
+  }, async (c, { actor }) => {
+    requireWrite(actor, "staff", cluster, c.req.path);
+    return c.json(await svc().pruneWeights());
+  });
+  r.add({
+    ...base,
     method: "get",
     path: "/replicas",
     summary: "Replicas and their states (query: model)",

@@ -410,6 +410,14 @@ export class ModelServices {
     return { model: e.name, removed: true, purge };
   }
 
+  /** `ctl weights prune`: nodes drop every fetched version no model in the catalog names. */
+  async pruneWeights() {
+    const keep = this.deps.catalog.list().flatMap((e) => e.origin ? [e.origin] : []);
+    const r = await this.deps.reconciler.pruneWeights(keep);
+    this.deps.logger.info("weights pruned", { nodes: r.nodes, failed: r.failed.length });
+    return r;
+  }
+
   /** A rolling restart: every live replica is marked stale, so the step replaces them one by one. */
   async restart(name: string) {
     const m = this.#managed(name);

@@ -435,6 +435,17 @@ export class Reconciler {
    * Once no replica of `model` is left, every connected node removes `origin`'s files, keeping
    * those any source in `keep` (the other models' origins) names. Waits at most `waitMs`.
    */
+  /** Every connected node removes the fetched versions none of `keep` names. */
+  async pruneWeights(keep: PinnedSource[]): Promise<{ nodes: number; failed: string[] }> {
+    const failed: string[] = [];
+    const nodes = this.deps.hub.connected();
+    for (const n of nodes) {
+      await this.deps.hub.weightsCommand(n.nodeId, { type: "remove_weights", paths: [], keep })
+        .catch((e) => failed.push(`${this.nodeName(n.nodeId)}: ${(e as Error).message}`));
+    }
+    return { nodes: nodes.length, failed };
+  }
+
   async purgeWeights(
     model: string,
     origin: PinnedSource,

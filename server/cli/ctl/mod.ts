@@ -92,6 +92,7 @@ export const ctlCommand: Command = {
     const verb = area?.verbs[verbName];
     // Nodes and models (`model`, `replicas`, `restart`) have command trees of their own.
     const own = areaName === "nodes" || areaName === "model" || areaName === "replicas" ||
+      areaName === "weights" ||
       areaName === "restart" || areaName === "backup" || areaName === "config" ||
       areaName === "notify" || (areaName === "usage" && positionals.length === 1);
     if (!own && (!area || !verb)) {
