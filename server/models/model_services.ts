@@ -17,11 +17,13 @@ import { ConfigPins } from "./config_pins.ts";
 import type { ModelFacts } from "./memory_estimate.ts";
 import type { ModelDef } from "./model_schema.ts";
 import { parseModel } from "./model_yaml.ts";
-import { planModel, type PlanOptions } from "./plan.ts";
+import type { PlanOptions } from "./plan.ts";
+import { planSource } from "./plan_source.ts";
 import type { Reconciler } from "./reconciler.ts";
 import type { CatalogModel } from "./replica_need.ts";
 import { readModelFacts, type ReadPinnedConfig } from "./read_facts.ts";
 import type { ShardTable } from "./shard_table.ts";
+import { type ReplicaRow, replicaRows } from "./replica_rows.ts";
 import { inUse } from "./shard.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import { isEmbedding } from "./replica_need.ts";
@@ -37,21 +39,7 @@ export type PinRemote = (
   opts: { allowPickle?: boolean; sha256?: string; safetensorsSet?: boolean },
 ) => Promise<PinnedSource>;
 
-export interface ReplicaRow {
-  id: string;
-  model: string;
-  node: string;
-  state: string;
-  since: number;
-  gpus: number[];
-  /** What the replica holds on its node: host memory in bytes, and cores. */
-  ramBytes: number;
-  cores: number;
-  inFlight: number;
-  lastRequestAt?: number;
-  reason?: string;
-  fetched?: { bytes: number; total?: number; percent?: number };
-}
+export type { ReplicaRow } from "./replica_rows.ts";
 
 export class ModelServices {
   readonly #configPins: ConfigPins;
@@ -277,55 +265,18 @@ export class ModelServices {
   }
 
   async plan(source: string, opts: PlanOptions, pinnedOut?: Map<string, PinnedSource>) {
-    const def = { parsedSource: parseSourceOrThrow(source) } as ModelDef;
-    const src = def.parsedSource!;
-    if (src.kind === "hf" || src.kind === "url") {
-      // The files are not here to read a header from: the estimate is made from their sizes.
-      const pinned = (await this.#pinRemote(source, undefined, opts.sha256))!;
-      pinnedOut?.set(source, pinned);
-      const files = pinned.kind === "local" ? [] : pinned.files.map((f) => ({
-        name: f.path.split("/").pop()!,
-        ...(f.size !== null ? { bytes: f.size } : {}),
-      }));
-      const facts = await readModelFacts(undefined, pinned, this.deps.readConfig).catch(() => ({}));
-      return this.#planFiles(source, files, facts, opts);
-    }
-    let files: { name: string; bytes: number }[];
-    try {
-      files = await localFiles(src.path);
-    } catch {
-      throw new AppError("invalid_request", { detail: `${src.path}: no such file` }, "source");
-    }
-    let facts: ModelFacts;
-    try {
-      facts = await readModelFacts(src.path, undefined, undefined);
-    } catch (e) {
-      throw new AppError("invalid_request", { detail: (e as Error).message }, "source");
-    }
-    return this.#planFiles(source, files, facts, opts);
-  }
-
-  async #planFiles(
-    source: string,
-    files: { name: string; bytes?: number }[],
-    facts: ModelFacts,
-    opts: PlanOptions,
-  ) {
-    // The room live replicas hold counts, as it does when the reconciler places the model.
+    const kind = parseSourceOrThrow(source).kind;
+    const pinned = kind === "hf" || kind === "url"
+      ? await this.#pinRemote(source, undefined, opts.sha256)
+      : undefined;
+    if (pinned) pinnedOut?.set(source, pinned);
     const { snap, shards } = await this.deps.reconciler.view();
-    const names = new Set<string>();
-    const configNames = new Set<string>();
-    for (const e of this.deps.catalog.list()) {
-      names.add(e.name);
-      for (const a of ((e.def as { aliases?: string[] } | null)?.aliases ?? [])) names.add(a);
-      if (e.declaredIn === "config") configNames.add(e.name);
-    }
-    return planModel(
-      { source, files, facts },
-      inUse(snap.snapshot, shards),
-      { names, configNames },
-      opts,
-    );
+    return await planSource(source, pinned, opts, {
+      // The room live replicas hold counts, as it does when the reconciler places the model.
+      cluster: inUse(snap.snapshot, shards),
+      catalog: this.deps.catalog,
+      ...(this.deps.readConfig ? { readConfig: this.deps.readConfig } : {}),
+    });
   }
 
   /** The serve form: plan, then add the entry the plan proposes. */
@@ -464,44 +415,8 @@ export class ModelServices {
   }
 
   replicas(model?: string): ReplicaRow[] {
-    return this.deps.shards.all().filter((s) => !model || s.model === model)
-      .sort((a, b) => a.model.localeCompare(b.model) || a.createdAt - b.createdAt)
-      .map((s) => {
-        const row: ReplicaRow = {
-          id: s.id,
-          model: s.model,
-          node: this.deps.reconciler.nodeName(s.nodeId),
-          state: s.state,
-          since: s.stateSince,
-          gpus: s.gpus,
-          ramBytes: s.ramBytes,
-          cores: s.cores,
-          inFlight: s.inFlight,
-        };
-        if (s.lastRequestAt !== undefined) row.lastRequestAt = s.lastRequestAt;
-        if (s.reason !== undefined) row.reason = s.reason;
-        if (s.fetched) {
-          row.fetched = {
-            ...s.fetched,
-            ...(s.fetched.total
-              ? { percent: Math.floor((100 * s.fetched.bytes) / s.fetched.total) }
-              : {}),
-          };
-        }
-        return row;
-      });
+    return replicaRows(this.deps.shards.all(), (id) => this.deps.reconciler.nodeName(id), model);
   }
-}
-
-/** A file as one, a folder (a safetensors set) as its files. */
-async function localFiles(path: string): Promise<{ name: string; bytes: number }[]> {
-  const st = await Deno.stat(path);
-  if (!st.isDirectory) return [{ name: path.split("/").pop()!, bytes: st.size }];
-  const out: { name: string; bytes: number }[] = [];
-  for await (const e of Deno.readDir(path)) {
-    if (e.isFile) out.push({ name: e.name, bytes: (await Deno.stat(`${path}/${e.name}`)).size });
-  }
-  return out;
 }
 
 function parseSourceOrThrow(source: string) {
