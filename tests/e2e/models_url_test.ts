@@ -17,7 +17,10 @@ Deno.test({
   const bytes = generatedBytes(64_000, 7);
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () => new Response(bytes.slice().buffer as ArrayBuffer, { headers: { "content-length": String(bytes.length) } }),
+    () =>
+      new Response(bytes.slice().buffer as ArrayBuffer, {
+        headers: { "content-length": String(bytes.length) },
+      }),
   );
   const url = `http://127.0.0.1:${server.addr.port}/files/tiny.gguf`;
   const sum = sha256Hex(bytes);
