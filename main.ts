@@ -23,7 +23,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   },
   ctl: {
     summary: "Operate a running llmgw through its admin API (keys, models, ...)",
-    load: async () => (await import("./server/cli/ctl.ts")).ctlCommand,
+    load: async () => (await import("./server/cli/ctl/mod.ts")).ctlCommand,
   },
   join: {
     summary:

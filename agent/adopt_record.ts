@@ -7,7 +7,7 @@
  */
 import type { LaunchSpec } from "./launch_spec.ts";
 import { readStat } from "./proc_tree.ts";
-import type { ShardRecord } from "./shard_registry.ts";
+import type { ReplicaRecord } from "./replica_registry.ts";
 import { terminateGroup } from "./terminate_group.ts";
 
 /** A process the agent may signal: the pid and the start time that proves it is still that one. */
@@ -31,7 +31,7 @@ export interface JudgeInput {
   readonly probeTimeoutMs?: number;
 }
 
-export async function judgeRecord(record: ShardRecord, input: JudgeInput): Promise<Verdict> {
+export async function judgeRecord(record: ReplicaRecord, input: JudgeInput): Promise<Verdict> {
   const stat = readStat(record.pid);
   if (!stat || stat.state === "Z") return { adopt: false, reason: "its process is gone" };
   if (stat.pgid !== record.pid || record.procStart === undefined) {

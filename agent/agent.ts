@@ -11,9 +11,9 @@ import type { EngineInstalled, GpuReport } from "../core/protocol/host_report.ts
 import {
   type AgentMessage,
   protocolVersion,
+  type ReplicaReport,
+  type ReplicaSpec,
   type ServerMessage,
-  type ShardReport,
-  type ShardSpec,
 } from "../core/protocol/messages.ts";
 import { VERSION } from "../core/version.ts";
 import { traitsOf } from "../core/engines/engine_traits.ts";
@@ -27,8 +27,9 @@ import { attributeGpuProcesses } from "./hardware/gpu_process_owner.ts";
 import { GpuMonitor } from "./hardware/gpu_monitor.ts";
 import { readHostInfo } from "./hardware/host_info.ts";
 import { openGpuProbe } from "./hardware/open_gpu_probe.ts";
-import type { LaunchSpec, ShardHandle } from "./launch_spec.ts";
+import type { LaunchSpec, ReplicaHandle } from "./launch_spec.ts";
 import type { EngineProfile } from "./engines/engine_adapter.ts";
+import { ownRunAsProblems } from "./run_as_capabilities.ts";
 import { Supervisor } from "./supervisor.ts";
 import { parsePortRange } from "./port_picker.ts";
 import { systemClock } from "../core/clock.ts";
@@ -36,7 +37,7 @@ import { type NodeWeights, nodeWeights } from "./weights/mod.ts";
 import { WeightsCommands } from "./weights_commands.ts";
 
 /** The placement's profile and cards from a start command, as the supervisor takes them. */
-export function launchProfile(spec: ShardSpec): Pick<LaunchSpec, "profile" | "gpus"> {
+export function launchProfile(spec: ReplicaSpec): Pick<LaunchSpec, "profile" | "gpus"> {
   const l = spec.launch;
   if (!l) return {};
   const { gpus, ...rest } = l;
@@ -85,6 +86,8 @@ export class Agent {
       workDir: `${deps.config.dataDir}/engines`,
       ...(deps.config.engineRunAs ? { runAs: deps.config.engineRunAs } : {}),
       ...(ports ? { portRange: parsePortRange(ports) } : {}),
+      healthIntervalMs: deps.config.engineHealthIntervalMs,
+      healthFailures: deps.config.engineHealthFailures,
       onChange: (h) => this.#channel?.send({ type: "shard_state", shard: this.#report(h) }),
     });
     const c = deps.config;
@@ -159,15 +162,20 @@ export class Agent {
     this.#supervisor.hurry();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * `keepEngines`: the agent goes and its engines stay, for the next agent to adopt (a restart,
+   * an upgrade: what SIGTERM from systemd means); otherwise they are stopped first.
+   */
+  async stop(opts: { keepEngines?: boolean } = {}): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#timer);
     clearInterval(this.#detectTimer);
-    await this.#supervisor.stopAll();
+    if (opts.keepEngines) this.#supervisor.detach();
+    else await this.#supervisor.stopAll();
     // Fetches stop; their .part files stay for the next start to resume.
     await this.#weights.close();
     this.#clusterClient?.close();
-    await this.#channel?.close();
+    await this.#channel?.close(opts.keepEngines ? "restarting" : "stopping");
     await this.#gpu?.stop();
   }
 
@@ -222,7 +230,8 @@ export class Agent {
         this.#errors.delete(m.shardId);
         this.#supervisor.stop(m.shardId).then(
           () => this.#result(m.id, { ok: true }),
-          (e) => this.#result(m.id, { ok: false, error: String(e) }),
+          (e) =>
+            this.#result(m.id, { ok: false, error: e instanceof Error ? e.message : String(e) }),
         );
         return;
       case "fetch_weights":
@@ -237,7 +246,7 @@ export class Agent {
     }
   }
 
-  #start(commandId: string | undefined, spec: ShardSpec): void {
+  #start(commandId: string | undefined, spec: ReplicaSpec): void {
     const c = this.#d.config;
     const binary = this.#binary(spec.engine);
     const launch: LaunchSpec = {
@@ -264,12 +273,12 @@ export class Agent {
     );
   }
 
-  #failed(commandId: string | undefined, spec: ShardSpec, error: string, output: string): void {
+  #failed(commandId: string | undefined, spec: ReplicaSpec, error: string, output: string): void {
     const full = output.trim() ? `${error}\n--- engine output ---\n${output.trimEnd()}` : error;
     this.#errors.set(spec.shardId, full);
     this.#log.warn("shard did not start", { shardId: spec.shardId, error });
     const h = this.#supervisor.get(spec.shardId);
-    const shard: ShardReport = h ? this.#report(h) : {
+    const shard: ReplicaReport = h ? this.#report(h) : {
       shardId: spec.shardId,
       model: spec.model,
       engine: spec.engine,
@@ -283,12 +292,12 @@ export class Agent {
     } else this.#channel?.send({ type: "shard_state", shard });
   }
 
-  #result(id: string, r: { ok: boolean; error?: string; output?: string; shard?: ShardReport }) {
+  #result(id: string, r: { ok: boolean; error?: string; output?: string; shard?: ReplicaReport }) {
     this.#channel?.send({ type: "command_result", id, ...r });
   }
 
-  #report(h: ShardHandle): ShardReport {
-    const error = this.#errors.get(h.shardId);
+  #report(h: ReplicaHandle): ReplicaReport {
+    const error = h.error ?? this.#errors.get(h.shardId);
     return {
       shardId: h.shardId,
       model: h.model,
@@ -322,7 +331,7 @@ export class Agent {
       if (h.state !== "ready") return r;
       return { ...r, load: await this.#supervisor.readLoad(h.shardId) };
     }));
-    const warnings: string[] = [];
+    const warnings: string[] = ownRunAsProblems(c.engineRunAs);
     let gpu: GpuReport | undefined = this.#gpu?.latest();
     if (gpu) {
       gpu = attributeGpuProcesses(gpu, handles.map((h) => ({ shardId: h.shardId, pid: h.pid })));

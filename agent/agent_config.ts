@@ -50,6 +50,18 @@ export const agentSettings = {
     "How long an engine may take to load its model before it counts as failed, in ms",
     { min: 1_000 },
   ),
+  engineHealthIntervalMs: int(
+    "engines.health_interval_ms",
+    10_000,
+    "How often each ready engine's health route is probed, in ms; a hung engine is found this way (0: never)",
+    { min: 0 },
+  ),
+  engineHealthFailures: int(
+    "engines.health_failures",
+    3,
+    "Health probes failed in a row before an engine counts as unhealthy (out of routing); as many more and it is restarted",
+    { min: 1, max: 1000 },
+  ),
   heartbeatMs: int(
     "channel.heartbeat_ms",
     2_000,

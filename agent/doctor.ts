@@ -10,6 +10,7 @@ import { parseArgsOptions, settingsHelp } from "../core/settings.ts";
 import { agentLocation, agentSettings, loadAgentConfig } from "./agent_config.ts";
 import { builtinAdapters } from "./engines/builtin_adapters.ts";
 import { readHostInfo } from "./hardware/host_info.ts";
+import { ownRunAsProblems } from "./run_as_capabilities.ts";
 import { openGpuProbe } from "./hardware/open_gpu_probe.ts";
 import { detectEngines, type EngineStatus, installedEngines, nodeProblems } from "./node_report.ts";
 
@@ -59,7 +60,10 @@ export const doctorCommand: Command = {
       host,
       gpu,
       engines: installedEngines(statuses),
-      missing: nodeProblems(builtinAdapters, statuses, host, gpu),
+      missing: [
+        ...nodeProblems(builtinAdapters, statuses, host, gpu),
+        ...ownRunAsProblems(c.engineRunAs),
+      ],
     };
     console.log(
       parsed.values.json ? JSON.stringify(report, null, 2) : formatDoctor(report, statuses),

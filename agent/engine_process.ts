@@ -31,8 +31,13 @@ export class EngineProcess {
 
   /** Throws what Deno.Command throws (e.g. NotFound for a missing binary). */
   static spawn(plan: SpawnPlan): EngineProcess {
-    const child = new Deno.Command(plan.cmd, {
-      args: [...plan.args],
+    if (!resolvable(plan.cmd, plan.env.PATH)) throw new Deno.errors.NotFound(plan.cmd);
+    // The engine outlives an agent restart (the next agent adopts it), but its output pipes do
+    // not: a write to a pipe nobody reads raises SIGPIPE, which kills a C++ engine at its next
+    // log line. Ignored here, inherited through exec, such a write only fails (EPIPE), and
+    // engines carry on without logging. `exec` keeps the pid the supervisor tracks.
+    const child = new Deno.Command("sh", {
+      args: ["-c", 'trap "" PIPE; exec "$@"', "sh", plan.cmd, ...plan.args],
       env: plan.env,
       clearEnv: true,
       // setsid(): its own session and process group, so the whole tree can be signalled at once
@@ -147,4 +152,19 @@ export class EngineProcess {
 /** "exited with code 1", "was killed by SIGKILL". */
 export function describeExit(status: Deno.CommandStatus): string {
   return status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
+}
+
+/** Whether `cmd` names an executable, as the engine's PATH would find it. */
+function resolvable(cmd: string, path: string | undefined): boolean {
+  const candidates = cmd.includes("/")
+    ? [cmd]
+    : (path ?? "/usr/local/bin:/usr/bin:/bin").split(":").filter(Boolean).map((d) => `${d}/${cmd}`);
+  return candidates.some((c) => {
+    try {
+      const s = Deno.statSync(c);
+      return s.isFile && (s.mode === null || (s.mode & 0o111) !== 0);
+    } catch {
+      return false;
+    }
+  });
 }

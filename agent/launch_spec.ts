@@ -44,9 +44,10 @@ export interface LaunchSpec {
   readonly restart?: RestartPolicy;
 }
 
-export type ShardState = "starting" | "ready" | "restarting" | "failed" | "stopped";
+/** `unhealthy`: ready once, now failing its health checks in a row (a hung engine). */
+export type ReplicaState = "starting" | "ready" | "unhealthy" | "restarting" | "failed" | "stopped";
 
-export interface ShardHandle {
+export interface ReplicaHandle {
   readonly shardId: string;
   readonly model: string;
   readonly engine: string;
@@ -54,11 +55,13 @@ export interface ShardHandle {
   /** The current (or last) process; 0 before the first one started. */
   readonly pid: number;
   readonly port: number;
-  readonly state: ShardState;
+  readonly state: ReplicaState;
   /** Epoch ms when the current process was started. */
   readonly startedAt: number;
   /** Restart attempts made since the shard was ensured. */
   readonly restarts: number;
   /** Requests the engine was launched to run at once; absent: the engine's own default. */
   readonly slots?: number;
+  /** Why a failed shard failed, when the supervisor knows (a stop the kernel refused). */
+  readonly error?: string;
 }

@@ -2,6 +2,7 @@
  * Process-tree facts read from /proc, for stopping an engine and everything it started. Off Linux
  * there is no /proc; the answers fall back to what signals can tell.
  */
+import { StopRefusedError } from "./stop_refused_error.ts";
 
 export interface ProcStat {
   /** R, S, D, Z, ... */
@@ -48,8 +49,8 @@ export function isGone(pid: number): boolean {
   try {
     Deno.kill(pid, "SIGCONT");
     return false;
-  } catch {
-    return true;
+  } catch (e) {
+    return !(e instanceof Deno.errors.PermissionDenied);
   }
 }
 
@@ -69,8 +70,8 @@ export function groupAlive(pgid: number): boolean {
     try {
       Deno.kill(-pgid, "SIGCONT");
       return true;
-    } catch {
-      return false;
+    } catch (e) {
+      return e instanceof Deno.errors.PermissionDenied;
     }
   }
   for (const stat of allStats().values()) {
@@ -104,25 +105,28 @@ export function findStrays(leader: number): number[] {
   return out;
 }
 
-/** Sends `signal` to a pid, or to its whole group when it leads one; a gone target is no error. */
+/**
+ * Sends `signal` to a pid, or to its whole group when it leads one; a gone target is no error, a
+ * refused one (EPERM) throws StopRefusedError.
+ */
 export function signalTree(pid: number, signal: Deno.Signal): void {
   if (!Number.isInteger(pid) || pid <= 1) throw new RangeError(`not a process: ${pid}`);
   const stat = readStat(pid);
-  const target = stat && stat.pgid === pid ? -pid : pid;
-  try {
-    Deno.kill(target, signal);
-  } catch {
-    // already gone
-  }
+  send(stat && stat.pgid === pid ? -pid : pid, pid, signal);
 }
 
-/** Sends `signal` to a process group; a gone group is no error. */
+/** Sends `signal` to a process group; a gone group is no error, a refused one throws. */
 export function signalGroup(pgid: number, signal: Deno.Signal): void {
   // kill(-0) would signal our own group and kill(-1) every process we may signal.
   if (!Number.isInteger(pgid) || pgid <= 1) throw new RangeError(`not a process group: ${pgid}`);
+  send(-pgid, pgid, signal);
+}
+
+function send(target: number, pid: number, signal: Deno.Signal): void {
   try {
-    Deno.kill(-pgid, signal);
-  } catch {
-    // already gone
+    Deno.kill(target, signal);
+  } catch (e) {
+    // EPERM is a process still there that we may not touch; anything else (ESRCH) is gone.
+    if (e instanceof Deno.errors.PermissionDenied) throw new StopRefusedError(pid, signal);
   }
 }

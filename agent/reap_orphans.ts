@@ -5,12 +5,13 @@
  */
 import type { Logger } from "../core/log.ts";
 import { readStat } from "./proc_tree.ts";
-import type { ShardRecord } from "./shard_registry.ts";
+import type { ReplicaRecord } from "./replica_registry.ts";
+import { StopRefusedError } from "./stop_refused_error.ts";
 import { terminateGroup } from "./terminate_group.ts";
 
 /** Returns how many were stopped. */
 export async function reapOrphans(
-  records: readonly ShardRecord[],
+  records: readonly ReplicaRecord[],
   graceMs: number,
   log: Logger,
 ): Promise<number> {
@@ -24,8 +25,17 @@ export async function reapOrphans(
       engine: r.engine,
       pid: r.pid,
     });
-    await terminateGroup(r.pid, graceMs);
-    reaped++;
+    try {
+      await terminateGroup(r.pid, graceMs);
+      reaped++;
+    } catch (e) {
+      if (!(e instanceof StopRefusedError)) throw e;
+      log.error("could not stop an engine a previous agent left running", {
+        shardId: r.shardId,
+        pid: r.pid,
+        error: e.message,
+      });
+    }
   }));
   return reaped;
 }

@@ -18,19 +18,21 @@ import { EngineStartError } from "./engine_start_error.ts";
 import {
   launchDefaults,
   type LaunchSpec,
-  type ShardHandle,
-  type ShardState,
+  type ReplicaHandle,
+  type ReplicaState,
 } from "./launch_spec.ts";
 import { readEngineLoad } from "./read_engine_load.ts";
 import { reapOrphans } from "./reap_orphans.ts";
+import { StopRefusedError } from "./stop_refused_error.ts";
 import { healthProbe } from "./health_probe.ts";
+import { watchHealth } from "./health_watch.ts";
 import { NoFreePortError, PortPicker, type PortRange } from "./port_picker.ts";
 import { judgeRecord, stopRecorded } from "./adopt_record.ts";
 import { isFree } from "./port_picker.ts";
 import { readStat } from "./proc_tree.ts";
-import { planFor, prepareShard, type Shard, shardEnv, shardRecord } from "./shard.ts";
-import { ShardKeys } from "./shard_keys.ts";
-import { type ShardRecord, ShardRegistry } from "./shard_registry.ts";
+import { planFor, prepareReplica, type Replica, replicaEnv, replicaRecord } from "./replica.ts";
+import { ReplicaKeys } from "./replica_keys.ts";
+import { type ReplicaRecord, ReplicaRegistry } from "./replica_registry.ts";
 
 export interface SupervisorDeps {
   readonly logger: Logger;
@@ -40,7 +42,7 @@ export interface SupervisorDeps {
   readonly workDir: string;
   readonly fetch?: typeof fetch;
   /** Every state or pid change, for the control plane's replica table. Must not throw. */
-  readonly onChange?: (handle: ShardHandle) => void;
+  readonly onChange?: (handle: ReplicaHandle) => void;
   /** How long a stopped engine gets between SIGTERM and SIGKILL. */
   readonly stopGraceMs?: number;
   /** Ports for engines (e.g. 30000-30999), each checked free; absent: the kernel picks. */
@@ -51,6 +53,16 @@ export interface SupervisorDeps {
   readonly adoptProbeTimeoutMs?: number;
   /** Run engines as this user (through setpriv; see run_as.ts); absent: as the agent's user. */
   readonly runAs?: string;
+  /**
+   * How often a ready engine's health route is probed (each probe bounded by the interval, at
+   * most 5 s); 0 turns the probes off. Default 10 s.
+   */
+  readonly healthIntervalMs?: number;
+  /**
+   * Probes failed in a row before a ready engine counts as hung: unhealthy (out of routing at
+   * once), and restarted if as many more fail. Default 3.
+   */
+  readonly healthFailures?: number;
 }
 
 const defaults = {
@@ -59,6 +71,8 @@ const defaults = {
   /** A crash after this long ready starts the restart count afresh: it is not a crash loop. */
   stableAfterMs: 60_000,
   stopGraceMs: 5_000,
+  healthIntervalMs: 10_000,
+  healthFailures: 3,
 };
 
 export class Supervisor {
@@ -67,17 +81,19 @@ export class Supervisor {
   readonly #adapters: Readonly<Record<string, EngineAdapter>>;
   readonly #workDir: string;
   readonly #fetch: typeof fetch;
-  readonly #onChange: (handle: ShardHandle) => void;
+  readonly #onChange: (handle: ReplicaHandle) => void;
   readonly #graceMs: number;
   readonly #hurry = new AbortController();
-  readonly #registry: ShardRegistry;
-  readonly #keys: ShardKeys;
+  readonly #registry: ReplicaRegistry;
+  readonly #keys: ReplicaKeys;
   readonly #ports: PortPicker;
   readonly #watchMs: number;
   readonly #adoptProbeMs: number | undefined;
-  readonly #shards = new Map<string, Shard>();
+  readonly #shards = new Map<string, Replica>();
 
   readonly #runAs: string | undefined;
+  readonly #healthMs: number;
+  readonly #healthFailures: number;
   constructor(deps: SupervisorDeps) {
     this.#log = deps.logger.child({ component: "supervisor" });
     this.#clock = deps.clock ?? systemClock;
@@ -86,12 +102,14 @@ export class Supervisor {
     this.#fetch = deps.fetch ?? fetch;
     this.#onChange = deps.onChange ?? (() => {});
     this.#graceMs = deps.stopGraceMs ?? defaults.stopGraceMs;
-    this.#registry = new ShardRegistry(`${deps.workDir}/shards.json`);
-    this.#keys = new ShardKeys(`${deps.workDir}/keys`);
+    this.#registry = new ReplicaRegistry(`${deps.workDir}/shards.json`);
+    this.#keys = new ReplicaKeys(`${deps.workDir}/keys`);
     this.#ports = new PortPicker(deps.portRange);
     this.#watchMs = deps.adoptedWatchMs ?? 1_000;
     this.#adoptProbeMs = deps.adoptProbeTimeoutMs;
     this.#runAs = deps.runAs || undefined;
+    this.#healthMs = deps.healthIntervalMs ?? defaults.healthIntervalMs;
+    this.#healthFailures = Math.max(1, deps.healthFailures ?? defaults.healthFailures);
   }
 
   /**
@@ -102,8 +120,10 @@ export class Supervisor {
    * check; otherwise it is stopped and the shard started anew. Throws `LaunchPlanError` for a spec
    * that is refused before anything runs, `EngineStartError` for an engine that did not come up.
    */
-  async ensure(spec: LaunchSpec): Promise<ShardHandle> {
+  async ensure(spec: LaunchSpec): Promise<ReplicaHandle> {
     const existing = this.#shards.get(spec.shardId);
+    // Starting another engine beside one we cannot stop would only fight it for its card.
+    if (existing?.stopRefused) throw existing.stopRefused;
     if (existing?.stopped) {
       await existing.stopped;
       return this.ensure(spec);
@@ -129,9 +149,9 @@ export class Supervisor {
     }
     // Everything up to the map entry is synchronous, so a concurrent ensure sees this shard.
     const record = this.#registry.read().find((r) => r.shardId === spec.shardId);
-    let shard: Shard;
+    let shard: Replica;
     try {
-      shard = prepareShard(
+      shard = prepareReplica(
         spec,
         this.#adapters,
         this.#workDir,
@@ -167,22 +187,29 @@ export class Supervisor {
     return shard.stopped;
   }
 
-  async #stop(shard: Shard): Promise<void> {
+  async #stop(shard: Replica): Promise<void> {
     const shardId = shard.spec.shardId;
     shard.stopping = true;
     shard.wake?.();
     clearInterval(shard.watch);
+    shard.health?.();
     const terminate = async () => {
       const cut = this.#hurry.signal;
       if (shard.proc) await shard.proc.terminate(this.#graceMs, cut);
       else if (shard.adopted) await stopRecorded(shard.adopted, this.#graceMs, cut);
     };
-    await terminate();
-    await shard.settled.catch(() => {});
-    // A stop that came while an earlier engine was being judged for adoption, or before the new
-    // one was spawned, found no process: the one adopted or spawned meanwhile must go too, or it
-    // runs on, out of the registry, holding its GPU memory until someone kills it by hand.
-    await terminate();
+    try {
+      await terminate();
+      await shard.settled.catch(() => {});
+      // A stop that came while an earlier engine was being judged for adoption, or before the new
+      // one was spawned, found no process: the one adopted or spawned meanwhile must go too, or it
+      // runs on, out of the registry, holding its GPU memory until someone kills it by hand.
+      await terminate();
+    } catch (e) {
+      if (!(e instanceof StopRefusedError)) throw e;
+      this.#stopRefused(shard, e);
+      throw e;
+    }
     if (this.#shards.get(shardId) === shard) this.#shards.delete(shardId);
     this.#setState(shard, "stopped");
     this.#saveRegistry();
@@ -190,9 +217,44 @@ export class Supervisor {
     this.#log.info("engine stopped", { shardId, engine: shard.spec.engine });
   }
 
-  /** Stops every shard, in parallel. Call on SIGINT/SIGTERM (see the module comment). */
+  /**
+   * Stops every shard, in parallel. Call on SIGINT/SIGTERM (see the module comment). An engine
+   * that could not be stopped is logged (and reported) and does not keep the others or the agent
+   * from stopping.
+   */
   async stopAll(): Promise<void> {
-    await Promise.all([...this.#shards.keys()].map((id) => this.stop(id)));
+    await Promise.allSettled([...this.#shards.keys()].map((id) => this.stop(id)));
+  }
+
+  /**
+   * The engine is still there and we may not signal it: the shard is failed with the reason, kept
+   * (and in the registry, so an agent that may signal it stops it later), and a later stop tries
+   * again rather than counting it as done.
+   */
+  #stopRefused(shard: Replica, e: StopRefusedError): void {
+    shard.stopped = undefined;
+    shard.stopRefused = e;
+    shard.handle = { ...shard.handle, state: "failed", error: e.message };
+    this.#emit(shard);
+    this.#saveRegistry();
+    this.#log.error("engine could not be stopped", {
+      shardId: shard.spec.shardId,
+      pid: e.pid,
+      error: e.message,
+    });
+  }
+
+  /**
+   * Lets go of every engine without stopping it: the agent is about to exit and the next one
+   * adopts them from the registry (which stays as it is). Nothing is watched or probed from now on.
+   */
+  detach(): void {
+    for (const shard of this.#shards.values()) {
+      shard.stopping = true;
+      shard.wake?.();
+      clearInterval(shard.watch);
+      shard.health?.();
+    }
   }
 
   /**
@@ -205,24 +267,24 @@ export class Supervisor {
   }
 
   /** Every shard held, failed ones included until stopped or ensured again. */
-  list(): ShardHandle[] {
+  list(): ReplicaHandle[] {
     return [...this.#shards.values()].map((s) => s.handle);
   }
 
-  get(shardId: string): ShardHandle | undefined {
+  get(shardId: string): ReplicaHandle | undefined {
     return this.#shards.get(shardId)?.handle;
   }
 
   /**
    * The key a shard's engine was started with: the held shard's, or, for an engine an earlier agent
-   * left running, the one kept for it (0600, see shard_keys.ts). Never logged or reported.
+   * left running, the one kept for it (0600, see replica_keys.ts). Never logged or reported.
    */
   apiKey(shardId: string): string | undefined {
     return this.#shards.get(shardId)?.spec.apiKey ?? this.#keys.read(shardId);
   }
 
   /** Engines an earlier agent recorded and this one holds no shard for (candidates to adopt). */
-  recorded(): ShardRecord[] {
+  recorded(): ReplicaRecord[] {
     return this.#registry.read().filter((r) => !this.#shards.has(r.shardId));
   }
 
@@ -270,7 +332,7 @@ export class Supervisor {
   }
 
   /** The registry names an engine for this shard: take it over if it is sound, else replace it. */
-  async #adoptOrStart(shard: Shard, record: ShardRecord): Promise<void> {
+  async #adoptOrStart(shard: Replica, record: ReplicaRecord): Promise<void> {
     const { spec } = shard;
     const verdict = await judgeRecord(record, {
       spec,
@@ -295,6 +357,7 @@ export class Supervisor {
       this.#setState(shard, "ready");
       this.#saveRegistry();
       this.#watchAdopted(shard);
+      this.#watchHealth(shard);
       this.#log.info("adopted an engine an earlier agent started", {
         shardId: spec.shardId,
         pid: record.pid,
@@ -321,7 +384,7 @@ export class Supervisor {
   }
 
   /** An adopted engine is not our child: no exit event comes, so its life is polled. */
-  #watchAdopted(shard: Shard): void {
+  #watchAdopted(shard: Replica): void {
     const adopted = shard.adopted;
     if (!adopted) return;
     shard.watch = setInterval(() => {
@@ -331,7 +394,8 @@ export class Supervisor {
         (adopted.procStart === undefined || stat.startTime === adopted.procStart);
       if (alive) return;
       clearInterval(shard.watch);
-      if (shard.handle.state !== "ready") return;
+      if (!running(shard)) return;
+      shard.health?.();
       this.#log.warn("adopted engine exited unexpectedly", {
         shardId: shard.spec.shardId,
         pid: adopted.pid,
@@ -343,11 +407,12 @@ export class Supervisor {
   }
 
   /** One attempt: spawn, wait for ready. On failure the process tree is gone when this throws. */
-  async #start(shard: Shard): Promise<void> {
+  async #start(shard: Replica): Promise<void> {
     const { spec } = shard;
     const plan = shard.plan;
     shard.adopted = undefined;
     clearInterval(shard.watch);
+    shard.health?.();
     try {
       await Deno.mkdir(shard.dir, { recursive: true });
       this.#keys.write(spec.shardId, spec.apiKey);
@@ -363,7 +428,7 @@ export class Supervisor {
       proc = EngineProcess.spawn({
         cmd: launch.cmd,
         args: launch.args,
-        env: shardEnv(shard),
+        env: replicaEnv(shard),
         cwd: shard.dir,
         secrets: [spec.apiKey],
       });
@@ -407,12 +472,59 @@ export class Supervisor {
     }
     shard.readySince = this.#clock.now();
     this.#setState(shard, "ready");
+    this.#watchHealth(shard);
     this.#log.info("engine ready", { shardId: spec.shardId, pid: proc.pid });
   }
 
-  #onExit(shard: Shard, proc: EngineProcess, status: Deno.CommandStatus): void {
+  /**
+   * Probes a ready engine's health route (health_watch.ts): unhealthy is reported (the router
+   * stops sending it requests), recovered is ready again, and a hung one is stopped and restarted
+   * with the crash backoff.
+   */
+  #watchHealth(shard: Replica): void {
+    shard.health?.();
+    if (this.#healthMs <= 0) return;
+    const { proc, adopted } = shard;
+    const shardId = shard.spec.shardId;
+    shard.health = watchHealth({
+      probe: healthProbe(
+        this.#fetch,
+        shard.handle.baseUrl + shard.adapter.healthPath,
+        shard.spec.apiKey,
+        (status, body) => shard.adapter.isReady(status, body),
+      ),
+      intervalMs: this.#healthMs,
+      failures: this.#healthFailures,
+      current: () =>
+        !shard.stopping && shard.proc === proc && shard.adopted === adopted && running(shard),
+      onUnhealthy: (failures) => {
+        this.#setState(shard, "unhealthy");
+        this.#log.warn("engine fails its health check; out of routing", { shardId, failures });
+      },
+      onRecovered: () => {
+        this.#setState(shard, "ready");
+        this.#log.info("engine answers its health check again", { shardId });
+      },
+      onHung: (failures) => {
+        this.#log.warn("engine did not recover; restarting it", { shardId, failures });
+        const cleanUp = proc
+          ? () => proc.terminate(this.#graceMs)
+          : adopted
+          ? () => stopRecorded(adopted, this.#graceMs)
+          : () => Promise.resolve();
+        // Not "unhealthy" while it is killed, or its exit would count as a crash and start a
+        // second recovery beside this one.
+        this.#setState(shard, "restarting");
+        shard.settled = this.#recover(shard, cleanUp, proc?.tail.text() ?? "");
+        shard.settled.catch(() => {});
+      },
+    });
+  }
+
+  #onExit(shard: Replica, proc: EngineProcess, status: Deno.CommandStatus): void {
     // Exits while starting are the start attempt's to report; stops are expected.
-    if (shard.proc !== proc || shard.stopping || shard.handle.state !== "ready") return;
+    if (shard.proc !== proc || shard.stopping || !running(shard)) return;
+    shard.health?.();
     this.#log.warn("engine exited unexpectedly", {
       shardId: shard.spec.shardId,
       pid: proc.pid,
@@ -425,7 +537,7 @@ export class Supervisor {
 
   /** Restarts a crashed shard with exponential backoff and jitter, until ready or out of tries. */
   async #recover(
-    shard: Shard,
+    shard: Replica,
     cleanUp: () => Promise<void>,
     crashOutput: string,
   ): Promise<void> {
@@ -458,16 +570,16 @@ export class Supervisor {
     throw last ?? this.#startError(shard, "crashed and may not restart", crashOutput);
   }
 
-  #startError(shard: Shard, reason: string, output: string): EngineStartError {
+  #startError(shard: Replica, reason: string, output: string): EngineStartError {
     return new EngineStartError(shard.spec.shardId, shard.spec.engine, reason, output);
   }
 
-  #setState(shard: Shard, state: ShardState): void {
+  #setState(shard: Replica, state: ReplicaState): void {
     shard.handle = { ...shard.handle, state };
     this.#emit(shard);
   }
 
-  #emit(shard: Shard): void {
+  #emit(shard: Replica): void {
     try {
       this.#onChange(shard.handle);
     } catch (e) {
@@ -480,7 +592,7 @@ export class Supervisor {
       .filter((s) =>
         (s.proc ? !s.proc.status : s.adopted !== undefined) && s.handle.state !== "stopped"
       )
-      .map(shardRecord);
+      .map(replicaRecord);
     try {
       Deno.mkdirSync(this.#workDir, { recursive: true });
       this.#registry.write(records);
@@ -488,4 +600,9 @@ export class Supervisor {
       this.#log.warn("could not write the shard registry", { error: e instanceof Error ? e : "" });
     }
   }
+}
+
+/** Ready, or ready once and now hung: an exit or a failed probe is then the watcher's to handle. */
+function running(shard: Replica): boolean {
+  return shard.handle.state === "ready" || shard.handle.state === "unhealthy";
 }

@@ -42,3 +42,43 @@ Deno.test("the simulated engine runs under the supervisor, answers with its key 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a SIGSTOPped simulated engine is found hung, taken out of routing and restarted", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "llmgw-sim-hung-" });
+  const states: string[] = [];
+  const sup = new Supervisor({
+    logger: silentLogger,
+    adapters: builtinAdapters,
+    workDir: dir,
+    stopGraceMs: 500,
+    healthIntervalMs: 250,
+    healthFailures: 2,
+    onChange: (h) => states.push(h.state),
+  });
+  try {
+    const h = await sup.ensure({
+      shardId: "sim-hung",
+      model: "sim-demo",
+      engine: "sim",
+      apiKey: "sk-llmgw-sim-hung",
+      readyTimeoutMs: 20_000,
+      pollIntervalMs: 50,
+    });
+    Deno.kill(h.pid, "SIGSTOP");
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const now = sup.get("sim-hung");
+      if (now?.state === "ready" && now.pid !== h.pid) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const after = sup.get("sim-hung")!;
+    assertEquals(after.state, "ready", states.join(" "));
+    assert(after.pid !== h.pid, "a new engine");
+    assert(isGone(h.pid), "the hung one was killed");
+    const hung = states.indexOf("unhealthy");
+    assert(hung > 0 && states.indexOf("ready") < hung, states.join(" "));
+  } finally {
+    await sup.stopAll();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

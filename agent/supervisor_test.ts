@@ -4,10 +4,10 @@
  */
 import { deepStrictEqual as assertEquals, ok as assert, rejects } from "node:assert/strict";
 import { createLogger, silentLogger } from "../core/log.ts";
-import type { LaunchSpec, ShardHandle } from "./launch_spec.ts";
+import type { LaunchSpec, ReplicaHandle } from "./launch_spec.ts";
 import { EngineStartError } from "./engine_start_error.ts";
 import type { EngineAdapter } from "./engines/engine_adapter.ts";
-import { LaunchPlanError } from "./engines/launch_plan_error.ts";
+import { LaunchPlanError } from "../core/engines/launch_plan_error.ts";
 import { llamacppAdapter } from "./engines/llamacpp.ts";
 import { isGone, readStat } from "./proc_tree.ts";
 import { Supervisor } from "./supervisor.ts";
@@ -19,14 +19,14 @@ const spec = (over: Partial<LaunchSpec> = {}) => tinySpec(key, over);
 
 /** A supervisor in a fresh directory, stopped (with every engine) when the test ends. */
 async function withSupervisor(
-  fn: (sup: Supervisor, dir: string, events: ShardHandle[]) => Promise<void>,
+  fn: (sup: Supervisor, dir: string, events: ReplicaHandle[]) => Promise<void>,
   adapters: Record<string, EngineAdapter> = {
     tiny: tinyAdapter(),
     family: tinyAdapter({ withDescendants: true }),
   },
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "llmgw-sup-" });
-  const events: ShardHandle[] = [];
+  const events: ReplicaHandle[] = [];
   const sup = new Supervisor({
     logger: silentLogger,
     adapters,

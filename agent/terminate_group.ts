@@ -2,7 +2,9 @@
  * Stopping an engine means stopping everything it started: SIGTERM to its process group and to any
  * descendants that left the group, a grace period to exit cleanly (an engine frees device memory and
  * flushes on SIGTERM), then SIGKILL for whatever is left. A group that is already gone counts as
- * stopped. `cutShort` ends the grace early (someone asked twice to stop now).
+ * stopped. `cutShort` ends the grace early (someone asked twice to stop now). A group the kernel
+ * will not let us signal (EPERM: another user's, and no CAP_KILL) throws StopRefusedError at once:
+ * waiting out a grace for a signal that was never delivered helps nobody.
  */
 import { findStrays, groupAlive, isGone, signalGroup, signalTree } from "./proc_tree.ts";
 

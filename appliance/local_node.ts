@@ -16,7 +16,7 @@ import { readEngineLoad } from "../agent/read_engine_load.ts";
 import { loadAgentConfig } from "../agent/agent_config.ts";
 import { joinCluster } from "../agent/channel/join.ts";
 import { readNodeFiles } from "../agent/channel/node_files.ts";
-import { shards } from "../db/schema.ts";
+import { replicas } from "../db/schema.ts";
 import { parseModel } from "../server/models/model_yaml.ts";
 
 export const demoModel = "demo";
@@ -46,11 +46,7 @@ export async function chooseModel(
     description: demoDescription,
   };
   if (!gguf) return demo;
-  try {
-    await Deno.stat(gguf);
-  } catch {
-    throw new UsageError(`cannot serve --model ${gguf}: no such file`);
-  }
+  await requireModelFile(gguf);
   if (!(await which(config.llamaServer))) throw new UsageError(noLlamaServer(config.llamaServer));
   const name = gguf.split("/").at(-1)!.replace(/\.gguf$/i, "");
   return { name, engine: "llamacpp", source: await Deno.realPath(gguf), description: null };
@@ -64,6 +60,14 @@ function noLlamaServer(binary: string): string {
     `  then put llama-server on PATH or point at it with --engines-llama-server PATH\n` +
     `  (LLMGW_ENGINES_LLAMA_SERVER, engines.llama_server in server.yaml).\n` +
     `  Without --model, llmgw up serves the simulated 'demo' model.`;
+}
+
+/** `--model FILE` names a file that is there: checked before init, so a refusal leaves nothing. */
+export async function requireModelFile(gguf: string | undefined): Promise<void> {
+  if (gguf === undefined) return;
+  const stat = await Deno.stat(gguf).catch(() => undefined);
+  if (!stat) throw new UsageError(`cannot serve --model ${gguf}: no such file`);
+  if (!stat.isFile) throw new UsageError(`cannot serve --model ${gguf}: not a file`);
 }
 
 export interface LocalNode {
@@ -84,7 +88,7 @@ export const localNodeDir = (dataDir: string) => `${dataDir}/node`;
  */
 export async function startLocalNode(
   cp: ControlPlane,
-  config: ServerConfig,
+  config: Pick<ServerConfig, "dataDir" | "llamaServer" | "engineReadyTimeoutMs" | "simSlots">,
   model: ServedModel,
   logger: Logger,
   opts: { env?: Record<string, string> } = {},
@@ -216,7 +220,7 @@ async function untilReady(cp: ControlPlane, model: string, ms: number): Promise<
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (cp.deps.replicas.forModel(model).some((r) => r.state === "ready")) return;
-    const failed = (await cp.deps.store.db.select().from(shards).where(eq(shards.model, model)))
+    const failed = (await cp.deps.store.db.select().from(replicas).where(eq(replicas.model, model)))
       .find((s) => s.state === "failed");
     if (failed) throw new Error(failed.reason ?? "the engine failed");
     await new Promise((r) => setTimeout(r, 100));

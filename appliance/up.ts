@@ -12,9 +12,11 @@ import { shutdownSignals } from "../core/signals.ts";
 import { loadServerConfig, locationSettings, serverSettings } from "../server/config.ts";
 import { startControlPlane } from "../server/serve.ts";
 import { exists } from "../core/exists.ts";
-import { initDataDir } from "../server/setup/init.ts";
+import { initDataDir } from "../server/setup/init_data_dir.ts";
 import { ensureLocalKey } from "../server/setup/local_key.ts";
-import { chooseModel, startLocalNode } from "./local_node.ts";
+import { shownPrefix } from "../server/keys/keys.ts";
+import { chooseModel, requireModelFile, startLocalNode } from "./local_node.ts";
+import { firstPasswordPath } from "../server/setup/first_password.ts";
 import { printInitResult } from "../server/cli/init.ts";
 import { parseFlags } from "../core/flags.ts";
 
@@ -40,7 +42,11 @@ export const upCommand: Command = {
       return 0;
     }
     const env = Deno.env.toObject();
-    const location = await loadServerConfig({ flags: { data: values.data }, env });
+    const gguf = typeof values.model === "string" ? values.model : undefined;
+    // What `up` was given (its flags, the environment, the model file) is checked before init:
+    // a run refused for it makes nothing, so no one-time password is shown for nothing.
+    const location = await loadServerConfig({ flags: values, env });
+    await requireModelFile(gguf);
     if (!(await exists(`${location.dataDir}/llmgw.db`))) {
       const listen = typeof values.listen === "string" ? values.listen : undefined;
       printInitResult(
@@ -50,10 +56,7 @@ export const upCommand: Command = {
     const config = await loadServerConfig({ flags: values, env });
     const logLevel = new LevelControl(config.logLevel);
     const logger = createLogger({ level: logLevel, format: config.logFormat });
-    const model = await chooseModel(
-      config,
-      typeof values.model === "string" ? values.model : undefined,
-    );
+    const model = await chooseModel(config, gguf);
 
     const cp = await startControlPlane(config, { logger, logLevel });
     let node;
@@ -74,20 +77,14 @@ export const upCommand: Command = {
     ]);
     // Stopped while the engine was loading: no banner saying it is up.
     if (!stoppedWhileLoading) {
-      console.log(
-        `\nllmgw is up on ${cp.url}\n` +
-          `  model:   ${model.name}${
-            engineTraits[model.engine].simulated ? " (simulated)" : ""
-          }\n` +
-          `  API key: ${key.key}${
-            key.created
-              ? "  (new; also kept in " + key.path + ", mode 0600)"
-              : "  (from " + key.path + ")"
-          }\n\n` +
-          `Try it:\n  curl ${cp.url}/v1/chat/completions -H "Authorization: Bearer ${key.key}" \\\n` +
-          `    -H "Content-Type: application/json" -d '{"model":"${model.name}","messages":[{"role":"user","content":"Hello"}]}'\n\n` +
-          `Ctrl-C stops llmgw and its engines.`,
-      );
+      const firstPassword = firstPasswordPath(config.dataDir);
+      console.log(banner({
+        url: cp.url,
+        model: `${model.name}${engineTraits[model.engine].simulated ? " (simulated)" : ""}`,
+        modelName: model.name,
+        key,
+        firstPassword: (await exists(firstPassword)) ? firstPassword : undefined,
+      }));
     }
     const sig = await signals.requested;
     logger.info("shutting down", { signal: sig });
@@ -108,3 +105,30 @@ export const upCommand: Command = {
     return 0;
   },
 };
+
+/**
+ * What `up` prints once it serves. The API key in full only on the run that made it: under
+ * systemd stdout is the journal, which every later start would fill with it again.
+ */
+function banner(o: {
+  url: string;
+  model: string;
+  modelName: string;
+  key: { key: string; path: string; created: boolean };
+  firstPassword: string | undefined;
+}): string {
+  const { key } = o;
+  const keyLine = key.created
+    ? `${key.key}  (new; also kept in ${key.path}, mode 0600)`
+    : `${shownPrefix(key.key)}… (kept in ${key.path})`;
+  const bearer = key.created ? key.key : `$(cat ${key.path})`;
+  return `\nllmgw is up on ${o.url}\n` +
+    `  model:   ${o.model}\n` +
+    `  API key: ${keyLine}\n` +
+    (o.firstPassword
+      ? `  admin:   sign in as admin; password: in ${o.firstPassword} (deleted at the first sign-in)\n`
+      : "") +
+    `\nTry it:\n  curl ${o.url}/v1/chat/completions -H "Authorization: Bearer ${bearer}" \\\n` +
+    `    -H "Content-Type: application/json" -d '{"model":"${o.modelName}","messages":[{"role":"user","content":"Hello"}]}'\n\n` +
+    `Ctrl-C stops llmgw and its engines.`;
+}

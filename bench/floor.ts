@@ -92,6 +92,9 @@ try {
       String(tps),
       "--engines-sim-slots",
       slots,
+      // All the load comes from one address: past 256 connections the cap would refuse it.
+      "--listener-max-connections-per-address",
+      "0",
       "--log-level",
       "warn",
     ], { readyWhen: /llmgw is up on (\S+)[\s\S]*?API key: (sk-llmgw-\S+)/, timeoutMs: 60_000 });

@@ -151,6 +151,9 @@ async function runScenario(
         tps,
         "--engines-sim-slots",
         slots,
+        // All the load comes from one address: past 256 connections the cap would refuse it.
+        "--listener-max-connections-per-address",
+        "0",
         "--log-level",
         "warn",
       ], {

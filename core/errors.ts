@@ -33,6 +33,9 @@ export const errorCodes = [
   "internal_error",
   // people branch: tenancy, limits, sign-in
   "rate_limited",
+  "tokens_rate_limited",
+  "tokens_over_limit",
+  "parallel_limited",
   "budget_exceeded",
   "too_many_unknown_keys",
   "too_many_attempts",

@@ -177,6 +177,12 @@ export function resolveSettings<D extends SettingDefs>(defs: D, src: ResolveSour
   return out as Resolved<D>;
 }
 
+/** Names of the settings a file sets, given or not by a flag or the environment too. */
+export function fromFile(defs: SettingDefs, yaml: { path: string; text: string }): Set<string> {
+  const set = readYaml(defs, yaml);
+  return new Set(Object.entries(defs).filter(([, d]) => set.has(d.key)).map(([name]) => name));
+}
+
 /** Names of the settings given by a flag or the environment (they beat the file and the store). */
 export function fromFlagsOrEnv(defs: SettingDefs, src: ResolveSources): Set<string> {
   const out = new Set<string>();

@@ -95,6 +95,10 @@ export const limits = sqliteTable("limits", {
   /** Glob patterns, JSON array; null inherits. */
   models: text("models", { mode: "json" }).$type<string[]>(),
   maxKeyTtlMs: integer("max_key_ttl_ms"),
+  /** Requests in flight to one model at once, counted at this level. */
+  maxParallel: integer("max_parallel"),
+  /** A project's share of a busy model's slots against other projects; null is 1. */
+  weight: integer("weight"),
   updatedAt: integer("updated_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.scopeKind, t.scopeId] })]);
 
@@ -201,6 +205,11 @@ export const usage = sqliteTable("usage", {
   endpoint: text("endpoint").notNull(),
   promptTokens: integer("prompt_tokens").notNull(),
   completionTokens: integer("completion_tokens").notNull(),
+  /**
+   * prompt_tokens is the gateway's estimate: the engine's answer ended (broken, stalled, cut)
+   * before it reported any usage.
+   */
+  promptEstimated: integer("prompt_estimated", { mode: "boolean" }).notNull().default(false),
   /** HTTP status sent to the client; 499 when the client went away first. */
   status: integer("status").notNull(),
   latencyMs: integer("latency_ms").notNull(),
@@ -253,25 +262,6 @@ export const joinCodes = sqliteTable("join_codes", {
 });
 
 /**
- * Shards a node is meant to run (the desired state); re-sent to the agent on every connection so
- * a restarted agent adopts or restarts them. No secret: each shard's engine key is derived from
- * the cluster secret.
- */
-export const nodeShards = sqliteTable("node_shards", {
-  nodeId: text("node_id").notNull().references(() => nodes.id, { onDelete: "cascade" }),
-  shardId: text("shard_id").primaryKey(),
-  model: text("model").notNull(),
-  engine: text("engine").notNull(),
-  modelPath: text("model_path"),
-  args: text("args", { mode: "json" }).$type<string[]>().notNull(),
-  createdAt: integer("created_at").notNull(),
-  /**
-   * What placement decided for it (context, slots, GPU layers, mode…: `ShardLaunch` in
-   * core/protocol/messages.ts) and its cards; null for a shard started by hand.
-   */
-  launch: text("launch", { mode: "json" }).$type<Record<string, unknown>>(),
-});
-/**
  * Versions of weights kept on the control plane's mirror (DATA/mirror/<version_dir>/), served
  * to nodes at /mirror/<version_dir>/<path>. A complete version is never overwritten: a new
  * commit is a new row.
@@ -294,26 +284,45 @@ export const mirrorVersions = sqliteTable("mirror_versions", {
 }, (t) => [uniqueIndex("mirror_versions_version").on(t.versionDir, t.digest)]);
 
 /**
- * The reconciler's shard table (server/models/shard.ts): every replica it placed, with its
- * state. Live figures (in flight, last request, download progress) are kept in memory only.
+ * Every replica, one row each, in two halves that come and go on their own (null as a group):
+ * - placement (profile … reason): the reconciler's record of a replica it placed, with its state
+ *   (server/models/replica_records.ts); null for one started by hand. Live figures (in flight, last
+ *   request, download progress) are kept in memory only.
+ * - launch (engine … desired_at): what its node is meant to run (server/nodes/node_store.ts),
+ *   re-sent to the agent on every connection so a restarted agent adopts or restarts it; null
+ *   once the node was told to stop it while the reconciler keeps the record (a failed replica,
+ *   kept for its back-off). No secret: each replica's engine key is derived from the cluster
+ *   secret.
+ * A row with neither half is deleted. Removing a node removes its replicas, as the reconciler
+ * stops those of a removed node anyway.
  */
-export const shards = sqliteTable("shards", {
+export const replicas = sqliteTable("replicas", {
   id: text("id").primaryKey(),
+  nodeId: text("node_id").notNull().references(() => nodes.id, { onDelete: "cascade" }),
   model: text("model").notNull(),
-  /** The node's id. */
-  nodeId: text("node_id").notNull(),
-  profile: integer("profile").notNull(),
-  gpus: text("gpus", { mode: "json" }).$type<number[]>().notNull(),
-  perCardBytes: integer("per_card_bytes").notNull(),
-  ramBytes: integer("ram_bytes").notNull(),
-  cores: integer("cores").notNull(),
-  specHash: text("spec_hash").notNull(),
-  state: text("state").notNull(),
+  /** When it was first recorded: placed by the reconciler, or started by hand. */
   createdAt: integer("created_at").notNull(),
-  stateSince: integer("state_since").notNull(),
+  profile: integer("profile"),
+  gpus: text("gpus", { mode: "json" }).$type<number[]>(),
+  perCardBytes: integer("per_card_bytes"),
+  ramBytes: integer("ram_bytes"),
+  cores: integer("cores"),
+  specHash: text("spec_hash"),
+  state: text("state"),
+  stateSince: integer("state_since"),
   readyAt: integer("ready_at"),
   reason: text("reason"),
-}, (t) => [index("shards_model").on(t.model)]);
+  engine: text("engine"),
+  modelPath: text("model_path"),
+  args: text("args", { mode: "json" }).$type<string[]>(),
+  /**
+   * What placement decided for it (context, slots, GPU layers, mode…: `ReplicaLaunch` in
+   * core/protocol/messages.ts) and its cards; null for one started by hand.
+   */
+  launch: text("launch", { mode: "json" }).$type<Record<string, unknown>>(),
+  /** When its node was told to run it. */
+  desiredAt: integer("desired_at"),
+}, (t) => [index("replicas_model").on(t.model), index("replicas_node").on(t.nodeId)]);
 
 /**
  * Usage summed per UTC day, key and model, kept in the same transaction as each batch of usage

@@ -71,16 +71,11 @@ if [ "$system" = 0 ]; then
   exit 0
 fi
 
-# A dedicated user for llmgw; engines get their own (see llmgw-agent.service).
-getent group llmgw >/dev/null || run groupadd --system llmgw
-getent passwd llmgw >/dev/null ||
-  run useradd --system --gid llmgw --home-dir "$data" --no-create-home --shell /usr/sbin/nologin llmgw
-if [ "$role" != control-plane ] && ! getent passwd llmgw-engine >/dev/null; then
-  extra=""
-  for g in video render; do getent group "$g" >/dev/null && extra="${extra:+$extra,}$g"; done
-  run useradd --system --gid llmgw ${extra:+--groups "$extra"} --no-create-home \
-    --home-dir /nonexistent --shell /usr/sbin/nologin llmgw-engine
-fi
+# A dedicated user for llmgw; on a node engines get their own, with a group of its name (see
+# llmgw-agent.service and create_users.sh).
+dryflag=()
+[ "$dry" = 1 ] && dryflag=(--dry-run)
+bash deploy/create_users.sh --role "$role" --data "$data" "${dryflag[@]}"
 
 run install -d -m 0700 -o llmgw -g llmgw "$data"
 [ "$role" = agent ] && run chmod 0750 "$data"

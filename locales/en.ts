@@ -37,8 +37,14 @@ export const en = {
     node_not_connected: "The node '{node}' is not connected",
     rate_limited:
       "Rate limit reached: {limit} at the {level} level ({used} of {max}). It resets in {reset}",
+    tokens_rate_limited:
+      "Rate limit reached: tokens per minute at the {level} level ({used} of {max}; this request may use {need}). It resets in {reset}",
+    parallel_limited:
+      "Too many requests in flight: {max} at a time to '{model}' at the {level} level ({used} running). Try again when one ends",
+    tokens_over_limit:
+      "This request may use {need} tokens (a prompt of about {prompt} and up to {output} of answer), more than the tokens-per-minute limit of {max} at the {level} level, so it could never be admitted: send max_tokens of at most {fit}, or a shorter prompt",
     budget_exceeded:
-      "Budget spent: the {period} budget of the {level} level ({spent} of {max} {unit}). It resets at {reset}",
+      "Budget reached: the {period} budget of the {level} level ({spent} spent and {held} held for requests in flight, of {max} {unit}; this request may need {need}, less with a smaller max_tokens). It resets at {reset}",
     too_many_unknown_keys: "Too many unrecognised API keys from this address. Try again in {reset}",
     too_many_attempts: "Too many sign-in attempts. Try again in {reset}",
     invalid_credentials: "The email or password is not right",

@@ -39,8 +39,14 @@ export const tr: Messages = {
     node_not_connected: "'{node}' düğümü bağlı değil",
     rate_limited:
       "Hız sınırına ulaşıldı: {level} düzeyinde {limit} ({used} / {max}). {reset} sonra sıfırlanır",
+    tokens_rate_limited:
+      "Hız sınırına ulaşıldı: {level} düzeyinde dakikada token ({used} / {max}; bu istek {need} kullanabilir). {reset} sonra sıfırlanır",
+    parallel_limited:
+      "Süren istek sayısı sınırda: {level} düzeyinde '{model}' için aynı anda en çok {max} ({used} sürüyor). Biri bitince yeniden deneyin",
+    tokens_over_limit:
+      "Bu istek {need} token kullanabilir (yaklaşık {prompt} istem ve en çok {output} yanıt); {level} düzeyindeki dakikada {max} token sınırını aşar, hiçbir zaman kabul edilemez: max_tokens en çok {fit} gönderin ya da istemi kısaltın",
     budget_exceeded:
-      "Bütçe tükendi: {level} düzeyinin {period} bütçesi ({spent} / {max} {unit}). Sıfırlanma: {reset}",
+      "Bütçe doldu: {level} düzeyinin {period} bütçesi ({spent} harcandı, {held} süren isteklere ayrıldı; sınır {max} {unit}; bu istek {need} gerektirebilir, max_tokens küçüldükçe daha az). Sıfırlanma: {reset}",
     too_many_unknown_keys:
       "Bu adresten çok fazla tanınmayan API anahtarı geldi. {reset} sonra yeniden deneyin",
     too_many_attempts: "Çok fazla oturum açma denemesi. {reset} sonra yeniden deneyin",

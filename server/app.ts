@@ -1,6 +1,7 @@
 /**
- * Builds the control plane's HTTP app from its dependencies. Nothing here listens, reads the
- * environment or opens files: that is serve.ts's job, so tests build the same app in-process.
+ * Builds the control plane's HTTP app from the composition root's record, handing each room
+ * only the collaborators it uses. Nothing here listens, reads the environment or opens files:
+ * that is serve.ts's job, so tests build the same app in-process.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "./app_env.ts";
@@ -8,17 +9,22 @@ import type { AppDeps } from "./deps.ts";
 import { newUlid } from "../core/ulid.ts";
 import { errorResponseFor, makeOnError } from "./errors.ts";
 import { AppError } from "../core/errors.ts";
-import { adminRoutes } from "./routes/admin.ts";
+import { type AdminDeps, adminRoutes } from "./routes/admin/mod.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
-import { mirrorAdminRoutes, mirrorFileRoutes } from "./routes/mirror.ts";
+import { mirrorFileRoutes } from "./routes/mirror_files.ts";
+import { mirrorRoutes } from "./routes/admin/mirror.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { accessLog } from "./observe/access_log.ts";
 import { portalRoutes } from "./portal/portal.tsx";
+import type { DispatchDeps } from "./router/dispatch.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
+  const { logger, keys, catalog, people, limits, replicas, adminTokens, mirror } = deps;
+  const dispatch = dispatchDeps(deps);
+  const admin = adminDeps(deps);
   const app = new Hono<AppEnv>();
   app.use("*", async (c, next) => {
     const requestId = newUlid();
@@ -26,21 +32,17 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
     await next();
     c.res.headers.set("x-request-id", requestId);
   });
-  app.use(
-    "*",
-    accessLog(deps.logger.child({ component: "access" }), deps.metrics, deps.tracer),
-  );
-  app.route("/", healthRoutes(deps));
-  app.route("/v1", v1Routes(deps));
-  app.route("/v1", messagesRoutes(deps));
-  app.route("/", rerankRoutes(deps));
-  if (deps.mirror) {
-    app.route("/api/v1/mirror", mirrorAdminRoutes(deps, deps.mirror));
-    app.route("/mirror", mirrorFileRoutes(deps, deps.mirror));
-  }
-  app.route("/api/v1", adminRoutes(deps));
-  app.route("/auth", authRoutes(deps));
-  if (deps.portal) app.route("/", portalRoutes(deps, deps.portal));
+  app.use("*", accessLog(logger.child({ component: "access" }), deps.metrics, deps.tracer));
+  app.route("/", healthRoutes({ replicas }));
+  app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch }));
+  app.route("/v1", messagesRoutes({ keys, limits, dispatch }));
+  app.route("/", rerankRoutes({ keys, limits, catalog, dispatch }));
+  // Before the admin API's `authenticate`: the mirror answers to the admin token alone.
+  app.route("/api/v1/mirror", mirrorRoutes({ adminTokens }, mirror));
+  app.route("/mirror", mirrorFileRoutes({ adminTokens }, mirror));
+  app.route("/api/v1", adminRoutes(admin));
+  app.route("/auth", authRoutes({ people }));
+  if (deps.portal) app.route("/", portalRoutes({ ...admin, limits, dispatch }, deps.portal));
   app.notFound((c) =>
     errorResponseFor(
       c.req.path,
@@ -48,6 +50,31 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
       c.get("requestId"),
     )
   );
-  app.onError(makeOnError(deps.logger));
+  app.onError(makeOnError(logger));
   return app;
+}
+
+function dispatchDeps(d: AppDeps): DispatchDeps {
+  const { catalog, replicas, routing, models, people, usage, metrics, notifier, clock, limits } = d;
+  return { catalog, replicas, routing, models, people, usage, metrics, notifier, clock, limits };
+}
+
+function adminDeps(d: AppDeps): AdminDeps {
+  const { people, adminTokens, keys, catalog, replicas, routing, store, clock } = d;
+  const { nodes, modelServices, settings, keyOwners, notifySender } = d;
+  return {
+    people,
+    adminTokens,
+    keys,
+    catalog,
+    replicas,
+    routing,
+    store,
+    clock,
+    nodes,
+    modelServices,
+    settings,
+    keyOwners,
+    notifySender,
+  };
 }

@@ -5,6 +5,7 @@
 import {
   bool,
   ConfigError,
+  fromFile,
   fromFlagsOrEnv,
   int,
   live,
@@ -14,11 +15,12 @@ import {
   text,
 } from "../core/settings.ts";
 import { defaultDataDir } from "../core/paths.ts";
-import { peopleAuthSettings, peopleSettings } from "./auth/settings.ts";
+import { peopleAuthSettings, peopleSettings } from "./auth/people_settings.ts";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import type { ModelDef } from "./models/model_schema.ts";
 import { parseModelList } from "./models/model_yaml.ts";
 import { AppError } from "../core/errors.ts";
+import { edgeSettings } from "./edge/settings.ts";
 
 /** OpenTelemetry traces (server/observe/tracing.ts). */
 export const otelSettings = {
@@ -110,6 +112,7 @@ export const serverSettings = {
     false,
     "Allow plain HTTP on a non-loopback listen address (only behind a proxy that does TLS)",
   ),
+  ...edgeSettings,
   shutdownGraceMs: int(
     "shutdown_grace_ms",
     30_000,
@@ -257,8 +260,14 @@ export const serverSettings = {
   nodeLostAfterMs: int(
     "nodes.lost_after_ms",
     6_000,
-    "A connected node that sends nothing for this long is lost: its replicas leave the router, in ms",
+    "A connected node that sends nothing for this long is dropped (its channel closed), in ms",
     { min: 100 },
+  ),
+  nodeReplaceAfterMs: int(
+    "nodes.replace_after_ms",
+    60_000,
+    "How long a node may be gone (an agent restart or crash) before its replicas are replaced elsewhere and it counts as lost, in ms; meanwhile its engines stay in routing while they answer their health check",
+    { min: 0 },
   ),
   channelIdleMs: int(
     "nodes.channel_idle_ms",
@@ -348,6 +357,8 @@ export type ServerConfig = Resolved<typeof serverSettings> & {
   models?: ModelDef[];
   /** Settings given by a flag or env for this process: they beat the cluster's stored settings. */
   overridden?: ReadonlySet<string>;
+  /** Settings server.yaml sets: after the first start the store's values beat them. */
+  inFile?: ReadonlySet<string>;
 };
 
 /** Settings that decide where the rest come from; they exist only as flags and env. */
@@ -382,6 +393,7 @@ export async function loadServerConfig(opts: LoadOptions): Promise<ServerConfig>
     ...settings,
     dataDir,
     overridden: fromFlagsOrEnv(serverSettings, opts),
+    inFile: split ? fromFile(serverSettings, split.yaml) : new Set(),
     ...(split?.models ? { models: split.models } : {}),
   };
 }

@@ -1,4 +1,11 @@
-/** Everything the app is built from, passed in so tests can build it with fakes at the edges. */
+/**
+ * The composition root's record: everything the app is built from, made once by
+ * buildServices() (server/build_services.ts) and never changed after. buildApp takes it apart
+ * into each room's few collaborators; no room receives it whole. A feature that is off is a
+ * no-op object here (tracing, webhooks, the models gate), so no caller tests for it; only the
+ * cluster's own services are absent without a cluster listener, and the rooms that serve them
+ * say so in their answers.
+ */
 import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../db/store.ts";
@@ -9,53 +16,57 @@ import type { ModelCatalog } from "./router/catalog.ts";
 import type { ReplicaTable } from "./router/replicas.ts";
 import type { Routing } from "./router/routing.ts";
 import type { UsageSink } from "./usage/recorder.ts";
-import type { NodeServices } from "./nodes/admin_routes.ts";
+import type { NodeServices } from "./nodes/node_services.ts";
 import type { MirrorService } from "./weights/mirror.ts";
 import type { ModelGate } from "./models/model_gate.ts";
 import type { ModelServices } from "./models/model_services.ts";
 import type { GatewayMetrics } from "./observe/gateway_metrics.ts";
-import type { Tracer } from "./observe/tracing.ts";
+import type { RequestTracer } from "./observe/request_tracer.ts";
 import type { KeyOwners } from "./usage/summary.ts";
 import type { ClusterSettings } from "./settings/cluster_settings.ts";
-import type { WebhookSender } from "./notify/webhook_sender.ts";
+import type { WebhookTester } from "./notify/webhook_sender.ts";
 import type { Notifier } from "./notify/notifier.ts";
+import type { PortalOptions } from "./portal/portal.tsx";
+
+/** Read per request; a live setting changes them in place. */
+export interface Limits {
+  maxBodyBytes: number;
+  firstByteTimeoutMs: number;
+}
 
 export interface AppDeps {
-  limits: { maxBodyBytes: number; firstByteTimeoutMs: number };
-  store: Store;
-  clock: Clock;
-  logger: Logger;
-  keys: KeyService;
-  adminTokens: AdminTokens;
-  catalog: ModelCatalog;
-  replicas: ReplicaTable;
+  readonly limits: Limits;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly keys: KeyService;
+  readonly adminTokens: AdminTokens;
+  readonly catalog: ModelCatalog;
+  readonly replicas: ReplicaTable;
   /** Admission queues, prefix index and routing settings. */
-  routing: Routing;
-  usage: UsageSink;
-  /** Joined nodes and their channels; absent when there is no cluster listener. */
-  nodes?: NodeServices;
+  readonly routing: Routing;
+  readonly usage: UsageSink;
   /** Tenancy, limits, budgets, admission, audit, sign-in (people branch). */
-  people: PeopleServices;
-  /** The weights mirror (admin API /api/v1/mirror, files at /mirror/); absent when off. */
-  mirror?: MirrorService;
+  readonly people: PeopleServices;
+  /** The weights mirror (admin API /api/v1/mirror, files at /mirror/). */
+  readonly mirror: MirrorService;
   /** The catalog's rules on the request path and waiting for a replica to start. */
-  models?: ModelGate;
-  /** The reconciler and the model admin operations; absent without a cluster listener. */
-  modelServices?: ModelServices;
-  /** Where keys belong (project, team), for usage by project/team; absent until tenancy has it. */
-  keyOwners?: KeyOwners;
+  readonly models: ModelGate;
+  /** Joined nodes and their channels; undefined without a cluster listener. */
+  readonly nodes: NodeServices | undefined;
+  /** The reconciler and the model admin operations; undefined without a cluster listener. */
+  readonly modelServices: ModelServices | undefined;
+  /** Where keys belong (project, team), for usage by project/team. */
+  readonly keyOwners: KeyOwners;
   /** The cluster's settings (store-backed; live ones apply at once). */
-  settings?: ClusterSettings;
+  readonly settings: ClusterSettings;
   /** Notification episodes: the limits code calls `notifier.budgetReached(level, subject)`. */
-  notifier?: Notifier;
-  /** Webhook deliveries; absent when `notify.webhooks` is empty. */
-  notifySender?: WebhookSender;
-  /** Served over HTTPS: session cookies get the Secure flag. */
-  secureCookies?: boolean;
-  /** OpenTelemetry traces; absent when `otel.endpoint` is empty. */
-  tracer?: Tracer;
-  /** Prometheus metrics; absent in tests that do not look at them. */
-  metrics?: GatewayMetrics;
+  readonly notifier: Notifier;
+  /** Test deliveries to the webhooks; answers nothing when `notify.webhooks` is empty. */
+  readonly notifySender: WebhookTester;
+  /** OpenTelemetry spans for requests; does nothing when `otel.endpoint` is empty. */
+  readonly tracer: RequestTracer;
+  readonly metrics: GatewayMetrics;
   /** The browser portal (server/portal/), or undefined when it is off. */
-  portal?: { publicUrl: string };
+  readonly portal: PortalOptions | undefined;
 }

@@ -17,6 +17,7 @@ type OpenAIErrorType =
   | "rate_limit_error"
   | "server_error"
   | "requests"
+  | "tokens"
   | "insufficient_quota";
 
 export function statusOf(
@@ -28,6 +29,7 @@ export function statusOf(
   switch (code) {
     case "invalid_json":
     case "invalid_request":
+    case "tokens_over_limit":
     case "unsupported_endpoint":
     case "weights_source_invalid":
     case "weights_unresolvable":
@@ -69,9 +71,12 @@ export function statusOf(
     case "provider_rate_limited":
       return { status: 429, type: "rate_limit_error" };
     case "rate_limited":
+    case "parallel_limited":
     case "too_many_unknown_keys":
     case "too_many_attempts":
       return { status: 429, type: "requests" };
+    case "tokens_rate_limited":
+      return { status: 429, type: "tokens" };
     case "budget_exceeded":
       return { status: 429, type: "insufficient_quota" };
     case "engine_stalled":

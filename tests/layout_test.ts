@@ -94,8 +94,13 @@ async function treeImports(): Promise<{ files: string[]; edges: ImportEdge[] }> 
     const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
       modules: { specifier: string; dependencies?: InfoDependency[] }[];
     };
-    const inTree = (href: string | undefined) =>
-      href?.startsWith(root.href) ? decodeURIComponent(href.slice(root.href.length)) : undefined;
+    // npm packages resolve into node_modules/ inside the tree (a symlinked node_modules resolves
+    // outside it): they are nobody's room, so they never break the layout.
+    const inTree = (href: string | undefined) => {
+      if (!href?.startsWith(root.href)) return undefined;
+      const path = decodeURIComponent(href.slice(root.href.length));
+      return path.startsWith("node_modules/") ? undefined : path;
+    };
     const edges: ImportEdge[] = [];
     for (const m of graph.modules) {
       const from = inTree(m.specifier);

@@ -69,11 +69,15 @@ export class ControlChannel {
     }
   }
 
-  async close(): Promise<void> {
+  /**
+   * `restarting`: the agent goes but leaves its engines running for the next one, so the control
+   * plane keeps them in routing for its grace instead of forgetting them at once.
+   */
+  async close(how: "stopping" | "restarting" = "stopping"): Promise<void> {
     this.#stopped = true;
     this.#wake?.();
     try {
-      this.#socket?.close(1000, "agent stopping");
+      this.#socket?.close(1000, `agent ${how}`);
     } catch {
       // Already closed.
     }

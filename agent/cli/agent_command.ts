@@ -21,7 +21,9 @@ export const agentCommand: Command = {
     if (values.help) {
       console.log(
         `Usage: llmgw agent [--data DIR] [options]\n\nRuns a node: dials the control plane, ` +
-          `reports the machine, runs the engines it is told to.\n${agentHelp}`,
+          `reports the machine, runs the engines it is told to. SIGTERM ends the agent and ` +
+          `leaves its engines running for the next one to adopt; SIGINT (Ctrl-C) stops them ` +
+          `first.\n${agentHelp}`,
       );
       return 0;
     }
@@ -29,7 +31,11 @@ export const agentCommand: Command = {
   },
 };
 
-/** Runs until SIGINT/SIGTERM (engines are stopped) or until the node's credential is refused. */
+/**
+ * Runs until SIGINT or SIGTERM, or until the node's credential is refused. SIGTERM (what systemd
+ * sends to restart or stop the unit, which has KillMode=process) leaves the engines running for
+ * the next agent to adopt; SIGINT (Ctrl-C) stops them first.
+ */
 export async function runAgent(
   flags: Record<string, string | boolean | undefined>,
 ): Promise<number> {
@@ -64,7 +70,10 @@ export async function runAgent(
     await agent.stop();
     return 3;
   }
-  logger.info("shutting down", { signal: outcome.signal });
-  await agent.stop();
+  const keepEngines = outcome.signal === "SIGTERM";
+  logger.info(keepEngines ? "shutting down; engines keep running" : "shutting down", {
+    signal: outcome.signal,
+  });
+  await agent.stop({ keepEngines });
   return 0;
 }

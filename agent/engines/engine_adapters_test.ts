@@ -3,7 +3,7 @@ import { engineNames, engineTraits } from "../../core/engines/engine_traits.ts";
 import { builtinAdapters } from "./builtin_adapters.ts";
 import type { PlanInput } from "./engine_adapter.ts";
 import { readyByStatusAndBody } from "./engine_adapter.ts";
-import { LaunchPlanError, UnsafeFlagError } from "./launch_plan_error.ts";
+import { LaunchPlanError, UnsafeFlagError } from "../../core/engines/launch_plan_error.ts";
 
 const key = "sk-llmgw-replica-secret-123";
 const input = (over: Partial<PlanInput> = {}): PlanInput => ({

@@ -2,7 +2,7 @@
 import { assertEquals, assertThrows } from "../../tests/assert.ts";
 import { builtinAdapters } from "./builtin_adapters.ts";
 import type { PlanInput } from "./engine_adapter.ts";
-import { LaunchPlanError, UnsafeFlagError } from "./launch_plan_error.ts";
+import { LaunchPlanError, UnsafeFlagError } from "../../core/engines/launch_plan_error.ts";
 import { isHubId, parseVllmVersion } from "./vllm.ts";
 import { parseLlamacppVersion } from "./llamacpp.ts";
 

@@ -2,89 +2,11 @@
 import type { EngineAdapter, EngineProfile, LaunchPlan, PlanInput } from "./engine_adapter.ts";
 import { httpProbes } from "./engine_adapter.ts";
 import { detectBinary } from "./detect_binary.ts";
-import { checkFlags, commonRefusals, type FlagRules, type Refusal } from "./flag_gate.ts";
-import { LaunchPlanError } from "./launch_plan_error.ts";
-import { llamacppDialect } from "./metric_dialect.ts";
 import { engineTraits } from "../../core/engines/engine_traits.ts";
-
-const { setByAgent, credential, readsFile, writesFile } = commonRefusals;
-const download: Refusal = { why: "downloads a model or file the agent did not fetch and check" };
-const loadsFile: Refusal = { why: "loads a file outside the model's weights" };
-const logsPrompts: Refusal = { why: "logs prompts and answers" };
-
-export const llamacppFlagRules: FlagRules = {
-  engine: "llamacpp",
-  abbreviations: false,
-  // `--embd-bge-small-en-default`, `--fim-qwen-7b-default`, ...: each fetches a model by name.
-  refusedPatterns: [{ pattern: /^--[a-z0-9-]+-default$/, why: download.why }],
-  refused: {
-    "-m": setByAgent,
-    "--model": setByAgent,
-    "-a": setByAgent,
-    "--alias": setByAgent,
-    "--hf-token": credential,
-    "-hft": credential,
-    "-mu": download,
-    "--model-url": download,
-    "-hf": download,
-    "-hfr": download,
-    "--hf-repo": download,
-    "-hff": download,
-    "--hf-file": download,
-    "-hfd": download,
-    "-hfrd": download,
-    "--hf-repo-draft": download,
-    "-hfv": download,
-    "-hfrv": download,
-    "--hf-repo-v": download,
-    "-hffv": download,
-    "--hf-file-v": download,
-    "-dr": download,
-    "--docker-repo": download,
-    "-mmu": download,
-    "--mmproj-url": download,
-    "-md": loadsFile,
-    "--model-draft": loadsFile,
-    "-mv": loadsFile,
-    "--model-vocoder": loadsFile,
-    "-mm": { why: "loads a file; the projector is fetched with the model" },
-    "--mmproj": { why: "loads a file; the projector is fetched with the model" },
-    "--lora": loadsFile,
-    "--lora-scaled": loadsFile,
-    "--control-vector": loadsFile,
-    "--control-vector-scaled": loadsFile,
-    "-f": readsFile,
-    "--file": readsFile,
-    "-bf": readsFile,
-    "--binary-file": readsFile,
-    "-jf": readsFile,
-    "--json-schema-file": readsFile,
-    "--grammar-file": readsFile,
-    "-sysf": readsFile,
-    "--system-prompt-file": readsFile,
-    "--models-dir": loadsFile,
-    "--models-preset": readsFile,
-    "--chat-template-file": readsFile,
-    "--ssl-key-file": readsFile,
-    "--ssl-cert-file": readsFile,
-    "--prompt-cache": writesFile,
-    "--logdir": writesFile,
-    "--log-file": writesFile,
-    "--slot-save-path": writesFile,
-    "--path": { why: "serves a directory's files over HTTP" },
-    "--media-path": { why: "lets requests read local files" },
-    "--rpc": { why: "sends the model and prompts to other machines" },
-    "--props": { why: "lets clients change the server's settings" },
-    "--no-slots": { why: "the agent reads the slots" },
-    "-v": logsPrompts,
-    "--verbose": logsPrompts,
-    "--log-verbose": logsPrompts,
-    "-lv": logsPrompts,
-    "--verbosity": logsPrompts,
-    "--log-verbosity": logsPrompts,
-    "--verbose-prompt": logsPrompts,
-  },
-};
+import { checkFlags } from "../../core/engines/flag_gate.ts";
+import { llamacppFlagRules } from "../../core/engines/engine_flag_rules.ts";
+import { LaunchPlanError } from "../../core/engines/launch_plan_error.ts";
+import { llamacppDialect } from "./metric_dialect.ts";
 
 /** "version: 6134 (9c4a2d1)" on stderr; a build without git metadata says "0 (unknown)". */
 export function parseLlamacppVersion(output: string): string | undefined {

@@ -6,16 +6,11 @@ import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
 import { VERSION } from "../../core/version.ts";
 import type { EngineAdapter, LaunchPlan, PlanInput } from "./engine_adapter.ts";
 import { httpProbes } from "./engine_adapter.ts";
-import { checkFlags, commonRefusals, type FlagRules } from "./flag_gate.ts";
-import { llamacppDialect } from "./metric_dialect.ts";
-import { LaunchPlanError } from "./launch_plan_error.ts";
 import { engineTraits } from "../../core/engines/engine_traits.ts";
-
-export const simFlagRules: FlagRules = {
-  engine: "sim",
-  abbreviations: false,
-  refused: { "--model": commonRefusals.setByAgent },
-};
+import { checkFlags } from "../../core/engines/flag_gate.ts";
+import { simFlagRules } from "../../core/engines/engine_flag_rules.ts";
+import { llamacppDialect } from "./metric_dialect.ts";
+import { LaunchPlanError } from "../../core/engines/launch_plan_error.ts";
 
 const traits = engineTraits.sim;
 

@@ -5,57 +5,11 @@
 import type { EngineAdapter, EngineProfile, LaunchPlan, PlanInput } from "./engine_adapter.ts";
 import { httpProbes } from "./engine_adapter.ts";
 import { detectBinary } from "./detect_binary.ts";
-import { checkFlags, commonRefusals, type FlagRules, type Refusal } from "./flag_gate.ts";
-import { LaunchPlanError } from "./launch_plan_error.ts";
-import { vllmDialect } from "./metric_dialect.ts";
 import { engineTraits } from "../../core/engines/engine_traits.ts";
-
-const { setByAgent, credential, readsFile, writesFile } = commonRefusals;
-const loadsCode: Refusal = { why: "loads Python code" };
-const fetches: Refusal = { why: "fetches another revision than the one pinned and checked" };
-
-export const vllmFlagRules: FlagRules = {
-  engine: "vllm",
-  abbreviations: true,
-  refused: {
-    "--model": setByAgent,
-    "--served-model-name": setByAgent,
-    "--trust-remote-code": {
-      why: "runs code from the model's repository; allow it explicitly for models that need it",
-      allowable: true,
-    },
-    "--load-format": { why: "changes how weights load, and some ways run code (pickle)" },
-    "--download-dir": writesFile,
-    "--tokenizer": { why: "reads another repository or path" },
-    "--hf-token": credential,
-    "--hf-overrides": { why: "rewrites the checkpoint config, which can name code to load" },
-    "--chat-template": readsFile,
-    "--ssl-keyfile": readsFile,
-    "--ssl-certfile": readsFile,
-    "--ssl-ca-certs": readsFile,
-    "--lora-modules": readsFile,
-    "--allowed-local-media-path": { why: "serves local files to requests" },
-    "--uds": { why: "listens where the agent does not look" },
-    "--enable-log-requests": { why: "logs prompts" },
-    "--enable-log-outputs": { why: "logs answers" },
-    "--config": { why: "reads more flags from a file, past this gate" },
-    "--revision": fetches,
-    "--code-revision": fetches,
-    "--tokenizer-revision": fetches,
-    "--speculative-config": { why: "can name a draft model to download unchecked" },
-    "--qlora-adapter-name-or-path": readsFile,
-    "--hf-config-path": readsFile,
-    "--generation-config": readsFile,
-    "--otlp-traces-endpoint": { why: "sends request traces to another machine" },
-    "--middleware": loadsCode,
-    "--tool-parser-plugin": loadsCode,
-    "--reasoning-parser-plugin": loadsCode,
-    "--logits-processors": loadsCode,
-    "--logits-processor-pattern": loadsCode,
-    "--worker-cls": loadsCode,
-    "--worker-extension-cls": loadsCode,
-  },
-};
+import { checkFlags } from "../../core/engines/flag_gate.ts";
+import { vllmFlagRules } from "../../core/engines/engine_flag_rules.ts";
+import { LaunchPlanError } from "../../core/engines/launch_plan_error.ts";
+import { vllmDialect } from "./metric_dialect.ts";
 
 /**
  * Whether vLLM would fetch `s` from the Hugging Face hub: "org/name", not a path, not a URL, and

@@ -7,7 +7,7 @@
 import type { GpuReport } from "../../core/protocol/host_report.ts";
 import { type ProcStat, readStat } from "../proc_tree.ts";
 
-export interface ShardProcess {
+export interface ReplicaProcess {
   readonly shardId: string;
   /** The engine's main process, as the supervisor started it. */
   readonly pid: number;
@@ -18,7 +18,7 @@ const maxAncestry = 16;
 
 export function ownerOf(
   pid: number,
-  shards: readonly ShardProcess[],
+  shards: readonly ReplicaProcess[],
   stat: (pid: number) => ProcStat | undefined = readStat,
 ): string | undefined {
   const direct = shards.find((s) => s.pid === pid);
@@ -41,7 +41,7 @@ export function ownerOf(
 /** The report with `shardId` set on every process a shard owns (a copy; the input is kept). */
 export function attributeGpuProcesses(
   report: GpuReport,
-  shards: readonly ShardProcess[],
+  shards: readonly ReplicaProcess[],
   stat: (pid: number) => ProcStat | undefined = readStat,
 ): GpuReport {
   const live = shards.filter((s) => s.pid > 1);

@@ -8,6 +8,7 @@ import { buildStubNvml, StubNvmlUnavailable } from "./testdata/build_stub_nvml.t
 import { openGpuProbe } from "./open_gpu_probe.ts";
 import { openNvml } from "./nvml_library.ts";
 import { NvmlProbe } from "./nvml_probe.ts";
+import { skipNote } from "../../tests/helpers/skip.ts";
 
 const GiB = 1024 ** 3;
 const dir = await Deno.makeTempDir({ prefix: "llmgw-nvml-" });
@@ -19,7 +20,6 @@ try {
   if (!(e instanceof StubNvmlUnavailable)) throw e;
   skip = e.message;
 }
-if (skip) console.warn(`skipping NVML tests: ${skip}`);
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
 
 function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
@@ -28,7 +28,8 @@ function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise
 }
 
 Deno.test({
-  name: "NVML: two cards with their figures; an unsupported call leaves only that field absent",
+  name: "NVML: two cards with their figures; an unsupported call leaves only that field absent" +
+    skipNote(skip),
   ignore: !stub,
   async fn() {
     const opened = openNvml(stub!);
@@ -82,7 +83,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "NVML: init failure is an error in NVML's words, and a later sample retries init",
+  name: "NVML: init failure is an error in NVML's words, and a later sample retries init" +
+    skipNote(skip),
   ignore: !stub,
   async fn() {
     const probe = await openGpuProbe({ nvmlLibrary: stub!, nvidiaSmi: "/nonexistent/nvidia-smi" });

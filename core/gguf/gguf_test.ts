@@ -2,11 +2,17 @@ import { assert, assertEquals, assertRejects, assertThrows } from "../../tests/a
 import { GgufError, GgufNeedMore, parseGguf } from "./gguf_parse.ts";
 import { ggufFacts } from "./gguf_facts.ts";
 import { readGgufFile } from "./read_gguf_file.ts";
-import { fixture } from "../../tests/helpers/fixtures.ts";
+import { fixture, fixtureAbsent } from "../../tests/helpers/fixtures.ts";
+import { skipNote } from "../../tests/helpers/skip.ts";
 
-Deno.test("gguf: the tiny llama fixture's figures", async () => {
-  const path = fixture("tiny-random-llama.gguf");
-  if (!path) return;
+const llama = "tiny-random-llama.gguf";
+const bert = "tiny-random-bert-embed.gguf";
+
+Deno.test({
+  name: "gguf: the tiny llama fixture's figures" + skipNote(fixtureAbsent(llama)),
+  ignore: !fixture(llama),
+}, async () => {
+  const path = fixture(llama)!;
   const { facts } = await readGgufFile(path);
   assertEquals(facts.architecture, "llama");
   assertEquals(facts.layers, 2);
@@ -21,9 +27,11 @@ Deno.test("gguf: the tiny llama fixture's figures", async () => {
   assert(facts.tensorBytes! > 4_000_000 && facts.tensorBytes! < facts.fileSize!);
 });
 
-Deno.test("gguf: the tiny bert embedding fixture pools by mean", async () => {
-  const path = fixture("tiny-random-bert-embed.gguf");
-  if (!path) return;
+Deno.test({
+  name: "gguf: the tiny bert embedding fixture pools by mean" + skipNote(fixtureAbsent(bert)),
+  ignore: !fixture(bert),
+}, async () => {
+  const path = fixture(bert)!;
   const { facts } = await readGgufFile(path);
   assertEquals(facts.architecture, "bert");
   assertEquals(facts.pooling, "mean");
@@ -31,9 +39,11 @@ Deno.test("gguf: the tiny bert embedding fixture pools by mean", async () => {
   assertEquals(facts.embeddingWidth, 64);
 });
 
-Deno.test("gguf: a truncated fixture fails with a sentence, at once", async () => {
-  const path = fixture("tiny-random-llama.gguf");
-  if (!path) return;
+Deno.test({
+  name: "gguf: a truncated fixture fails with a sentence, at once" + skipNote(fixtureAbsent(llama)),
+  ignore: !fixture(llama),
+}, async () => {
+  const path = fixture(llama)!;
   const bytes = await Deno.readFile(path);
   const dir = await Deno.makeTempDir();
   try {

@@ -14,14 +14,32 @@ import { loadSnapshotSchema } from "./load_snapshot.ts";
 /** Bumped only for a change an older peer cannot ignore. */
 export const protocolVersion = 1;
 
-export const shardStates = ["starting", "ready", "restarting", "failed", "stopped"] as const;
+/** `unhealthy`: running but failing its health checks (hung); out of routing until it answers. */
+export const replicaReportStates = [
+  "starting",
+  "ready",
+  "unhealthy",
+  "restarting",
+  "failed",
+  "stopped",
+] as const;
+
+export const replicaLoadSchema = z.object({
+  known: z.boolean(),
+  kvCacheUsage: z.number().min(0).max(1).optional(),
+  running: z.number().nonnegative().optional(),
+  waiting: z.number().nonnegative().optional(),
+  decodeTokensPerSecond: z.number().nonnegative().optional(),
+  promptTokensPerSecond: z.number().nonnegative().optional(),
+  readAt: z.number(),
+});
 
 /** One shard as the agent sees it. */
-export const shardReportSchema = z.object({
+export const replicaReportSchema = z.object({
   shardId: z.string().min(1),
   model: z.string(),
   engine: z.string(),
-  state: z.enum(shardStates),
+  state: z.enum(replicaReportStates),
   /** Where the router reaches the engine. */
   baseUrl: z.string(),
   /** 0 before the first process started. */
@@ -34,14 +52,14 @@ export const shardReportSchema = z.object({
   /** Why the last start failed, with the tail of the engine's output; absent when it did not. */
   error: z.string().optional(),
 });
-export type ShardReport = z.infer<typeof shardReportSchema>;
+export type ReplicaReport = z.infer<typeof replicaReportSchema>;
 
 /**
  * What placement decided for a shard: the engine profile (context per request, slots, GPU layers,
  * tensor parallel, mode) and the cards it may see (CUDA_VISIBLE_DEVICES). Absent: the engine's
  * own defaults and every card (a shard started by hand).
  */
-export const shardLaunchSchema = z.object({
+export const replicaLaunchSchema = z.object({
   contextLength: z.number().int().positive().optional(),
   parallel: z.number().int().positive().optional(),
   gpuLayers: z.number().int().nonnegative().optional(),
@@ -50,10 +68,10 @@ export const shardLaunchSchema = z.object({
   allowPickle: z.boolean().optional(),
   gpus: z.array(z.number().int().nonnegative()).optional(),
 });
-export type ShardLaunch = z.infer<typeof shardLaunchSchema>;
+export type ReplicaLaunch = z.infer<typeof replicaLaunchSchema>;
 
 /** What a control plane may ask an agent to run. The key is the one the engine must require. */
-export const shardSpecSchema = z.object({
+export const replicaSpecSchema = z.object({
   shardId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/),
   model: z.string().min(1),
   engine: z.string().min(1),
@@ -61,9 +79,9 @@ export const shardSpecSchema = z.object({
   args: z.array(z.string()).default([]),
   apiKey: z.string().min(16),
   readyTimeoutMs: z.number().int().positive().optional(),
-  launch: shardLaunchSchema.optional(),
+  launch: replicaLaunchSchema.optional(),
 });
-export type ShardSpec = z.infer<typeof shardSpecSchema>;
+export type ReplicaSpec = z.infer<typeof replicaSpecSchema>;
 
 // ---- agent → control plane ----
 
@@ -83,15 +101,15 @@ export const heartbeatSchema = z.object({
   host: hostInfoSchema.optional(),
   gpu: gpuReportSchema.optional(),
   engines: z.array(engineInstalledSchema).optional(),
-  shards: z.array(shardReportSchema),
+  shards: z.array(replicaReportSchema),
   warnings: z.array(z.string()).default([]),
 });
 export type Heartbeat = z.infer<typeof heartbeatSchema>;
 
 /** Sent the moment a shard changes state, so the router need not wait for the next heartbeat. */
-export const shardStateSchema = z.object({
+export const replicaStateSchema = z.object({
   type: z.literal("shard_state"),
-  shard: shardReportSchema,
+  shard: replicaReportSchema,
 });
 
 export const commandResultSchema = z.object({
@@ -99,7 +117,7 @@ export const commandResultSchema = z.object({
   /** The id of the command answered. */
   id: z.string(),
   ok: z.boolean(),
-  shard: shardReportSchema.optional(),
+  shard: replicaReportSchema.optional(),
   /** A sentence for the operator; for a failed start it ends with what the engine printed. */
   error: z.string().optional(),
   /** The engine's captured output when a start failed. */
@@ -132,7 +150,7 @@ const pongSchema = z.object({ type: z.literal("pong"), id: z.string() });
 export const agentMessageSchema = z.discriminatedUnion("type", [
   helloSchema,
   heartbeatSchema,
-  shardStateSchema,
+  replicaStateSchema,
   commandResultSchema,
   weightsProgressSchema,
   pingSchema,
@@ -153,15 +171,15 @@ export const welcomeSchema = z.object({
    * Every shard this node is meant to run. The agent ensures each (a running one is adopted, not
    * restarted) and stops engines an earlier agent left that are not among them.
    */
-  shards: z.array(shardSpecSchema),
+  shards: z.array(replicaSpecSchema),
 });
 
-export const startShardSchema = z.object({
+export const startReplicaSchema = z.object({
   type: z.literal("start_shard"),
   id: z.string(),
-  spec: shardSpecSchema,
+  spec: replicaSpecSchema,
 });
-export const stopShardSchema = z.object({
+export const stopReplicaSchema = z.object({
   type: z.literal("stop_shard"),
   id: z.string(),
   shardId: z.string(),
@@ -191,8 +209,8 @@ export const removeWeightsSchema = z.object({
 
 export const serverMessageSchema = z.discriminatedUnion("type", [
   welcomeSchema,
-  startShardSchema,
-  stopShardSchema,
+  startReplicaSchema,
+  stopReplicaSchema,
   fetchWeightsSchema,
   removeWeightsSchema,
   pingSchema,

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { decodeJoinCode, encodeJoinCode } from "./join_code.ts";
 import { Liveness } from "./liveness.ts";
+import { FakeClock } from "../clock.ts";
 import { agentMessageSchema, decodeMessage, serverMessageSchema } from "./messages.ts";
 
 Deno.test("messages: valid frames parse; invalid ones are refused with where they are wrong", () => {
@@ -72,7 +73,8 @@ Deno.test("join code: round trip; damaged or foreign text is refused without ech
   assertEquals(msg.includes("something"), false);
 });
 
-Deno.test("liveness: silence brings a ping; an answer keeps it; no answer declares the peer dead", async () => {
+Deno.test("liveness: silence brings a ping; an answer keeps it; no answer declares the peer dead", () => {
+  const clock = new FakeClock();
   const pings: string[] = [];
   let dead = 0;
   const l = new Liveness({
@@ -80,16 +82,30 @@ Deno.test("liveness: silence brings a ping; an answer keeps it; no answer declar
     answerMs: 100,
     sendPing: (id) => pings.push(id),
     onDead: () => dead++,
+    clock,
   });
+  const after = (ms: number) => {
+    clock.advance(ms);
+    l.check();
+  };
   try {
-    await new Promise((r) => setTimeout(r, 180));
-    assertEquals(pings.length, 1);
+    after(99);
+    assertEquals(pings.length, 0, "not yet idle");
+    after(1);
+    assertEquals(pings, ["1"]);
+    after(0);
+    assertEquals(pings.length, 1, "one ping per silence");
     l.heard(); // the pong
-    await new Promise((r) => setTimeout(r, 60));
-    assertEquals(dead, 0);
-    await new Promise((r) => setTimeout(r, 450));
-    assertEquals(pings.length, 2);
+    after(99);
+    assertEquals([pings.length, dead], [1, 0]);
+    after(1);
+    assertEquals(pings, ["1", "2"], "silent again: a second ping");
+    after(99);
+    assertEquals(dead, 0, "still within the answer window");
+    after(1);
     assertEquals(dead, 1);
+    after(1000);
+    assertEquals([pings.length, dead], [2, 1], "once dead, nothing more");
   } finally {
     l.stop();
   }

@@ -17,6 +17,8 @@ export const numericLimits = [
   "budgetDayTokens",
   "budgetMonthTokens",
   "maxKeyTtlMs",
+  "maxParallel",
+  "weight",
 ] as const;
 export type NumericLimit = (typeof numericLimits)[number];
 
@@ -31,6 +33,8 @@ export const emptyLimits: LimitSet = {
   budgetDayTokens: null,
   budgetMonthTokens: null,
   maxKeyTtlMs: null,
+  maxParallel: null,
+  weight: null,
   models: null,
 };
 

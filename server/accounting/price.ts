@@ -1,5 +1,6 @@
 /**
- * Prices and costs, in micro-units of currency per 1,000 tokens. Costs always round up: rounding
+ * Prices and costs, in micro-units of the cluster's currency (`accounting.currency`) per 1,000
+ * tokens. Costs always round up: rounding
  * down would make a stream of tiny requests free, exactly the traffic a quota exists to bound.
  */
 import { AppError } from "../../core/errors.ts";
@@ -35,7 +36,14 @@ export function cost(p: Price, prompt: number, cached: number, completion: numbe
  * a default for models that set none.
  */
 export class PriceBook {
-  constructor(private readonly deps: { catalog: ModelCatalog; defaultPrice: Price }) {}
+  constructor(
+    private readonly deps: { catalog: ModelCatalog; defaultPrice: Price; currency?: string },
+  ) {}
+
+  /** The ISO 4217 code every price, cost and budget is in. */
+  get currency(): string {
+    return this.deps.currency ?? "USD";
+  }
 
   get defaultPrice(): Price {
     return this.deps.defaultPrice;

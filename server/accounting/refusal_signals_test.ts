@@ -2,16 +2,24 @@
 import { assertEquals, assertMatch } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
 import { GatewayMetrics } from "../observe/gateway_metrics.ts";
-import type { Notifier } from "../notify/notifier.ts";
+import { Notifier } from "../notify/notifier.ts";
+import type { NotificationEvent } from "../notify/webhook_sender.ts";
+import { silentLogger } from "../../core/log.ts";
+import { FakeClock } from "../../core/clock.ts";
 
 Deno.test("limit refusals reach the metrics and a spent budget reaches the notifier", async () => {
-  const h = await startHarness();
   const metrics = new GatewayMetrics();
-  const reached: string[] = [];
-  h.deps.metrics = metrics;
-  h.deps.notifier = {
-    budgetReached: (level: string, subject: string) => reached.push(`${level}:${subject}`),
-  } as unknown as Notifier;
+  const clock = new FakeClock();
+  // The real notifier; only its outer edge, where the webhook sender would take over, records.
+  const sent: NotificationEvent[] = [];
+  const notifier = new Notifier({
+    send: (e) => sent.push(e),
+    clock,
+    logger: silentLogger,
+    quietMs: 60_000,
+    diskLowBytes: 1,
+  });
+  const h = await startHarness({ clock, app: { metrics, notifier } });
   const patch = (body: unknown) => h.admin("PATCH", "limits/global/global", body);
   const ask = () =>
     h.v1("/chat/completions", {
@@ -31,12 +39,16 @@ Deno.test("limit refusals reach the metrics and a spent budget reaches the notif
     );
 
     assertEquals((await patch({ rpm: 1000, budget_day_tokens: 1 })).status, 200);
-    const spent = await ask();
-    assertEquals(spent.status, 429);
-    await spent.body?.cancel();
-    assertEquals(reached.length, 1);
-    assertMatch(reached[0]!, /^global:/);
+    for (let i = 0; i < 2; i++) {
+      const spent = await ask();
+      assertEquals(spent.status, 429);
+      await spent.body?.cancel();
+    }
+    // Two refusals, one episode: one message, firing, about the global level.
+    assertEquals(sent.map((e) => [e.event, e.state]), [["budget_reached", "firing"]]);
+    assertMatch(sent[0]!.subject, /^global:/);
   } finally {
+    notifier.close();
     await h.close();
   }
 });

@@ -10,9 +10,10 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppEnv } from "../app_env.ts";
-import type { AppDeps } from "../deps.ts";
 import { AppError } from "../../core/errors.ts";
-import { keyPrefix } from "../keys/keys.ts";
+import { keyPrefix, type KeyService } from "../keys/keys.ts";
+import type { PeopleServices } from "../tenancy/services.ts";
+import type { AdminTokens } from "./admin_tokens.ts";
 import type { Actor } from "../tenancy/access.ts";
 import type { Person } from "../tenancy/tenancy.ts";
 import { adminTokenPrefix, bearerToken } from "./admin_tokens.ts";
@@ -37,7 +38,14 @@ export function personActor(kind: "session" | "key", id: string, p: Person): Act
   };
 }
 
-export async function authenticate(deps: AppDeps, c: Context<AppEnv>): Promise<Actor> {
+/** What telling the caller needs: the three kinds of credential. */
+export interface Authenticators {
+  people: Pick<PeopleServices, "tenancy" | "sessions">;
+  adminTokens: Pick<AdminTokens, "identify">;
+  keys: Pick<KeyService, "check">;
+}
+
+export async function authenticate(deps: Authenticators, c: Context<AppEnv>): Promise<Actor> {
   const { tenancy, sessions } = deps.people;
   const bearer = bearerToken(c.req.raw);
   if (bearer?.startsWith(adminTokenPrefix)) {

@@ -1,8 +1,11 @@
 /**
- * Local sign-in. Throttles before anything else, per (address, account) so a guesser elsewhere
- * cannot lock the owner out, per address, and per account overall. An unknown email is verified
- * against a decoy hash so it takes as long as a wrong password. Accounts whose password lives
- * with the identity provider (`!oidc`) never match a local password.
+ * Local sign-in, throttled so that a guesser cannot lock the owner out. Everyone is slowed per
+ * address; a browser that never signed in to the account is also slowed per account (all such
+ * browsers together); a browser that did (it carries the account's device mark, see
+ * device_cookie.ts) is slowed only on its own. Each is a growing delay, never a hard lock, so an
+ * attack from elsewhere leaves the owner's known browser signing in as usual. An unknown email is
+ * verified against a decoy hash so it takes as long as a wrong password. Accounts whose password
+ * lives with the identity provider (`!oidc`) never match a local password.
  */
 import type { Clock } from "../../core/clock.ts";
 import { AppError } from "../../core/errors.ts";
@@ -11,51 +14,67 @@ import { toPerson } from "../tenancy/tenancy.ts";
 import { decoyHash, hashPassword, needsRehash, verifyPassword } from "./passwords.ts";
 import type { Sessions } from "./sessions.ts";
 import { Throttle } from "./throttle.ts";
+import { isDeviceMark, makeDeviceMark } from "./device_cookie.ts";
 import { formatReset } from "../accounting/window.ts";
 
+const forgetMs = 15 * 60_000;
+
 export class SignIn {
-  readonly #pair: Throttle;
   readonly #address: Throttle;
   readonly #account: Throttle;
+  readonly #device: Throttle;
 
   constructor(
     private readonly deps: { clock: Clock; tenancy: Tenancy; sessions: Sessions },
   ) {
-    const windowMs = 15 * 60_000;
-    this.#pair = new Throttle({ clock: deps.clock, max: 5, windowMs });
-    this.#address = new Throttle({ clock: deps.clock, max: 30, windowMs });
-    this.#account = new Throttle({ clock: deps.clock, max: 50, windowMs });
+    const clock = deps.clock;
+    const slow = { baseMs: 1_000, maxMs: 5 * 60_000, forgetMs };
+    this.#address = new Throttle({ clock, free: 10, ...slow, capacity: 50_000 });
+    this.#account = new Throttle({ clock, free: 10, ...slow, capacity: 50_000 });
+    this.#device = new Throttle({ clock, free: 5, ...slow, capacity: 10_000 });
   }
 
-  async signIn(login: string, password: string, addr: string): Promise<{
+  /**
+   * `mark` is the browser's device cookie, if any; on success the answer carries a fresh one to
+   * set.
+   */
+  async signIn(login: string, password: string, addr: string, mark?: string): Promise<{
     person: Person;
     token: string;
+    mark: string;
   }> {
     const account = login.trim().toLowerCase();
-    const pair = `${addr}\u0000${account}`;
-    const wait = Math.max(
-      this.#pair.waitFor(pair),
-      this.#address.waitFor(addr),
-      this.#account.waitFor(account),
-    );
-    if (wait > 0) throw new AppError("too_many_attempts", { reset: formatReset(wait) });
+    const now = this.deps.clock.now();
     // Sign-in by email, or by username for accounts without one (init's administrator).
     const row = (await this.deps.tenancy.credentials({ email: account })) ??
       (await this.#byUsername(account));
     const usable = row && !row.passwordHash.startsWith("!") && row.passwordHash !== "";
-    const ok = await verifyPassword(password, usable ? row.passwordHash : await decoyHash());
-    if (!usable || !ok || row.state !== "active") {
-      this.#pair.fail(pair);
-      this.#address.fail(addr);
-      this.#account.fail(account);
-      throw new AppError("invalid_credentials");
+    const known = usable && isDeviceMark(mark, row.passwordHash, row.id, now);
+    const device = known ? `${row.id}\u0000${mark}` : "";
+    const wait = known
+      ? this.#device.waitFor(device)
+      : Math.max(this.#address.waitFor(addr), this.#account.waitFor(account));
+    if (wait > 0) {
+      throw new AppError("too_many_attempts", { reset: formatReset(wait) }, null, {
+        retryAfterS: Math.ceil(wait / 1000),
+      });
     }
-    this.#pair.clear(pair);
-    if (needsRehash(row.passwordHash)) {
-      await this.deps.tenancy.updatePerson(row.id, { passwordHash: await hashPassword(password) });
+    // Counted as a failure before the (slow) check and taken back on success: otherwise many
+    // guesses sent at once would all pass the throttle before the first one failed.
+    if (known) this.#device.fail(device);
+    else this.#address.fail(addr), this.#account.fail(account);
+    const ok = await verifyPassword(password, usable ? row.passwordHash : await decoyHash());
+    if (!usable || !ok || row.state !== "active") throw new AppError("invalid_credentials");
+    // The address keeps its other failures: a guesser could sign in to an account of its own.
+    if (known) this.#device.clear(device);
+    else this.#address.forgive(addr), this.#account.clear(account);
+    let hash = row.passwordHash;
+    if (needsRehash(hash)) {
+      hash = await hashPassword(password);
+      await this.deps.tenancy.updatePerson(row.id, { passwordHash: hash });
     }
     const { token } = await this.deps.sessions.open(row.id);
-    return { person: toPerson(row), token };
+    return { person: toPerson(row), token, mark: makeDeviceMark(hash, row.id, now) };
   }
 
   async #byUsername(username: string) {

@@ -3,7 +3,7 @@ import { systemClock } from "../../core/clock.ts";
 import type { Command } from "../../core/command.ts";
 import { resolveSettings, settingsHelp } from "../../core/settings.ts";
 import { locationSettings } from "../config.ts";
-import { initDataDir, type InitResult } from "../setup/init.ts";
+import { initDataDir, type InitResult } from "../setup/init_data_dir.ts";
 
 export const initCommand: Command = {
   name: "init",
@@ -16,8 +16,9 @@ export const initCommand: Command = {
     if (values.help) {
       console.log(
         `Usage: llmgw init [--data DIR] [--listen HOST:PORT]\n\n` +
-          `Creates the store, cluster secret, first administrator (password printed once),\n` +
-          `admin token (mode 0600) and server.yaml. Running it again changes nothing that exists.\n\n` +
+          `Creates the store, cluster secret, first administrator (password printed, and kept in\n` +
+          `DIR/initial-admin-password, mode 0600, until its first sign-in), admin token (mode 0600)\n` +
+          `and server.yaml. Running it again changes nothing that exists.\n\n` +
           settingsHelp(locationSettings) +
           `\n  --listen                     Listen address written into a new server.yaml`,
       );
@@ -41,7 +42,8 @@ export function printInitResult(r: InitResult): void {
   if (r.existing.length) console.log(`Already present, left unchanged: ${r.existing.join(", ")}`);
   if (r.adminPassword) {
     console.log(
-      `\nAdministrator: admin\nPassword:      ${r.adminPassword}\n(shown once; it is stored only as a hash)`,
+      `\nAdministrator: admin\nPassword:      ${r.adminPassword}\n` +
+        `(stored only as a hash; kept in ${r.adminPasswordFile}, mode 0600, until admin first signs in)`,
     );
   }
   console.log(`Admin token:   ${r.dataDir}/admin.token (mode 0600)`);

@@ -6,6 +6,7 @@
  * counted per client address and refused with 429 past an allowance; the allowance counts only
  * refusals, so a valid key is never refused because of it.
  */
+import { BoundedMap } from "../../core/bounded_map.ts";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
@@ -18,6 +19,8 @@ import { AppError } from "../../core/errors.ts";
 export const keyPrefix = "sk-llmgw-";
 /** Long enough to tell keys apart in a listing and a log line, far too short to help guess one. */
 const shownPrefixLength = keyPrefix.length + 8;
+/** The part of a key that may be shown: what listings show. */
+export const shownPrefix = (key: string) => key.slice(0, shownPrefixLength);
 const bodyLength = 43; // 32 random bytes in base64url
 const checksumLength = 6;
 
@@ -87,7 +90,8 @@ export interface KeyServiceDeps {
 export class KeyService {
   readonly #cache = new Map<string, { result: KeyCheck; until: number }>();
   readonly #inflight = new Map<string, Promise<KeyCheck>>();
-  readonly #unknown = new Map<string, { since: number; count: number }>();
+  /** Unknown keys per client address; bounded, the stalest address out first. */
+  readonly #unknown = new BoundedMap<string, { since: number; count: number }>(10_000);
   readonly #used = new Map<string, number>();
   readonly #lookup: KeyLookup;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -124,7 +128,7 @@ export class KeyService {
     const row = {
       id: ulid(),
       name,
-      prefix: key.slice(0, shownPrefixLength),
+      prefix: shownPrefix(key),
       keyHash: sha256HexSync(key),
       userId: input.userId ?? null,
       projectId: input.projectId ?? null,
@@ -210,12 +214,9 @@ export class KeyService {
   #refuse(addr: string, now: number, reason: "invalid"): KeyCheck {
     const allowance = this.deps.unknownPerMinute ?? 30;
     let w = this.#unknown.get(addr);
-    if (!w || now - w.since >= 60_000) {
-      if (this.#unknown.size > 10_000) this.#unknown.clear();
-      w = { since: now, count: 0 };
-      this.#unknown.set(addr, w);
-    }
+    if (!w || now - w.since >= 60_000) w = { since: now, count: 0 };
     w.count++;
+    this.#unknown.set(addr, w);
     if (w.count > allowance) {
       return { ok: false, reason: "throttled", retryAfterMs: w.since + 60_000 - now };
     }

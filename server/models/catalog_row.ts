@@ -7,6 +7,7 @@
 import type { ModelEntry, ModelInput } from "../router/catalog.ts";
 import type { ModelFacts } from "./memory_estimate.ts";
 import type { ModelDef } from "./model_schema.ts";
+import type { ExternalKeyFile } from "../../db/schema.ts";
 import { type CatalogModel, contextOf } from "./replica_need.ts";
 
 /** Where a model was declared: server.yaml, the admin API, or `llmgw up` (what it serves now). */
@@ -37,7 +38,7 @@ export function rowFromDef(
       priceCompletion: def.prices.completionPer1k,
     }),
     upstreamModel: def.external ? def.external.model : null,
-    externalKeys: def.external?.apiKeyFile ? [{ file: def.external.apiKeyFile }] : null,
+    externalKeys: externalKeysOf(def),
     def: def as unknown as Record<string, unknown>,
     facts: facts as Record<string, unknown>,
     declaredIn: origin,
@@ -58,7 +59,27 @@ export function catalogModelOf(entry: ModelEntry): CatalogModel | undefined {
   return m;
 }
 
+/**
+ * How many ready replicas the model should have at any time: its `scaling.min`, and 0 for one
+ * that is stopped, served by an outside provider or started on demand (its having none is the
+ * plan, not a fault). A row without a def (what `up` serves, a shard started by hand) should
+ * have one. What the "no replica" alert and notification judge a model by.
+ */
+export function replicasWanted(entry: ModelEntry): number {
+  if (entry.stopped || entry.engine === "external") return 0;
+  const def = defOf(entry);
+  if (!def) return 1;
+  return def.external || def.onDemand ? 0 : def.scaling.min;
+}
+
 function unpriced(def: ModelDef): boolean {
   const p = def.prices;
   return p.promptPer1k === 0 && p.completionPer1k === 0 && p.cachedPer1k === 0;
+}
+
+/** The key files of an outside provider, one endpoint each (`external:MODEL#n`, n from 1). */
+function externalKeysOf(def: ModelDef): ExternalKeyFile[] | null {
+  const e = def.external;
+  if (e?.apiKeyFiles) return e.apiKeyFiles.map((k) => ({ file: k.file, weight: k.weight }));
+  return e?.apiKeyFile ? [{ file: e.apiKeyFile }] : null;
 }

@@ -22,7 +22,7 @@ export interface GpuView {
 }
 
 /** What one shard holds on a node: its cards (with the bytes reserved on each), RAM and cores. */
-export interface ShardUse {
+export interface ReplicaUse {
   shardId: string;
   model: string;
   gpus: number[];
@@ -43,8 +43,8 @@ export interface NodeView {
   gpus: GpuView[];
   /** Keys of weights already on the node's disk (`weightsKey` of a model). */
   weights: string[];
-  /** Shards the node runs or is starting, as it (or the shard table) says. */
-  shards: ShardUse[];
+  /** Replicas the node runs or is starting, as it (or the shard table) says. */
+  shards: ReplicaUse[];
 }
 
 export interface ClusterSnapshot {
@@ -83,9 +83,9 @@ export function coreRoom(node: NodeView, ignore: ReadonlySet<string> = new Set()
 }
 
 /** Adds shards the table knows of but the node has not reported yet (just started). */
-export function withShards(
+export function withReplicas(
   snapshot: ClusterSnapshot,
-  shards: ShardUse[],
+  shards: ReplicaUse[],
   nodeOf: Map<string, string>,
 ) {
   const nodes = snapshot.nodes.map((n) => {

@@ -17,7 +17,7 @@ import {
 } from "./placement.ts";
 import { formatBytes } from "./memory_estimate.ts";
 import { type CatalogModel, replicaNeed } from "./replica_need.ts";
-import { inUse, liveStates, type Shard } from "./shard.ts";
+import { inUse, liveStates, type Replica } from "./replica.ts";
 
 export interface ProfileExplanation {
   profile: number;
@@ -49,7 +49,7 @@ export interface ModelExplanation {
 export function explainModel(
   model: CatalogModel,
   snapshot: ClusterSnapshot,
-  shards: readonly Shard[],
+  shards: readonly Replica[],
 ): ModelExplanation {
   return {
     replicas: explainReplicas(model, snapshot, shards),
@@ -60,7 +60,7 @@ export function explainModel(
 function explainReplicas(
   model: CatalogModel,
   snapshot: ClusterSnapshot,
-  shards: readonly Shard[],
+  shards: readonly Replica[],
 ): ReplicaExplanation[] {
   const view = inUse(snapshot, shards);
   const live = shards.filter((s) =>
@@ -70,7 +70,7 @@ function explainReplicas(
     const p = model.def.profiles[s.profile];
     const node = view.nodes.find((n) => n.name === s.node);
     const verdict = p && node
-      ? place({ ...replicaNeed(model, p).request, ignoreShards: new Set([s.id]) }, [node])
+      ? place({ ...replicaNeed(model, p).request, ignoreReplicas: new Set([s.id]) }, [node])
         .considered[0]
       : undefined;
     const where = s.gpus.length
@@ -104,7 +104,7 @@ function explainReplicas(
 function explainNewReplica(
   model: CatalogModel,
   snapshot: ClusterSnapshot,
-  shards: readonly Shard[],
+  shards: readonly Replica[],
 ): ProfileExplanation[] {
   const view = inUse(snapshot, shards);
   return model.def.profiles

@@ -3,9 +3,11 @@
  * cordon) and the node hub (what each connected node last reported). A node's name in the
  * snapshot is its own name, or name#id-tail where two share one, so explanations read well.
  *
- * State: `ready` while connected; `not_ready` while disconnected for less than `lostAfterMs`
+ * State: `ready` while connected; `not_ready` while disconnected for less than `replaceAfterMs`
  * (counted from its last message, and never from before this control plane started, so a
- * restart does not move every replica); `lost` after that — only `lost` moves replicas.
+ * restart does not move every replica); `lost` after that — only `lost` moves replicas. The
+ * grace is what lets an agent restart (an upgrade, a crash) come back to its engines still placed.
+ * A node the hub saw go says more: lost as soon as its kept engines stop answering.
  */
 import type { NodeRow } from "../nodes/node_store.ts";
 import type { LiveNode } from "../nodes/node_hub.ts";
@@ -22,7 +24,13 @@ export interface HubSnapshot {
 export function hubSnapshot(
   rows: readonly NodeRow[],
   connected: readonly LiveNode[],
-  opts: { now: number; startedAt: number; lostAfterMs: number },
+  opts: {
+    now: number;
+    startedAt: number;
+    replaceAfterMs: number;
+    /** What the hub saw of a node that is not connected (NodeHub.absence). */
+    absence?: (nodeId: string) => "grace" | "lost" | undefined;
+  },
 ): HubSnapshot {
   const live = new Map(connected.map((l) => [l.nodeId, l]));
   const count = new Map<string, number>();
@@ -36,7 +44,14 @@ export function hubSnapshot(
     const l = live.get(r.id);
     const hb = l?.heartbeat;
     const silentSince = Math.max(r.lastHeardAt ?? 0, opts.startedAt);
-    const state = l ? "ready" : opts.now - silentSince > opts.lostAfterMs ? "lost" : "not_ready";
+    const absence = l ? undefined : opts.absence?.(r.id);
+    const state = l
+      ? "ready"
+      : absence
+      ? (absence === "lost" ? "lost" : "not_ready")
+      : opts.now - silentSince > opts.replaceAfterMs
+      ? "lost"
+      : "not_ready";
     const gpus: GpuView[] = (hb?.gpu?.gpus ?? []).map((g) => {
       const v: GpuView = { index: g.index, name: g.name, memoryTotal: g.memoryTotalBytes ?? 0 };
       if (g.memoryFreeBytes !== undefined) v.memoryFree = g.memoryFreeBytes;

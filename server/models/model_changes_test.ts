@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
-import { fixture } from "../../tests/helpers/fixtures.ts";
+import { fixture, fixtureAbsent } from "../../tests/helpers/fixtures.ts";
+import { skipNote } from "../../tests/helpers/skip.ts";
 import { readGgufFile } from "../../core/gguf/read_gguf_file.ts";
 import { explainModel } from "./explain_model.ts";
 import { changeGpus } from "./gpus_change.ts";
@@ -110,9 +111,12 @@ Deno.test("sim: a file's weights fill a card as a real engine's would", () => {
   assertEquals(starts.map((c) => c.model), ["s"], "only one fits the card");
 });
 
-Deno.test("facts from a real GGUF header size a replica", async () => {
-  const path = fixture("tiny-random-llama.gguf");
-  if (!path) return;
+Deno.test({
+  name: "facts from a real GGUF header size a replica" +
+    skipNote(fixtureAbsent("tiny-random-llama.gguf")),
+  ignore: !fixture("tiny-random-llama.gguf"),
+}, async () => {
+  const path = fixture("tiny-random-llama.gguf")!;
   const { facts } = await readGgufFile(path);
   const m = model("tiny", 0);
   m.facts = factsFromGguf(facts);

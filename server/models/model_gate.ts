@@ -87,3 +87,10 @@ export function createModelGate(deps: {
     },
   };
 }
+
+/** Without a cluster listener nothing places models: no rule of theirs to check, nothing to wait for. */
+export const noModelGate: ModelGate = {
+  check() {},
+  awaitReplica: () => Promise.resolve(),
+  wake() {},
+};

@@ -16,3 +16,14 @@ export function modelLimits(entry: ModelEntry): Record<string, unknown> {
     ...(m.def.aliases.length ? { aliases: m.def.aliases } : {}),
   };
 }
+
+/**
+ * The most tokens one answer of this model can have: its `max_output`, else its context. What a
+ * request that names no `max_tokens` is held to at admission; undefined when the catalog does not
+ * say (`up`'s own engine, an outside provider).
+ */
+export function outputCeiling(entry: ModelEntry): number | undefined {
+  const m = catalogModelOf(entry);
+  if (!m || m.def.external) return undefined;
+  return m.def.maxOutput ?? contextOf(m).context;
+}

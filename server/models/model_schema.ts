@@ -5,12 +5,15 @@
  * run a model on the CPU). Parsing lives in model_yaml.ts; this file only declares.
  *
  * Rules beyond types: exactly one of `source` / `external`; a pickle source needs `allow_pickle`;
+ * each profile's `args` pass its engine's flag gate (core/engines/engine_flag_rules.ts);
  * `context_length` ≤ `trained_context`; `max_output` ≤ `context_length`; `scaling.min` ≤ `max`;
  * an on-demand model starts at 0 (its `scaling.min` must be 0); a model run here has ≥ 1
  * profile, an outside one none. An empty description is no description (absent, never "").
  */
 import { z } from "zod";
 import { type EngineName, engineNames } from "../../core/engines/engine_traits.ts";
+import { checkEngineFlags } from "../../core/engines/engine_flag_rules.ts";
+import { UnsafeFlagError } from "../../core/engines/launch_plan_error.ts";
 import { isPickleName, type ModelSource, parseSource, sourceFileName } from "./model_source.ts";
 
 export const capabilities = [
@@ -51,6 +54,15 @@ const externalSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   model: z.string().min(1),
   api_key_file: z.string().min(1).optional(),
+  /** Several keys, as the original system took them: each its own endpoint and breaker. */
+  api_key_files: z.array(z.strictObject({
+    file: z.string().min(1),
+    /** Share of requests relative to the other keys. */
+    weight: z.number().positive().max(1_000_000).default(1),
+  })).min(1).max(64).optional(),
+}).refine((e) => !(e.api_key_file && e.api_key_files), {
+  message: "give api_key_file or api_key_files, not both",
+  path: ["api_key_files"],
 });
 
 export const modelInputSchema = z.strictObject({
@@ -102,6 +114,15 @@ export const modelInputSchema = z.strictObject({
   if (m.sha256 && !/^https?:\/\//i.test(m.source ?? "")) {
     bad(["sha256"], "a sha256 is for a URL source (hf: sources are pinned by the hub's own sums)");
   }
+  // The engines' own gate, here so that a refused flag (a key among them) is never stored.
+  m.profiles.forEach((p, i) => {
+    try {
+      checkEngineFlags(p.engine, p.args);
+    } catch (e) {
+      if (!(e instanceof UnsafeFlagError)) throw e;
+      bad(["profiles", i, "args"], e.message);
+    }
+  });
   if (m.external && m.profiles.length) bad(["profiles"], "an external model has no profiles");
   if (m.source && !m.profiles.length) bad(["profiles"], "give at least one profile");
   if (m.trained_context && m.context_length && m.context_length > m.trained_context) {
@@ -148,7 +169,12 @@ export interface ModelDef {
   parsedSource?: ModelSource;
   /** A URL source's sha256 (lower-case hex). */
   sha256?: string;
-  external?: { url: string; model: string; apiKeyFile?: string };
+  external?: {
+    url: string;
+    model: string;
+    apiKeyFile?: string;
+    apiKeyFiles?: { file: string; weight: number }[];
+  };
   capabilities: Capability[];
   trainedContext?: number;
   contextLength?: number;
@@ -208,6 +234,7 @@ export function toModelDef(m: Parsed): ModelDef {
   if (m.external) {
     def.external = { url: m.external.url, model: m.external.model };
     opt(def.external, "apiKeyFile", m.external.api_key_file);
+    opt(def.external, "apiKeyFiles", m.external.api_key_files);
   }
   opt(def, "trainedContext", m.trained_context);
   opt(def, "contextLength", m.context_length);

@@ -123,6 +123,21 @@ Deno.test("model schema: the rules beyond types", () => {
     model: "gpt-x",
     apiKeyFile: "/k",
   });
+  const url = "https://api.example.test/v1";
+  const several = parseModel({
+    name: "gpt",
+    external: { url, model: "gpt-x", api_key_files: [{ file: "/a" }, { file: "/b", weight: 3 }] },
+  });
+  assertEquals(several.external?.apiKeyFiles, [{ file: "/a", weight: 1 }, {
+    file: "/b",
+    weight: 3,
+  }]);
+  const both = assertThrows(() =>
+    parseModel({
+      name: "gpt",
+      external: { url, model: "gpt-x", api_key_file: "/k", api_key_files: [{ file: "/a" }] },
+    }), AppError);
+  assert(both.message.includes("api_key_file or api_key_files"), both.message);
 });
 
 Deno.test("model schema: names and aliases unique across a list; YAML errors are sentences", () => {

@@ -22,9 +22,9 @@ import { planSource } from "./plan_source.ts";
 import type { Reconciler } from "./reconciler.ts";
 import type { CatalogModel } from "./replica_need.ts";
 import { readModelFacts, type ReadPinnedConfig } from "./read_facts.ts";
-import type { ShardTable } from "./shard_table.ts";
+import type { ReplicaRecords } from "./replica_records.ts";
 import { type ReplicaRow, replicaRows } from "./replica_rows.ts";
-import { inUse } from "./shard.ts";
+import { inUse } from "./replica.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import { isEmbedding } from "./replica_need.ts";
 import type { PinnedSource, RemoteSource } from "../../core/weights/pinned_source.ts";
@@ -48,7 +48,7 @@ export class ModelServices {
     readonly deps: {
       catalog: ModelCatalog;
       reconciler: Reconciler;
-      shards: ShardTable;
+      shards: ReplicaRecords;
       logger: Logger;
       replicas: ReplicaTable;
       /** Absent: hf: and URL sources are refused (no way to pin them). */

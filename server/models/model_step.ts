@@ -14,7 +14,7 @@ import {
   replicaNeed,
   specHash,
 } from "./replica_need.ts";
-import { type Command, liveStates, type Shard } from "./shard.ts";
+import { type Command, liveStates, type Replica } from "./replica.ts";
 import type { Note, ReconcileInput, ReconcileSettings } from "./reconcile.ts";
 
 export const secs = (ms: number) => `${Math.round(ms / 1000)}s`;
@@ -28,22 +28,22 @@ export class ModelStep {
     private readonly commands: Command[],
     private readonly notes: Note[],
     private readonly gone: Set<string>,
-    private readonly end: (s: Shard, kind: "drain" | "stop", reason: string) => void,
-    private readonly failures: readonly Shard[],
+    private readonly end: (s: Replica, kind: "drain" | "stop", reason: string) => void,
+    private readonly failures: readonly Replica[],
   ) {}
 
-  live(m: CatalogModel): Shard[] {
+  live(m: CatalogModel): Replica[] {
     return this.input.shards.filter((s) =>
       s.model === m.def.name && liveStates.has(s.state) && !this.gone.has(s.id)
     );
   }
 
-  wanted(m: CatalogModel, s: Shard): string | undefined {
+  wanted(m: CatalogModel, s: Replica): string | undefined {
     const p = m.def.profiles[s.profile];
     return p ? specHash(m, p) : undefined;
   }
 
-  stale(m: CatalogModel): Shard[] {
+  stale(m: CatalogModel): Replica[] {
     return this.live(m).filter((s) => s.specHash !== this.wanted(m, s));
   }
 
@@ -111,8 +111,8 @@ export class ModelStep {
   /** One replacement at a time, beside the old; the old drains once the new one is ready. */
   roll(
     m: CatalogModel,
-    staleReady: Shard[],
-    fresh: Shard[],
+    staleReady: Replica[],
+    fresh: Replica[],
     target: number,
     soon: ReadonlySet<string>,
   ) {
@@ -134,7 +134,7 @@ export class ModelStep {
     if (started !== "unplaceable") return;
     const req = this.request(m);
     const readyOthers = fresh.length + staleReady.length - 1;
-    if (req && place({ ...req, ignoreShards: new Set([old.id]) }, this.nodes).ok) {
+    if (req && place({ ...req, ignoreReplicas: new Set([old.id]) }, this.nodes).ok) {
       if (readyOthers > 0 || m.restartInPlace) {
         this.end(old, "drain", "restarted in place: no room beside it");
       } else {
@@ -221,9 +221,9 @@ export class ModelStep {
     }
     if (!firstFail) return "unplaceable";
     if (m.def.onDemand && this.makeRoom(m, firstFail.req)) return "waiting";
-    // Shards stopped or drained in this very step give their room back too.
+    // Replicas stopped or drained in this very step give their room back too.
     const soon = new Set([...soonFree, ...this.gone]);
-    if (soon.size && place({ ...firstFail.req, ignoreShards: soon }, this.nodes).ok) {
+    if (soon.size && place({ ...firstFail.req, ignoreReplicas: soon }, this.nodes).ok) {
       this.note(m, "waiting", "waiting for room that draining or restarting replicas give back");
       return "waiting";
     }
@@ -238,15 +238,15 @@ export class ModelStep {
       this.input.catalog.filter((c) => c.def.onDemand && c.def.name !== m.def.name)
         .map((c) => c.def.name),
     );
-    const idleSince = (s: Shard) => s.lastRequestAt ?? s.readyAt ?? s.createdAt;
+    const idleSince = (s: Replica) => s.lastRequestAt ?? s.readyAt ?? s.createdAt;
     const candidates = this.input.shards.filter((s) =>
       onDemand.has(s.model) && s.state === "ready" && !this.gone.has(s.id) && s.inFlight === 0
     ).sort((a, b) => idleSince(a) - idleSince(b));
-    const old = (s: Shard) => now - (s.readyAt ?? s.createdAt) >= settings.minLifetimeMs;
-    const victims: Shard[] = [];
+    const old = (s: Replica) => now - (s.readyAt ?? s.createdAt) >= settings.minLifetimeMs;
+    const victims: Replica[] = [];
     for (const s of candidates.filter(old)) {
       victims.push(s);
-      if (place({ ...req, ignoreShards: new Set(victims.map((v) => v.id)) }, this.nodes).ok) {
+      if (place({ ...req, ignoreReplicas: new Set(victims.map((v) => v.id)) }, this.nodes).ok) {
         for (const v of victims) {
           this.end(v, "stop", `makes room for ${m.def.name} (idle ${secs(now - idleSince(v))})`);
         }
@@ -256,7 +256,7 @@ export class ModelStep {
     }
     const young = candidates.filter((s) => !old(s));
     const all = new Set([...victims, ...young].map((s) => s.id));
-    if (young.length && place({ ...req, ignoreShards: all }, this.nodes).ok) {
+    if (young.length && place({ ...req, ignoreReplicas: all }, this.nodes).ok) {
       const until = Math.min(
         ...young.map((s) => (s.readyAt ?? s.createdAt) + settings.minLifetimeMs),
       );

@@ -41,8 +41,8 @@ export interface PlacementRequest {
   tensorParallel: boolean;
   /** Identifies the weights on a node's disk (NodeView.weights). */
   weightsKey?: string;
-  /** Shards whose room counts as free: a restart's old replica, an eviction's victim. */
-  ignoreShards?: ReadonlySet<string>;
+  /** Replicas whose room counts as free: a restart's old replica, an eviction's victim. */
+  ignoreReplicas?: ReadonlySet<string>;
   /** Nodes not to use (the one a replica just failed on). */
   avoidNodes?: ReadonlySet<string>;
 }
@@ -102,7 +102,7 @@ function judge(req: PlacementRequest, node: NodeView): NodeVerdict {
     constraint,
     reason,
   });
-  const ignore = req.ignoreShards ?? new Set<string>();
+  const ignore = req.ignoreReplicas ?? new Set<string>();
   if (node.state !== "ready") return no("state", `the node is ${node.state.replace("_", " ")}`);
   if (node.cordoned) return no("state", "the node is cordoned");
   if (req.avoidNodes?.has(node.name)) return no("avoided", "a replica just failed here");

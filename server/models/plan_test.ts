@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
-import { fixture } from "../../tests/helpers/fixtures.ts";
+import { fixture, fixtureAbsent } from "../../tests/helpers/fixtures.ts";
+import { skipNote } from "../../tests/helpers/skip.ts";
 import { readGgufFile } from "../../core/gguf/read_gguf_file.ts";
 import { GiB } from "./memory_estimate.ts";
 import { type PlanCatalog, planModel } from "./plan.ts";
@@ -13,9 +14,12 @@ const gguf = (name: string, gb: number) => ({
   facts: { layers: 32, kvHeads: 8, headDim: 128, trainedContext: 131072 },
 });
 
-Deno.test("plan: the tiny llama fixture, read from its header, on one card", async () => {
-  const path = fixture("tiny-random-llama.gguf");
-  if (!path) return;
+Deno.test({
+  name: "plan: the tiny llama fixture, read from its header, on one card" +
+    skipNote(fixtureAbsent("tiny-random-llama.gguf")),
+  ignore: !fixture("tiny-random-llama.gguf"),
+}, async () => {
+  const path = fixture("tiny-random-llama.gguf")!;
   const { facts } = await readGgufFile(path);
   const plan = planModel(
     {

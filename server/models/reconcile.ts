@@ -21,10 +21,10 @@
  * is stopped to make room ("taking turns on a card"); the start follows once its room is back.
  */
 import type { Clock } from "../../core/clock.ts";
-import { type ClusterSnapshot, type NodeView, withShards } from "./cluster_snapshot.ts";
+import { type ClusterSnapshot, type NodeView, withReplicas } from "./cluster_snapshot.ts";
 import { ModelStep, secs } from "./model_step.ts";
 import type { CatalogModel } from "./replica_need.ts";
-import { type Command, liveStates, type Shard, shardUse } from "./shard.ts";
+import { type Command, liveStates, type Replica, replicaUse } from "./replica.ts";
 
 export interface ReconcileSettings {
   evictAfterIdleMs: number;
@@ -56,7 +56,7 @@ export interface Demand {
 export interface ReconcileInput {
   catalog: readonly CatalogModel[];
   snapshot: ClusterSnapshot;
-  shards: readonly Shard[];
+  shards: readonly Replica[];
   demand?: ReadonlyMap<string, Demand>;
   settings?: Partial<ReconcileSettings>;
   clock: Clock;
@@ -82,23 +82,23 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
   const gone = new Set<string>();
   const models = new Map(input.catalog.map((m) => [m.def.name, m]));
   const nodeByName = new Map(input.snapshot.nodes.map((n) => [n.name, n]));
-  const lost = (s: Shard) => nodeByName.get(s.node)?.state === "lost" || !nodeByName.has(s.node);
-  const end = (s: Shard, kind: "drain" | "stop", reason: string) => {
+  const lost = (s: Replica) => nodeByName.get(s.node)?.state === "lost" || !nodeByName.has(s.node);
+  const end = (s: Replica, kind: "drain" | "stop", reason: string) => {
     commands.push({ kind, shardId: s.id, model: s.model, node: s.node, reason });
     gone.add(s.id);
   };
-  const retire = (s: Shard, reason: string) =>
+  const retire = (s: Replica, reason: string) =>
     end(s, s.state === "ready" ? "drain" : "stop", reason);
 
   // Failed replicas, including those failed by this step: the model backs off after them.
-  const failures: Shard[] = input.shards.filter((s) => s.state === "failed");
+  const failures: Replica[] = input.shards.filter((s) => s.state === "failed");
   // Room on each node: what agents report plus what the table has that they have not yet.
   const occupying = input.shards.filter((s) =>
     (liveStates.has(s.state) || s.state === "draining") && !lost(s)
   );
-  const nodes: NodeView[] = withShards(
+  const nodes: NodeView[] = withReplicas(
     input.snapshot,
-    occupying.map(shardUse),
+    occupying.map(replicaUse),
     new Map(occupying.map((s) => [s.id, s.node])),
   ).nodes.map((n) => ({ ...n, shards: [...n.shards] }));
 

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { changeContext } from "./context_change.ts";
-import type { StartCommand } from "./shard.ts";
+import type { StartCommand } from "./replica.ts";
 import { cpuNode, gpuNode } from "./testdata/cluster.ts";
 import { model, World } from "./testdata/world.ts";
 

@@ -11,9 +11,11 @@
  */
 import { safetensorsDir } from "./read_facts.ts";
 import { ulid } from "ulid";
+import { checkEngineFlags } from "../../core/engines/engine_flag_rules.ts";
+import { UnsafeFlagError } from "../../core/engines/launch_plan_error.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
-import type { ShardLaunch } from "../../core/protocol/messages.ts";
+import type { ReplicaLaunch } from "../../core/protocol/messages.ts";
 import type { NodeHub } from "../nodes/node_hub.ts";
 import type { NodeStore } from "../nodes/node_store.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
@@ -22,14 +24,15 @@ import { catalogModelOf } from "./catalog_row.ts";
 import { type HubSnapshot, hubSnapshot } from "./hub_snapshot.ts";
 import type { CatalogModel } from "./replica_need.ts";
 import { type Demand, type Note, reconcile, type ReconcileSettings } from "./reconcile.ts";
-import { applyCommands, type Command, type Shard, type StartCommand } from "./shard.ts";
-import type { ShardTable, StoredShard } from "./shard_table.ts";
+import { applyCommands, type Command, type Replica, type StartCommand } from "./replica.ts";
+import type { ReplicaRecords, StoredReplica } from "./replica_records.ts";
 import type { PinnedSource } from "../../core/weights/pinned_source.ts";
 import { traitsOf } from "../../core/engines/engine_traits.ts";
 
 export interface ReconcilerSettings extends ReconcileSettings {
   intervalMs: number;
-  lostAfterMs: number;
+  /** A node gone this long is lost: its replicas are replaced (nodes.replace_after_ms). */
+  replaceAfterMs: number;
   /** Extra engine arguments per engine (the sim's speed), added before the profile's own. */
   engineArgs?: Record<string, string[]>;
 }
@@ -41,7 +44,7 @@ export interface ReconcilerDeps {
   hub: NodeHub;
   nodes: NodeStore;
   replicas: ReplicaTable;
-  shards: ShardTable;
+  shards: ReplicaRecords;
   settings: () => ReconcilerSettings;
 }
 
@@ -162,7 +165,7 @@ export class Reconciler {
   }
 
   /** The cluster and shards as of now, for explain, plan and the admin API. */
-  async view(): Promise<{ snap: HubSnapshot; shards: Shard[] }> {
+  async view(): Promise<{ snap: HubSnapshot; shards: Replica[] }> {
     const connected = this.deps.hub.connected();
     for (const l of connected) this.#seen.set(l.nodeId, l.lastHeard);
     const rows = (await this.deps.nodes.list()).map((r) => ({
@@ -172,7 +175,8 @@ export class Reconciler {
     const snap = hubSnapshot(rows, connected, {
       now: this.deps.clock.now(),
       startedAt: this.#startedAt,
-      lostAfterMs: this.deps.settings().lostAfterMs,
+      replaceAfterMs: this.deps.settings().replaceAfterMs,
+      absence: (nodeId) => this.deps.hub.absence(nodeId),
     });
     this.#last = snap;
     return {
@@ -196,6 +200,10 @@ export class Reconciler {
       if ((kind === "hf" || kind === "url") && !e.origin) {
         m.held = this.#held.get(e.name) ?? "waiting for its source to be pinned";
       }
+      // A row stored before the catalog ran the flag gate: its starts would only be refused by
+      // the agent, again and again.
+      const refused = refusedFlag(m);
+      if (refused) m.held = refused;
       out.push(m);
     }
     return out;
@@ -214,7 +222,7 @@ export class Reconciler {
     const now = this.deps.clock.now();
     const { snap } = await this.view();
     const changed = this.#sync(snap, now, settings);
-    const shards: Shard[] = this.deps.shards.all().map((s) => ({
+    const shards: Replica[] = this.deps.shards.all().map((s) => ({
       ...s,
       node: snap.nameOf.get(s.nodeId) ?? s.nodeId,
     }));
@@ -239,8 +247,8 @@ export class Reconciler {
   }
 
   /** Agents' reports → shard states; the router's counts → in flight and last request. */
-  #sync(snap: HubSnapshot, now: number, settings: ReconcilerSettings): StoredShard[] {
-    const changed: StoredShard[] = [];
+  #sync(snap: HubSnapshot, now: number, settings: ReconcilerSettings): StoredReplica[] {
+    const changed: StoredReplica[] = [];
     for (const s of this.deps.shards.all()) {
       const r = this.deps.replicas.get(replicaIdOf(s.nodeId, s.id));
       s.inFlight = r?.inFlight ?? 0;
@@ -250,13 +258,17 @@ export class Reconciler {
       if (!live) continue;
       const report = live.shards.find((x) => x.shardId === s.id);
       const error = live.errors.get(s.id);
-      let next: Shard["state"] | undefined;
+      let next: Replica["state"] | undefined;
       let reason: string | undefined;
       if (report?.state === "ready") next = "ready";
       else if (report?.state === "failed" || (!report && error)) {
         next = "failed";
         reason = report?.error ?? error ?? "the engine did not start";
-      } else if (report && (report.state === "starting" || report.state === "restarting")) {
+      } else if (
+        report &&
+        (report.state === "starting" || report.state === "restarting" ||
+          report.state === "unhealthy")
+      ) {
         next = s.state === "pending" || s.state === "fetching" ? "starting" : s.state;
         if (s.state === "ready") next = "starting";
       }
@@ -269,7 +281,7 @@ export class Reconciler {
         s.reason = reason;
         this.#log.warn("replica failed", { shardId: s.id, model: s.model, reason });
         // Its node must not start it again on a reconnect.
-        this.deps.hub.stopShard(s.nodeId, s.id).catch(() => {});
+        this.deps.hub.stopReplica(s.nodeId, s.id).catch(() => {});
       }
       changed.push(s);
     }
@@ -289,13 +301,13 @@ export class Reconciler {
     }));
     const after = applyCommands(before, commands, now);
     const byId = new Map(after.map((s) => [s.id, s]));
-    const changed: StoredShard[] = [];
+    const changed: StoredReplica[] = [];
     const removed: string[] = [];
     for (const c of commands) {
       const s = byId.get(c.shardId);
       if (!s) continue;
       const nodeId = snap.idOf.get(s.node) ?? s.node;
-      const stored: StoredShard = { ...s, nodeId };
+      const stored: StoredReplica = { ...s, nodeId };
       if (c.kind === "stop" && !c.failed) removed.push(s.id);
       else changed.push(stored);
       this.#log.info(`replica ${c.kind}`, {
@@ -313,7 +325,7 @@ export class Reconciler {
         else if (c.kind === "drain") this.deps.replicas.drain(replicaIdOf(nodeId, c.shardId));
         else {
           this.deps.replicas.drain(replicaIdOf(nodeId, c.shardId));
-          await this.deps.hub.stopShard(nodeId, c.shardId).catch(() => {});
+          await this.deps.hub.stopReplica(nodeId, c.shardId).catch(() => {});
         }
       } catch (e) {
         this.#log.warn("a shard command could not be sent", {
@@ -339,7 +351,7 @@ export class Reconciler {
   async #start(c: StartCommand, nodeId: string, settings: ReconcilerSettings): Promise<void> {
     const model = this.deps.catalog.get(c.model);
     const profile = catalogModelOf(model!)?.def.profiles[c.profile];
-    const launch: ShardLaunch = {
+    const launch: ReplicaLaunch = {
       contextLength: c.contextLength,
       parallel: c.slots,
       mode: c.embeddings ? "embedding" : "generate",
@@ -365,7 +377,7 @@ export class Reconciler {
       : traits?.reads === "safetensors"
       ? safetensorsDir(c.source)
       : c.source;
-    await this.deps.hub.startShard(nodeId, {
+    await this.deps.hub.startReplica(nodeId, {
       shardId: c.shardId,
       model: c.model,
       engine: c.engine,
@@ -383,13 +395,13 @@ export class Reconciler {
     c: StartCommand,
     nodeId: string,
     origin: PinnedSource,
-    launch: ShardLaunch,
+    launch: ReplicaLaunch,
     args: string[],
     settings: ReconcilerSettings,
   ): Promise<void> {
     // The latest bytes ride on every save: saves overlap, and a later one must not undo them.
-    let fetched: StoredShard["fetched"];
-    const update = async (patch: Partial<StoredShard>) => {
+    let fetched: StoredReplica["fetched"];
+    const update = async (patch: Partial<StoredReplica>) => {
       const s = this.deps.shards.get(c.shardId);
       if (!s || s.state === "stopped" || s.state === "failed" || s.state === "draining") return;
       await this.deps.shards.save([{ ...s, ...(fetched ? { fetched } : {}), ...patch }]);
@@ -415,7 +427,7 @@ export class Reconciler {
       const s = this.deps.shards.get(c.shardId);
       if (!s || s.state !== "fetching") return; // stopped or failed while it fetched
       await update({ state: "starting", stateSince: this.deps.clock.now() });
-      await this.deps.hub.startShard(nodeId, {
+      await this.deps.hub.startReplica(nodeId, {
         shardId: c.shardId,
         model: c.model,
         engine: c.engine,
@@ -472,4 +484,17 @@ export class Reconciler {
     if (failed.length) this.#log.warn("some nodes did not remove the weights", { model, failed });
     return { nodes: nodes.length, failed };
   }
+}
+
+/** The flag gate's refusal of one of the model's profiles, if any. */
+function refusedFlag(m: CatalogModel): string | undefined {
+  for (const p of m.def.profiles) {
+    try {
+      checkEngineFlags(p.engine, p.args);
+    } catch (e) {
+      if (e instanceof UnsafeFlagError) return e.message;
+      throw e;
+    }
+  }
+  return undefined;
 }

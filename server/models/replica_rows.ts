@@ -1,5 +1,5 @@
 /** The replica list of `ctl replicas`, the admin API and the portal: one row per stored shard. */
-import type { StoredShard } from "./shard_table.ts";
+import type { StoredReplica } from "./replica_records.ts";
 
 export interface ReplicaRow {
   id: string;
@@ -19,7 +19,7 @@ export interface ReplicaRow {
 
 /** Rows by model, oldest first; `nodeName` turns a node id into the name people know. */
 export function replicaRows(
-  shards: readonly StoredShard[],
+  shards: readonly StoredReplica[],
   nodeName: (nodeId: string) => string,
   model?: string,
 ): ReplicaRow[] {

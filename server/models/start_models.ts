@@ -15,7 +15,7 @@ import type { ReplicaTable } from "../router/replicas.ts";
 import { createModelGate, type ModelGate } from "./model_gate.ts";
 import { ModelServices } from "./model_services.ts";
 import { Reconciler, type ReconcilerSettings } from "./reconciler.ts";
-import { ShardTable } from "./shard_table.ts";
+import { ReplicaRecords } from "./replica_records.ts";
 import { HfClient } from "../weights/hf_client.ts";
 import type { MirrorService } from "../weights/mirror.ts";
 import { parseSource as parseWeightsSource } from "../weights/parse_source.ts";
@@ -68,10 +68,24 @@ export interface ModelsRuntime {
   close(): void;
 }
 
-export function reconcilerSettings(config: ServerConfig): ReconcilerSettings {
+/** The settings the reconciler reads at each step. */
+export type ReconcilerConfig = Pick<
+  ServerConfig,
+  | "reconcileIntervalMs"
+  | "nodeLostAfterMs"
+  | "nodeReplaceAfterMs"
+  | "evictAfterIdleMs"
+  | "minLifetimeMs"
+  | "drainGraceMs"
+  | "failureBackoffMs"
+  | "startupTimeoutMs"
+  | "simTokensPerSecond"
+>;
+
+export function reconcilerSettings(config: ReconcilerConfig): ReconcilerSettings {
   return {
     intervalMs: config.reconcileIntervalMs,
-    lostAfterMs: config.nodeLostAfterMs,
+    replaceAfterMs: config.nodeReplaceAfterMs,
     evictAfterIdleMs: config.evictAfterIdleMs,
     minLifetimeMs: config.minLifetimeMs,
     drainGraceMs: config.drainGraceMs,
@@ -85,7 +99,9 @@ export function reconcilerSettings(config: ServerConfig): ReconcilerSettings {
 }
 
 export async function startModels(
-  config: ServerConfig,
+  config:
+    & ReconcilerConfig
+    & Pick<ServerConfig, "hfEndpoint" | "hfTokenFile" | "models" | "requestWaitMs">,
   deps: {
     store: Store;
     clock: Clock;
@@ -97,7 +113,7 @@ export async function startModels(
     mirror?: MirrorService;
   },
 ): Promise<ModelsRuntime> {
-  const shards = await ShardTable.load(deps.store);
+  const shards = await ReplicaRecords.load(deps.store);
   const reconciler = new Reconciler({
     clock: deps.clock,
     logger: deps.logger,

@@ -12,7 +12,7 @@ import type { ModelCatalog } from "../router/catalog.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import type { MirrorService } from "../weights/mirror.ts";
 import { defaultSans, ensureClusterTls, loadClusterTls } from "../tls/cluster_tls.ts";
-import type { NodeServices } from "./admin_routes.ts";
+import type { NodeServices } from "./node_services.ts";
 import { clusterApp } from "./cluster_app.ts";
 import { JoinCodes } from "./join_codes.ts";
 import { type NodeEvents, NodeHub } from "./node_hub.ts";
@@ -26,8 +26,23 @@ export interface ClusterListener {
   close(): Promise<void>;
 }
 
+/** The settings the cluster listener and its node hub read. */
+export type ClusterListenerConfig = Pick<
+  ServerConfig,
+  | "dataDir"
+  | "tlsNames"
+  | "clusterListen"
+  | "clusterUrls"
+  | "nodeHeartbeatMs"
+  | "nodeLostAfterMs"
+  | "nodeReplaceAfterMs"
+  | "channelIdleMs"
+  | "channelAnswerMs"
+  | "joinCodeTtlMs"
+>;
+
 export async function startClusterListener(
-  config: ServerConfig,
+  config: ClusterListenerConfig,
   deps: {
     store: Store;
     clock: Clock;
@@ -54,6 +69,7 @@ export async function startClusterListener(
     settings: {
       heartbeatMs: config.nodeHeartbeatMs,
       lostAfterMs: config.nodeLostAfterMs,
+      replaceAfterMs: config.nodeReplaceAfterMs,
       idleMs: config.channelIdleMs,
       answerMs: config.channelAnswerMs,
     },

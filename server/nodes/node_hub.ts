@@ -1,7 +1,12 @@
 /**
  * The control plane's side of every node's channel: who is connected, what each node last
- * reported, and the router's replicas for the shards nodes run. A node is lost when its channel
- * closes or it has sent nothing for `lostAfterMs`; its replicas then leave the router at once.
+ * reported, and the router's replicas for the shards nodes run. A node's channel closes when its
+ * agent goes or has sent nothing for `lostAfterMs`. An agent restart (an upgrade, a crash) leaves
+ * its engines running for the next agent to adopt, so a node that is gone keeps its ready
+ * replicas in the router for up to `replaceAfterMs` while their engines answer their health
+ * check (probed from here), and counts as lost (a notification; the reconciler replaces its
+ * replicas) only once that grace is over or a kept engine stops answering. A node that left on
+ * purpose (removed, its agent stopped with its engines) loses its replicas at once.
  * What must survive a restart (the node, its desired shards) is in the store (NodeStore).
  */
 import { ulid } from "ulid";
@@ -14,17 +19,17 @@ import {
   decodeMessage,
   type Heartbeat,
   protocolVersion,
+  type ReplicaLaunch,
+  type ReplicaReport,
+  type ReplicaSpec,
   type ServerMessage,
-  type ShardLaunch,
-  type ShardReport,
-  type ShardSpec,
   type WeightsProgress,
 } from "../../core/protocol/messages.ts";
 import { VERSION } from "../../core/version.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import { AppError } from "../../core/errors.ts";
-import type { DesiredShard, NodeRow, NodeStore } from "./node_store.ts";
+import type { DesiredReplica, NodeRow, NodeStore } from "./node_store.ts";
 import { replicaKey } from "./replica_key.ts";
 
 /** What the hub tells the rest of the control plane (notifications). */
@@ -32,7 +37,7 @@ export interface NodeEvents {
   connected(node: string): void;
   lost(node: string, reason: string): void;
   heartbeat(node: string, hb: Heartbeat): void;
-  shard(node: string, shard: ShardReport): void;
+  shard(node: string, shard: ReplicaReport): void;
 }
 
 /** A `fetch_weights` command waiting for its node's answer. */
@@ -46,6 +51,8 @@ interface WeightsWait {
 export interface NodeHubSettings {
   heartbeatMs: number;
   lostAfterMs: number;
+  /** The grace a gone node's engines get (see the module comment); 0: none. */
+  replaceAfterMs: number;
   idleMs: number;
   answerMs: number;
 }
@@ -58,27 +65,42 @@ interface Live {
   connectedAt: number;
   lastHeard: number;
   heartbeat?: Heartbeat;
-  shards: Map<string, ShardReport>;
+  shards: Map<string, ReplicaReport>;
   /** Why each shard's last start failed, from command results. */
   errors: Map<string, string>;
-  /** Shards this connection was already told to stop (reported but not desired). */
+  /** Replicas this connection was already told to stop (reported but not desired). */
   stopSent: Set<string>;
   ready: boolean;
 }
+
+/** A node that is gone, within its grace: what it ran, kept in routing while it answers. */
+interface Held {
+  name: string;
+  shards: Map<string, ReplicaReport>;
+  until: number;
+  reason: string;
+  probedAt: number;
+  probing: boolean;
+  /** `lost` was sent for it already (a kept engine stopped answering). */
+  told: boolean;
+}
+
+/** How often kept engines are probed, and how long each probe may take. */
+const heldProbeMs = 2_000;
 
 export interface LiveNode {
   nodeId: string;
   connectedAt: number;
   lastHeard: number;
   heartbeat?: Heartbeat;
-  shards: ShardReport[];
+  shards: ReplicaReport[];
   /** Why a start failed, per shard id (also for shards the node no longer reports). */
   errors: Map<string, string>;
 }
 
 export type NodeState = "ready" | "cordoned" | "draining" | "lost" | "waiting";
 
-export interface ShardView extends ShardReport {
+export interface ReplicaView extends ReplicaReport {
   /** Desired but not (yet) reported by the node. */
   pending?: boolean;
 }
@@ -97,13 +119,16 @@ export interface NodeView {
   host?: unknown;
   gpu?: unknown;
   engines?: unknown;
-  shards: ShardView[];
+  shards: ReplicaView[];
   warnings: string[];
 }
 
 export class NodeHub {
   readonly #live = new Map<string, Live>();
   readonly #weightsWaits = new Map<string, WeightsWait>();
+  readonly #held = new Map<string, Held>();
+  /** Nodes gone and lost since (their grace over, or their kept engines silent), until back. */
+  readonly #gone = new Set<string>();
   readonly #log: Logger;
   readonly #timer: ReturnType<typeof setInterval>;
   /** The last time each node's report was written to the store; the store need not see every beat. */
@@ -130,7 +155,12 @@ export class NodeHub {
   /** Takes over an upgraded socket for a node whose credential was checked. */
   accept(node: NodeRow, socket: WebSocket): void {
     const previous = this.#live.get(node.id);
-    if (previous) this.#drop(previous, 4000, "replaced by a new connection");
+    if (previous) this.#drop(previous, 4000, replacedReason);
+    // What the node ran is still in the router; its next heartbeat keeps or forgets each.
+    const held = this.#held.get(node.id);
+    this.#held.delete(node.id);
+    this.#gone.delete(node.id);
+    const carried = new Map([...(held?.shards ?? []), ...(previous?.shards ?? [])]);
     const now = this.deps.clock.now();
     const live: Live = {
       nodeId: node.id,
@@ -138,7 +168,7 @@ export class NodeHub {
       socket,
       connectedAt: now,
       lastHeard: now,
-      shards: new Map(),
+      shards: carried,
       errors: new Map(),
       stopSent: new Set(),
       ready: false,
@@ -156,11 +186,14 @@ export class NodeHub {
       );
     };
     // An agent that stops on purpose says so in its close frame (agent/channel/control_channel.ts):
-    // that node left, it was not lost, and nobody is paged for it.
+    // that node left, it was not lost, and nobody is paged for it. One restarting left its
+    // engines running: they get the grace.
     socket.onclose = (e) =>
       this.#lost(
         live,
-        e.code === 1000 && e.reason === agentStopping ? agentStopping : "channel closed",
+        e.code === 1000 && (e.reason === agentStopping || e.reason === agentRestarting)
+          ? e.reason
+          : "channel closed",
       );
     socket.onerror = () => {};
     this.#log.info("node connected", { nodeId: node.id, name: node.name });
@@ -217,10 +250,10 @@ export class NodeHub {
         const seen = new Set<string>();
         for (const s of msg.shards) {
           seen.add(s.shardId);
-          this.#onShard(live, s);
+          this.#onReplica(live, s);
         }
         for (const id of [...live.shards.keys()]) {
-          if (!seen.has(id)) this.#forgetShard(live, id);
+          if (!seen.has(id)) this.#forgetReplica(live, id);
         }
         await this.#stopUndesired(live, msg.shards);
         await this.#persist(live);
@@ -228,7 +261,7 @@ export class NodeHub {
         return;
       }
       case "shard_state":
-        this.#onShard(live, msg.shard);
+        this.#onReplica(live, msg.shard);
         return this.onReport();
       case "weights_progress":
         this.#weightsWaits.get(msg.id)?.onProgress?.(msg);
@@ -246,7 +279,7 @@ export class NodeHub {
           if (shardId) live.errors.set(shardId, msg.error);
           this.#log.warn("node command failed", { nodeId: live.nodeId, error: msg.error });
         }
-        if (msg.shard) this.#onShard(live, msg.shard);
+        if (msg.shard) this.#onReplica(live, msg.shard);
         return this.onReport();
       }
       case "ping":
@@ -256,9 +289,9 @@ export class NodeHub {
     }
   }
 
-  #onShard(live: Live, s: ShardReport): void {
+  #onReplica(live: Live, s: ReplicaReport): void {
     this.deps.events?.shard(live.name, s);
-    if (s.state === "stopped") return this.#forgetShard(live, s.shardId);
+    if (s.state === "stopped") return this.#forgetReplica(live, s.shardId);
     live.shards.set(s.shardId, s);
     if (s.state === "ready") live.errors.delete(s.shardId);
     const id = replicaId(live.nodeId, s.shardId);
@@ -275,12 +308,12 @@ export class NodeHub {
     if (s.load) this.deps.replicas.setLoad(id, s.load);
   }
 
-  #forgetShard(live: Live, shardId: string): void {
+  #forgetReplica(live: Live, shardId: string): void {
     live.shards.delete(shardId);
     this.deps.replicas.remove(replicaId(live.nodeId, shardId));
   }
 
-  async #stopUndesired(live: Live, shards: ShardReport[]): Promise<void> {
+  async #stopUndesired(live: Live, shards: ReplicaReport[]): Promise<void> {
     if (!live.ready) return;
     const desired = new Set((await this.deps.nodes.desired(live.nodeId)).map((d) => d.shardId));
     for (const s of shards) {
@@ -313,12 +346,12 @@ export class NodeHub {
     });
   }
 
-  #sendStart(live: Live, d: DesiredShard): void {
+  #sendStart(live: Live, d: DesiredReplica): void {
     live.stopSent.delete(d.shardId);
     this.#send(live, { type: "start_shard", id: ulid(), spec: this.#spec(d) });
   }
 
-  #spec(d: DesiredShard): ShardSpec {
+  #spec(d: DesiredReplica): ReplicaSpec {
     return {
       shardId: d.shardId,
       model: d.model,
@@ -326,7 +359,7 @@ export class NodeHub {
       ...(d.modelPath ? { modelPath: d.modelPath } : {}),
       args: d.args,
       apiKey: replicaKey(this.deps.clusterSecret, d.nodeId, d.shardId),
-      ...(d.launch ? { launch: d.launch as ShardLaunch } : {}),
+      ...(d.launch ? { launch: d.launch as ReplicaLaunch } : {}),
     };
   }
 
@@ -346,6 +379,50 @@ export class NodeHub {
         this.#drop(live, 4000, "no heartbeat");
       }
     }
+    for (const [nodeId, held] of this.#held) {
+      if (now >= held.until) {
+        const secs = Math.round(this.deps.settings.replaceAfterMs / 1000);
+        this.#release(nodeId, held, `${held.reason}; not back within ${secs} s`);
+      } else if (!held.probing && now - held.probedAt >= heldProbeMs) {
+        held.probing = true;
+        held.probedAt = now;
+        this.#probeHeld(nodeId, held).finally(() => (held.probing = false));
+      }
+    }
+  }
+
+  /** A kept engine that no longer answers leaves the router, and the node counts as lost. */
+  async #probeHeld(nodeId: string, held: Held): Promise<void> {
+    await Promise.all([...held.shards.values()].map(async (s) => {
+      const ok = await engineAnswers(
+        s.baseUrl,
+        replicaKey(this.deps.clusterSecret, nodeId, s.shardId),
+      );
+      if (ok || this.#held.get(nodeId) !== held) return;
+      held.shards.delete(s.shardId);
+      this.deps.replicas.remove(replicaId(nodeId, s.shardId));
+      this.onReport();
+      if (!held.told) {
+        held.told = true;
+        this.#gone.add(nodeId);
+        this.#log.warn("node lost", {
+          nodeId,
+          reason: `${held.reason}; its engines do not answer`,
+        });
+        this.deps.events?.lost(held.name, `${held.reason}; its engines do not answer`);
+      }
+    }));
+  }
+
+  /** The grace is over: the node's replicas leave the router and it is lost. */
+  #release(nodeId: string, held: Held, reason: string): void {
+    this.#held.delete(nodeId);
+    this.#gone.add(nodeId);
+    for (const id of held.shards.keys()) this.deps.replicas.remove(replicaId(nodeId, id));
+    this.onReport();
+    if (held.told) return;
+    this.#log.warn("node lost", { nodeId, reason });
+    this.deps.events?.lost(held.name, reason);
   }
 
   #drop(live: Live, code: number, reason: string): void {
@@ -366,16 +443,55 @@ export class NodeHub {
       w.reject(new Error(`the node went away while fetching weights (${reason})`));
     }
     this.#live.delete(live.nodeId);
+    this.deps.nodes.update(live.nodeId, { lastHeardAt: live.lastHeard }).catch(() => {});
+    // The new connection carries the shards on (accept).
+    if (reason === replacedReason) return this.onReport();
+    const graceMs = this.deps.settings.replaceAfterMs;
+    if (!notLoss.has(reason) && graceMs > 0) {
+      const kept = new Map<string, ReplicaReport>();
+      for (const [id, s] of live.shards) {
+        if (s.state === "ready") kept.set(id, s);
+        else this.deps.replicas.remove(replicaId(live.nodeId, id));
+      }
+      const now = this.deps.clock.now();
+      this.#held.set(live.nodeId, {
+        name: live.name,
+        shards: kept,
+        until: now + graceMs,
+        reason,
+        probedAt: 0,
+        probing: false,
+        told: false,
+      });
+      this.#log.warn("node gone; its engines stay in routing while they answer", {
+        nodeId: live.nodeId,
+        reason,
+        graceMs,
+        kept: kept.size,
+      });
+      return this.onReport();
+    }
     for (const id of live.shards.keys()) this.deps.replicas.remove(replicaId(live.nodeId, id));
     this.onReport();
-    // Removed on purpose, reconnected, stopped by its operator, or our own shutdown: not a loss.
+    // Removed on purpose, stopped by its operator, or our own shutdown: not a loss.
     if (notLoss.has(reason)) {
       this.#log.info("node left", { nodeId: live.nodeId, reason });
     } else {
       this.#log.warn("node lost", { nodeId: live.nodeId, reason });
       this.deps.events?.lost(live.name, reason);
     }
-    this.deps.nodes.update(live.nodeId, { lastHeardAt: live.lastHeard }).catch(() => {});
+  }
+
+  /**
+   * Where a node that is not connected stands: `grace` while its engines are kept in routing,
+   * `lost` once that ended, undefined when this control plane has not seen it go (it started
+   * since, so only the time since the node was last heard can tell).
+   */
+  absence(nodeId: string): "grace" | "lost" | undefined {
+    if (this.#live.has(nodeId)) return undefined;
+    const held = this.#held.get(nodeId);
+    if (held) return held.told ? "lost" : "grace";
+    return this.#gone.has(nodeId) ? "lost" : undefined;
   }
 
   /** What each connected node last said, for the reconciler's snapshot. Read-only. */
@@ -420,11 +536,16 @@ export class NodeHub {
     await this.deps.nodes.remove(node.id);
     const live = this.#live.get(node.id);
     if (live) this.#drop(live, 4401, "node removed");
+    const held = this.#held.get(node.id);
+    if (held) {
+      held.told = true;
+      this.#release(node.id, held, "node removed");
+    }
     this.#log.info("node removed", { nodeId: node.id, name: node.name });
     return { ...view, state: "lost", connected: false };
   }
 
-  async startShard(
+  async startReplica(
     idOrName: string,
     input: {
       shardId: string;
@@ -432,11 +553,11 @@ export class NodeHub {
       engine: string;
       modelPath?: string;
       args: string[];
-      launch?: ShardLaunch;
+      launch?: ReplicaLaunch;
     },
-  ): Promise<ShardView> {
+  ): Promise<ReplicaView> {
     const node = await this.deps.nodes.find(idOrName);
-    const d = await this.deps.nodes.addShard({
+    const d = await this.deps.nodes.addReplica({
       nodeId: node.id,
       shardId: input.shardId,
       model: input.model,
@@ -478,9 +599,9 @@ export class NodeHub {
     return promise;
   }
 
-  async stopShard(idOrName: string, shardId: string): Promise<void> {
+  async stopReplica(idOrName: string, shardId: string): Promise<void> {
     const node = await this.deps.nodes.find(idOrName);
-    const known = await this.deps.nodes.removeShard(node.id, shardId);
+    const known = await this.deps.nodes.removeReplica(node.id, shardId);
     const live = this.#live.get(node.id);
     if (!known && !live?.shards.has(shardId)) {
       throw new AppError("not_found", { path: `node ${node.name} shard ${shardId}` });
@@ -491,7 +612,7 @@ export class NodeHub {
     }
   }
 
-  #view(node: NodeRow, desired: DesiredShard[]): NodeView {
+  #view(node: NodeRow, desired: DesiredReplica[]): NodeView {
     const live = this.#live.get(node.id);
     const connected = live !== undefined;
     const state: NodeState = !connected
@@ -502,7 +623,7 @@ export class NodeHub {
       ? "cordoned"
       : "ready";
     const report = live?.heartbeat ?? (node.lastReport as Partial<Heartbeat> | null) ?? {};
-    const shards: ShardView[] = [...(live?.shards.values() ?? [])].map((s) => {
+    const shards: ReplicaView[] = [...(live?.shards.values() ?? [])].map((s) => {
       const error = s.error ?? live?.errors.get(s.shardId);
       return error ? { ...s, error } : s;
     });
@@ -538,18 +659,34 @@ export class NodeHub {
 }
 
 const agentStopping = "agent stopping";
+const agentRestarting = "agent restarting";
+const replacedReason = "replaced by a new connection";
 const notLoss = new Set([
   "node removed",
-  "replaced by a new connection",
+  replacedReason,
   "control plane stopping",
   agentStopping,
 ]);
+
+/** One bounded health probe of an engine, from the control plane. */
+async function engineAnswers(baseUrl: string, key: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${baseUrl}/health`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(heldProbeMs),
+    });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
 
 function replicaId(nodeId: string, shardId: string): string {
   return `${nodeId}/${shardId}`;
 }
 
-function pendingView(d: DesiredShard): ShardView {
+function pendingView(d: DesiredReplica): ReplicaView {
   return {
     shardId: d.shardId,
     model: d.model,

@@ -6,6 +6,7 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { nodeCredential, openChannel } from "../../tests/helpers/channel_node.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
+import { hasUsable } from "../router/choose.ts";
 
 Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards to replicas", async () => {
   const t = await startTestControlPlane();
@@ -70,6 +71,13 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
     ws.send(JSON.stringify({ type: "ping", id: "after-stale" }));
     await until(() => inbox.some((m) => m.type === "pong" && m.id === "after-stale"));
     assertEquals(replica.load.running, 3);
+    // A hung engine (failing its health checks) leaves routing at once, and is back when it answers.
+    assert(hasUsable(cp.deps.replicas, "m1", new Set()));
+    ws.send(JSON.stringify({ type: "shard_state", shard: shard({ state: "unhealthy" }) }));
+    await until(() => replica.state === "unhealthy");
+    assert(!hasUsable(cp.deps.replicas, "m1", new Set()), "no request goes to a hung engine");
+    ws.send(JSON.stringify({ type: "shard_state", shard: shard({}) }));
+    await until(() => replica.state === "ready");
     // An undesired shard is told to stop.
     await until(() => inbox.some((m) => m.type === "stop_shard" && m.shardId === "s1"));
 

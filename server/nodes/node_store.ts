@@ -1,13 +1,42 @@
 /** The nodes and their desired shards in the store: what must survive a control plane restart. */
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
-import { nodes, nodeShards } from "../../db/schema.ts";
+import { nodes, replicas } from "../../db/schema.ts";
 import type { Store } from "../../db/store.ts";
 import { sha256Hex } from "../auth/secrets.ts";
 import { AppError } from "../../core/errors.ts";
 
 export type NodeRow = typeof nodes.$inferSelect;
-export type DesiredShard = typeof nodeShards.$inferSelect;
+type ReplicaRow = typeof replicas.$inferSelect;
+
+/** A shard its node is meant to run: the launch half of its replica row. */
+export interface DesiredReplica {
+  nodeId: string;
+  shardId: string;
+  model: string;
+  engine: string;
+  modelPath: string | null;
+  args: string[];
+  createdAt: number;
+  launch: Record<string, unknown> | null;
+}
+
+/** The launch half of a replica row; nulls (for none) are set together, read together. */
+const noLaunch = { engine: null, modelPath: null, args: null, launch: null, desiredAt: null };
+
+function toDesired(r: ReplicaRow): DesiredReplica | undefined {
+  if (r.engine === null) return undefined;
+  return {
+    nodeId: r.nodeId,
+    shardId: r.id,
+    model: r.model,
+    engine: r.engine,
+    modelPath: r.modelPath,
+    args: r.args ?? [],
+    createdAt: r.desiredAt ?? r.createdAt,
+    launch: r.launch,
+  };
+}
 
 export class NodeStore {
   constructor(private readonly deps: { store: Store; clock: Clock }) {}
@@ -50,41 +79,65 @@ export class NodeStore {
   /** Deletes the node, which revokes its credential; its desired shards go with it. */
   async remove(id: string): Promise<void> {
     await this.deps.store.write(async (tx) => {
-      await tx.delete(nodeShards).where(eq(nodeShards.nodeId, id));
+      await tx.delete(replicas).where(eq(replicas.nodeId, id));
       await tx.delete(nodes).where(eq(nodes.id, id));
     });
   }
 
-  desired(nodeId: string): Promise<DesiredShard[]> {
-    return this.deps.store.db.select().from(nodeShards).where(eq(nodeShards.nodeId, nodeId));
+  async desired(nodeId: string): Promise<DesiredReplica[]> {
+    const rows = await this.deps.store.db.select().from(replicas).where(
+      and(eq(replicas.nodeId, nodeId), isNotNull(replicas.engine)),
+    );
+    return rows.flatMap((r) => toDesired(r) ?? []);
   }
 
   /** Records a shard the node must run; the same shard id on another node is a conflict. */
-  async addShard(
-    input: Omit<DesiredShard, "createdAt" | "launch"> & { launch?: DesiredShard["launch"] },
-  ): Promise<DesiredShard> {
-    const row = { ...input, launch: input.launch ?? null, createdAt: this.deps.clock.now() };
+  async addReplica(
+    input: Omit<DesiredReplica, "createdAt" | "launch"> & { launch?: DesiredReplica["launch"] },
+  ): Promise<DesiredReplica> {
+    const now = this.deps.clock.now();
+    const row: DesiredReplica = { ...input, launch: input.launch ?? null, createdAt: now };
     return await this.deps.store.write(async (tx) => {
-      const [existing] = await tx.select().from(nodeShards).where(
-        eq(nodeShards.shardId, input.shardId),
-      );
+      const [existing] = await tx.select().from(replicas).where(eq(replicas.id, input.shardId));
       if (existing && existing.nodeId !== input.nodeId) {
         throw new AppError("conflict", {
           detail: `shard '${input.shardId}' already belongs to node ${existing.nodeId}`,
         });
       }
-      if (existing) return existing;
-      await tx.insert(nodeShards).values(row);
+      const known = existing && toDesired(existing);
+      if (known) return known;
+      const launch = {
+        engine: row.engine,
+        modelPath: row.modelPath,
+        args: row.args,
+        launch: row.launch,
+        desiredAt: now,
+      };
+      // The reconciler records a replica it places before its node is told to run it.
+      if (existing) await tx.update(replicas).set(launch).where(eq(replicas.id, row.shardId));
+      else {
+        await tx.insert(replicas).values({
+          id: row.shardId,
+          nodeId: row.nodeId,
+          model: row.model,
+          createdAt: now,
+          ...launch,
+        });
+      }
       return row;
     });
   }
 
-  async removeShard(nodeId: string, shardId: string): Promise<boolean> {
-    const gone = await this.deps.store.write((tx) =>
-      tx.delete(nodeShards).where(
-        and(eq(nodeShards.nodeId, nodeId), eq(nodeShards.shardId, shardId)),
-      ).returning()
-    );
+  async removeReplica(nodeId: string, shardId: string): Promise<boolean> {
+    const gone = await this.deps.store.write(async (tx) => {
+      const mine = and(eq(replicas.nodeId, nodeId), eq(replicas.id, shardId));
+      const cleared = await tx.update(replicas).set(noLaunch).where(
+        and(mine, isNotNull(replicas.engine)),
+      ).returning({ id: replicas.id });
+      // The reconciler may still keep its record (a failed replica, for its back-off).
+      await tx.delete(replicas).where(and(mine, isNull(replicas.state)));
+      return cleared;
+    });
     return gone.length > 0;
   }
 }

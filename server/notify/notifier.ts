@@ -5,6 +5,13 @@
  * `resolved` message. Events with no clear signal of their own (a budget reached, a provider key
  * refused) close quietly after `quietMs` without a repeat. So a budget refusing a thousand
  * requests, or a node lost across a hundred heartbeats, is one message.
+ *
+ * Replicas are judged per model: a model's `replica_failed` episode opens with the first replica
+ * that fails or stops answering (with the engine's last output lines) and ends when one of its
+ * replicas becomes ready again, so a crash loop, whose every retry is a new replica, is one
+ * episode. Planned changes say nothing: a replica stopped (an eviction, a drain, a stop) is no
+ * failure, and `model_unservable` is only for a model the catalog wants served at all times
+ * (`wanted`), not one on demand that was evicted while idle, nor one stopped or removed.
  */
 import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
@@ -57,8 +64,12 @@ export interface NotifierOptions {
 export class Notifier {
   readonly #open = new Map<string, Episode>();
   readonly #everServable = new Set<string>();
+  /** Each replica's last reported state (node/shard), so only a change to ready ends an episode. */
+  readonly #replicaStates = new Map<string, string>();
   readonly #timer: ReturnType<typeof setInterval>;
   sent = 0;
+  /** Whether the catalog wants `model` served at all times (set once the catalog is loaded). */
+  wanted: (model: string) => boolean = () => true;
 
   constructor(private readonly opts: NotifierOptions) {
     this.#timer = setInterval(() => this.tick(), opts.tickMs ?? 1_000);
@@ -118,26 +129,28 @@ export class Notifier {
     node: string,
     shard: { shardId: string; model: string; state: string; error?: string | undefined },
   ): void {
-    const subject = `${node}/${shard.shardId}`;
-    if (shard.state === "failed") {
-      this.open("replica_failed", subject, `replica ${subject} of ${shard.model} failed`, {
+    const replica = `${node}/${shard.shardId}`;
+    const before = this.#replicaStates.get(replica);
+    if (shard.state === "stopped") this.#replicaStates.delete(replica);
+    else this.#replicaStates.set(replica, shard.state);
+    if (before === shard.state) return;
+    const model = shard.model;
+    if (shard.state === "failed" || shard.state === "unhealthy") {
+      const what = shard.state === "failed" ? "failed" : "stopped answering its health check";
+      this.open("replica_failed", model, `replica ${replica} of ${model} ${what}`, {
         node,
         shard: shard.shardId,
-        model: shard.model,
-        // The agent's sentence; it never carries a key (engines get theirs by env and file).
-        ...(shard.error ? { error: shard.error.slice(0, 500) } : {}),
+        model,
+        // The agent's sentence and the engine's last lines; never a key (engines get theirs by
+        // environment and file, and the agent redacts it from what they print).
+        ...(shard.error ? { error: lastLines(shard.error) } : {}),
       });
-    } else if (shard.state === "ready" || shard.state === "stopped") {
-      this.clear(
-        "replica_failed",
-        subject,
-        `replica ${subject} of ${shard.model} is ${shard.state}`,
-        {
-          node,
-          shard: shard.shardId,
-          model: shard.model,
-        },
-      );
+    } else if (shard.state === "ready") {
+      this.clear("replica_failed", model, `model ${model} has a ready replica again (${replica})`, {
+        node,
+        shard: shard.shardId,
+        model,
+      });
     }
   }
 
@@ -202,6 +215,13 @@ export class Notifier {
       if (ready) {
         this.#everServable.add(model);
         this.clear("model_unservable", model, `model ${model} can be served again`, { model });
+      } else if (!this.wanted(model)) {
+        // Evicted while idle, stopped or removed: nobody is to be told, and once it is wanted
+        // again it has to be served before its absence counts.
+        this.#everServable.delete(model);
+        this.clear("model_unservable", model, `model ${model} is no longer expected to be served`, {
+          model,
+        });
       } else if (this.#everServable.has(model)) {
         this.open("model_unservable", model, `model ${model} has no ready replica`, { model });
       }
@@ -232,4 +252,13 @@ export class Notifier {
   close(): void {
     clearInterval(this.#timer);
   }
+}
+
+/** The first line (the reason) and the last lines of what the agent said, bounded. */
+export function lastLines(error: string, lines = 12, max = 1500): string {
+  const all = error.trimEnd().split("\n");
+  const text = all.length <= lines + 1
+    ? all.join("\n")
+    : [all[0], "…", ...all.slice(-lines)].join("\n");
+  return text.length <= max ? text : "…" + text.slice(-(max - 1));
 }

@@ -53,8 +53,11 @@ Deno.test("notifications: one per episode for a node killed and brought back, si
       "notify-backoff-ms": "50",
       "notify-disk-low-bytes": "1000000",
       "nodes-lost-after-ms": "1000",
+      "nodes-replace-after-ms": "1000",
     },
   });
+  // m1 is a catalog model served at all times, so its having no replica is news.
+  await t.cp.deps.catalog.upsert({ name: "m1", engine: "sim", source: "" });
   const count = (event: string) => got.filter((g) => g.event === event).length;
   const beat = (node: { send: (m: Record<string, unknown>) => void }, free: number) =>
     node.send({

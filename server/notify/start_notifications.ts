@@ -20,7 +20,16 @@ export interface Notifications {
 }
 
 export async function startNotifications(
-  config: ServerConfig,
+  config: Pick<
+    ServerConfig,
+    | "notifyWebhooks"
+    | "notifySecretFile"
+    | "notifyQueueSize"
+    | "notifyAttempts"
+    | "notifyBackoffMs"
+    | "notifyQuietMs"
+    | "notifyDiskLowBytes"
+  >,
   deps: { clock: Clock; logger: Logger; replicas: ReplicaTable },
 ): Promise<Notifications> {
   const logger = deps.logger.child({ component: "notify" });

@@ -223,3 +223,9 @@ export async function hmac(secret: string, body: string): Promise<string> {
   const sig = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body));
   return [...new Uint8Array(sig)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+/** What the admin API's test button needs of the sender. */
+export type WebhookTester = Pick<WebhookSender, "test">;
+
+/** No webhooks are set: a test reaches no one. */
+export const noWebhooks: WebhookTester = { test: () => Promise.resolve([]) };

@@ -1,7 +1,7 @@
 /**
  * One access-log line per request, and the HTTP counters, written when the answer has been sent
  * whole (for a stream: when it ends), so duration and bytes are the real ones. The line holds the
- * request id (also sent as `x-request-id`), method, route pattern, status, duration, model and
+ * request id (also sent as `x-request-id`), method, route pattern, status, client address, duration, model and
  * byte counts; never a path's parameters, a query string, a prompt, an answer or a header value.
  */
 import type { Context, MiddlewareHandler } from "hono";
@@ -10,13 +10,13 @@ import type { Logger } from "../../core/log.ts";
 import type { AppEnv } from "../app_env.ts";
 import { AppError } from "../../core/errors.ts";
 import type { GatewayMetrics } from "./gateway_metrics.ts";
-import type { Tracer } from "./tracing.ts";
+import type { RequestTracer } from "./request_tracer.ts";
 import { AnswerMeter } from "./answer_meter.ts";
 
 export function accessLog(
-  logger: Logger | undefined,
-  metrics: GatewayMetrics | undefined,
-  tracer?: Tracer,
+  logger: Logger,
+  metrics: Pick<GatewayMetrics, "observeHttp">,
+  tracer: RequestTracer,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
@@ -29,36 +29,27 @@ export function accessLog(
     const status = c.res.status;
     const finish = (bytesOut: number | null) => {
       const model = c.get("model");
-      metrics?.observeHttp(
+      metrics.observeHttp(
         c.req.method,
         route,
         status,
         err ? { code: err.code, ...(model ? { model } : {}) } : undefined,
       );
-      logger?.info("request", {
+      logger.info("request", {
         request_id: c.get("requestId"),
         method: c.req.method,
         route,
         status,
+        // The client as the listener names it: behind a trusted proxy, the forwarded address.
+        ...(c.env?.remoteAddr?.hostname ? { client: c.env.remoteAddr.hostname } : {}),
         duration_ms: Math.round(performance.now() - started),
         ...(model ? { model } : {}),
         ...(err ? { code: err.code } : {}),
         bytes_in: Number(c.req.header("content-length") ?? 0) || 0,
         ...(bytesOut === null ? {} : { bytes_out: bytesOut }),
       });
-      if (tracer && model) {
-        const traceparent = c.req.header("traceparent");
-        const genAi = c.get("genAi");
-        tracer.requestEnded({
-          requestId: c.get("requestId"),
-          method: c.req.method,
-          route,
-          status,
-          startMs: startedAt,
-          endMs: startedAt + (performance.now() - started),
-          ...(genAi ? { genAi } : {}),
-          ...(traceparent ? { traceparent } : {}),
-        });
+      if (model) {
+        tracer.ended(c, route, status, startedAt, startedAt + (performance.now() - started));
       }
     };
     if (meter.claimed) {

@@ -5,6 +5,7 @@
  * model names, route patterns, HTTP statuses, error codes, replica and breaker states, node names
  * and card indexes. Never a key id, a prompt or a client-chosen string.
  */
+import { replicasWanted } from "../models/catalog_row.ts";
 import { Registry } from "../../core/metrics/registry.ts";
 import { VERSION } from "../../core/version.ts";
 import { registerProcessMetrics } from "./process_metrics.ts";
@@ -13,6 +14,7 @@ import type { ReplicaTable } from "../router/replicas.ts";
 import type { Routing } from "../router/routing.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
 import type { NodeHub } from "../nodes/node_hub.ts";
+import type { EdgeCounters } from "../edge/edge_listener.ts";
 
 /** Seconds: from 5 ms to 5 minutes, the span between an embedding and a long generation. */
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -98,6 +100,11 @@ export class GatewayMetrics {
     "Replicas in the router's table by model and state",
     ["model", "state"],
   );
+  readonly replicasWanted = this.registry.gauge(
+    "llmgw_model_replicas_wanted",
+    "Ready replicas the catalog wants of each model at all times (scaling.min; 0 when stopped, outside or on demand)",
+    ["model"],
+  );
   readonly breakers = this.registry.gauge(
     "llmgw_breakers",
     "Endpoints by model and circuit-breaker state (closed, open, half-open)",
@@ -165,6 +172,27 @@ export class GatewayMetrics {
     ["version"],
   );
 
+  readonly connectionsRefused = this.registry.counter(
+    "llmgw_connections_refused_total",
+    "Client connections closed as soon as accepted (per_address, full) and accept failures (descriptors, accept_error)",
+    ["reason"],
+  );
+  readonly connectionsCut = this.registry.counter(
+    "llmgw_connections_cut_total",
+    "Client connections the listener closed itself: idle_timeout, header_timeout, body_too_slow, shed (idle, to make room), shutdown",
+    ["reason"],
+  );
+  readonly connectionsOpen = this.registry.gauge(
+    "llmgw_connections_open",
+    "Client connections open on the API listener",
+  );
+  /** What the client listener counts (server/edge/). */
+  readonly edge: EdgeCounters = {
+    refused: (reason) => this.connectionsRefused.inc({ reason }),
+    cut: (reason) => this.connectionsCut.inc({ reason }),
+    open: (n) => this.connectionsOpen.set({}, n),
+  };
+
   #sources: MetricSources;
 
   constructor(sources: MetricSources = {}) {
@@ -231,13 +259,23 @@ export class GatewayMetrics {
 
   #collectRouter(s: MetricSources): void {
     if (!s.replicas) return;
-    for (const g of [this.inFlight, this.queueLength, this.replicasByState, this.breakers]) {
-      g.reset();
-    }
-    const models = new Set(s.catalog?.list().map((m) => m.name) ?? []);
+    const gauges = [
+      this.inFlight,
+      this.queueLength,
+      this.replicasByState,
+      this.replicasWanted,
+      this.breakers,
+    ];
+    for (const g of gauges) g.reset();
+    const catalog = s.catalog?.list() ?? [];
+    for (const e of catalog) this.replicasWanted.set({ model: e.name }, replicasWanted(e));
+    const models = new Set(catalog.map((m) => m.name));
     for (const r of s.replicas.list()) models.add(r.model);
     for (const model of models) {
       this.queueLength.set({ model }, s.routing?.admission.waiting(model) ?? 0);
+      // A model with no replica at all still has its series, at 0: an absent series never
+      // compares equal to 0, so the "no ready replica" alert could not fire.
+      this.replicasByState.set({ model, state: "ready" }, 0);
       let inFlight = 0;
       for (const r of s.replicas.forModel(model)) {
         inFlight += r.inFlight;

@@ -1,10 +1,10 @@
 /**
  * /metrics after a known load: a real control plane, real sim engine, real HTTP. The counts on
  * the scrape are the requests sent, the tokens in the usage rows, the node's cards from its
- * heartbeat; and no key id or prompt appears anywhere in it.
+ * heartbeat, the refusals by real limits; and no key id or prompt appears anywhere in it.
  */
 import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
-import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
+import { startTestControlPlane, type TestControlPlane } from "../../tests/helpers/control_plane.ts";
 import { joinChannelNode, until } from "../../tests/helpers/channel_node.ts";
 import { usage } from "../../db/schema.ts";
 
@@ -13,6 +13,26 @@ function sample(text: string, series: string): number | undefined {
     if (line.startsWith(series + " ")) return Number(line.slice(series.length + 1));
   }
   return undefined;
+}
+
+/** A new key with these limits of its own asks `times` times, and is refused each time. */
+async function refusedBy(
+  t: TestControlPlane,
+  limits: Record<string, number>,
+  times: number,
+): Promise<void> {
+  const made = await t.admin("keys", { method: "POST", body: JSON.stringify({ name: "limited" }) });
+  assertEquals(made.status, 201);
+  const { id, key } = await made.json() as { id: string; key: string };
+  const set = await t.admin(`limits/key/${id}`, { method: "PATCH", body: JSON.stringify(limits) });
+  assertEquals(set.status, 200, await set.text());
+  for (let i = 0; i < times; i++) {
+    const r = await t.chat({ model: "demo", messages: [{ role: "user", content: "x" }] }, {
+      authorization: `Bearer ${key}`,
+    });
+    assertEquals(r.status, 429);
+    await r.body?.cancel();
+  }
 }
 
 Deno.test("metrics: a scrape after a known load finds the counts", async () => {
@@ -37,9 +57,10 @@ Deno.test("metrics: a scrape after a known load finds the counts", async () => {
     const missing = await t.chat({ model: "nope", messages: [] });
     assertEquals(missing.status, 404);
     await missing.body?.cancel();
-    t.cp.metrics.refusal("budget", "team");
-    t.cp.metrics.refusal("rate_limit", "key");
-    t.cp.metrics.refusal("rate_limit", "key");
+    // Refusals by real limits, each on its own key: one with no requests a minute (refused
+    // twice), one with a day's budget of nothing (refused once).
+    await refusedBy(t, { rpm: 0 }, 2);
+    await refusedBy(t, { budget_day_micros: 0 }, 1);
 
     const node = await joinChannelNode(t.cp, t.caPem, "gpu-box");
     node.send({
@@ -100,7 +121,7 @@ Deno.test("metrics: a scrape after a known load finds the counts", async () => {
       ),
       5,
     );
-    assertEquals(sample(text, 'llmgw_limit_refusals_total{kind="budget",level="team"}'), 1);
+    assertEquals(sample(text, 'llmgw_limit_refusals_total{kind="budget",level="key"}'), 1);
     assertEquals(sample(text, 'llmgw_limit_refusals_total{kind="rate_limit",level="key"}'), 2);
     assertEquals(sample(text, 'llmgw_replicas{model="demo",state="ready"}'), 1);
     assertEquals(sample(text, 'llmgw_breakers{model="demo",state="closed"}'), 1);
@@ -155,7 +176,7 @@ Deno.test("metrics: a queue timeout counts as an admission refusal for its model
     const res = await t.chat({ model: "demo", messages: [{ role: "user", content: "x" }] });
     assertEquals(res.status, 503);
     await res.body?.cancel();
-    const text = await t.cp.metrics.render();
+    const text = await (await fetch(t.cp.metricsUrl!)).text();
     assertEquals(
       sample(text, 'llmgw_admission_refusals_total{model="demo",reason="queue_timeout"}'),
       1,

@@ -7,7 +7,7 @@
 import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
 import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
-import { ctlCommand } from "../cli/ctl.ts";
+import { ctlCommand } from "../cli/ctl/mod.ts";
 import { apiKeys, usage } from "../../db/schema.ts";
 import { openStore } from "../../db/store.ts";
 

@@ -8,12 +8,23 @@
  * included) finish within the grace, then cuts what is left (the router sees the client gone:
  * the engine request is aborted and its usage row written as 499); `close` is then immediate.
  * `cutNow` ends the grace early.
+ *
+ * The listener is the edge (server/edge/): llmgw's own accept loop and HTTP/1.1 server, with the
+ * timeouts and caps `Deno.serve` lacks (`listener.*`, `trusted_proxies`).
  */
 import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/settings.ts";
 import { parseListen, type ServerConfig } from "../config.ts";
 import { defaultSans, ensureClusterTls, loadClusterTls } from "../tls/cluster_tls.ts";
 import { tlsNames } from "../nodes/cluster_listener.ts";
+import {
+  connectionBudget,
+  type Edge,
+  type EdgeCounters,
+  startEdge,
+} from "../edge/edge_listener.ts";
+import { raiseNofileLimit } from "../edge/nofile.ts";
+import { trustedProxies } from "../edge/trusted_proxies.ts";
 
 export interface ClientListener {
   readonly url: string;
@@ -30,7 +41,12 @@ export interface ClientTls {
 }
 
 /** Decides plain or TLS from the settings, refusing plain HTTP on a non-loopback address. */
-export async function clientTls(config: ServerConfig): Promise<ClientTls | undefined> {
+export async function clientTls(
+  config: Pick<
+    ServerConfig,
+    "tlsCertFile" | "tlsKeyFile" | "https" | "dataDir" | "tlsNames" | "listen" | "allowPlainHttp"
+  >,
+): Promise<ClientTls | undefined> {
   if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) {
     throw new ConfigError("tls.cert_file and tls.key_file go together: set both or neither");
   }
@@ -70,38 +86,58 @@ export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\./.test(host);
 }
 
-export async function startClientListener(
-  config: ServerConfig,
+/** What the edge counts, for the gateway's metrics (absent in tests that do not look). */
+export type ListenerCounters = EdgeCounters;
+
+export function startClientListener(
+  config: Pick<
+    ServerConfig,
+    | "listen"
+    | "publicUrl"
+    | "trustedProxies"
+    | "listenerHeaderTimeoutMs"
+    | "listenerIdleTimeoutMs"
+    | "listenerBodyGraceMs"
+    | "listenerBodyMinRate"
+    | "listenerMaxPerAddress"
+  >,
   fetchApp: (
     req: Request,
     env: { shutdownCut: AbortSignal; remoteAddr: Deno.NetAddr },
   ) => Response | Promise<Response>,
   logger: Logger,
   tls: ClientTls | undefined,
-): Promise<ClientListener & { server: Deno.HttpServer }> {
+  counters?: ListenerCounters,
+): ClientListener {
   const { hostname, port } = parseListen(config.listen);
-  const listening = Promise.withResolvers<Deno.NetAddr>();
   // Past the grace, requests still open see this as their client leaving.
   const cut = new AbortController();
-  const handler = (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) =>
-    fetchApp(req, { shutdownCut: cut.signal, remoteAddr: info.remoteAddr });
-  let server: Deno.HttpServer;
+  const trusted = trustedProxies(config.trustedProxies);
+  const maxConnections = connectionBudget(openFileLimit(logger));
+  let edge: Edge;
   try {
-    server = Deno.serve({
+    edge = startEdge({
       hostname,
       port,
-      ...(tls ? { cert: tls.cert, key: tls.key } : {}),
-      onListen: (addr) => listening.resolve(addr as Deno.NetAddr),
-      // Errors reach onError in the app; this catches what escapes Hono entirely.
-      onError: (e) => {
-        logger.error("request failed outside the app", { error: e });
-        return new Response("internal error", { status: 500 });
+      ...(tls ? { tls } : {}),
+      timeouts: {
+        headerMs: config.listenerHeaderTimeoutMs,
+        idleMs: config.listenerIdleTimeoutMs,
+        bodyGraceMs: config.listenerBodyGraceMs,
+        bodyMinBytesPerSecond: config.listenerBodyMinRate,
       },
-    }, handler);
+      maxPerAddress: config.listenerMaxPerAddress,
+      maxConnections,
+      trusted,
+      handler: (req, info) =>
+        fetchApp(req, { shutdownCut: cut.signal, remoteAddr: info.remoteAddr }),
+      logger,
+      ...(counters ? { counters } : {}),
+    });
   } catch (e) {
     throw new ConfigError(`Cannot listen on ${config.listen} (listen): ${(e as Error).message}`);
   }
-  const addr = await listening.promise;
+  const addr = edge.addr;
   const shownHost = addr.hostname === "0.0.0.0" || addr.hostname === "::"
     ? (tls ? "localhost" : "127.0.0.1")
     : addr.hostname.includes(":")
@@ -113,10 +149,9 @@ export async function startClientListener(
   return {
     url,
     secure: tls !== undefined,
-    server,
     drain(graceMs) {
       drained ??= (async () => {
-        const done = server.shutdown();
+        const done = edge.shutdown();
         let timer: ReturnType<typeof setTimeout> | undefined;
         const ended = await Promise.race([
           done.then(() => "finished" as const),
@@ -132,11 +167,37 @@ export async function startClientListener(
             { graceMs },
           );
           cut.abort(new DOMException("control plane stopping", "AbortError"));
+          // The cut ends each answer (its usage row written as the client's leaving); a
+          // connection still open after that is closed under it.
+          const late = setTimeout(() => edge.closeAll(), cutWaitMs);
           await done;
+          clearTimeout(late);
         }
       })();
       return drained;
     },
     cutNow: () => hurried.resolve(),
   };
+}
+
+/** How long answers have to end once cut before their connections are closed under them. */
+const cutWaitMs = 5_000;
+
+/**
+ * Raises the soft open-file limit as far as the hard one allows (Deno 2.9 does so itself at
+ * start; this holds whatever the runtime does) and logs the limit in force and what it allows.
+ */
+function openFileLimit(logger: Logger): number {
+  const limit = raiseNofileLimit();
+  if (!limit) {
+    logger.warn("cannot read or raise the open-file limit (no libc): assuming 1024");
+    return 1_024;
+  }
+  logger.info("open-file limit", {
+    soft: limit.soft,
+    hard: limit.hard,
+    ...(limit.raisedFrom !== undefined ? { raisedFrom: limit.raisedFrom } : {}),
+    clientConnections: connectionBudget(limit.soft),
+  });
+  return limit.soft;
 }

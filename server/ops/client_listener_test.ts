@@ -15,7 +15,9 @@ Deno.test("https: true serves the API with the cluster CA's certificate; cookies
   const client = Deno.createHttpClient({ caCerts: [t.caPem] });
   try {
     assertMatch(t.cp.url, /^https:\/\/(localhost|127\.0\.0\.1):\d+$/);
-    assertEquals(t.cp.deps.secureCookies, true);
+    const csrf = await fetch(`${t.cp.url}/auth/csrf`, { client });
+    await csrf.body?.cancel();
+    assertMatch(csrf.headers.get("set-cookie") ?? "", /;\s*Secure/i);
     const res = await fetch(`${t.cp.url}/health`, { client });
     assertEquals(res.status, 200);
     await res.body?.cancel();

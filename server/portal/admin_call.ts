@@ -7,9 +7,9 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import type { AppDeps } from "../deps.ts";
+import type { AdminDeps } from "../routes/admin/mod.ts";
 import { AppError } from "../../core/errors.ts";
-import { adminRoutes } from "../routes/admin.ts";
+import { adminRoutes } from "../routes/admin/mod.ts";
 
 export type AdminCall = (
   c: Context<AppEnv>,
@@ -19,7 +19,7 @@ export type AdminCall = (
   body?: unknown,
 ) => Promise<Record<string, unknown>>;
 
-export function adminCaller(deps: AppDeps): AdminCall {
+export function adminCaller(deps: AdminDeps): AdminCall {
   const admin = new Hono<AppEnv>();
   admin.use("*", async (c, next) => {
     c.set("requestId", "portal");

@@ -5,10 +5,10 @@
  */
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import type { AppDeps } from "../deps.ts";
+import type { PortalDeps } from "./portal_deps.ts";
 import { AppError } from "../../core/errors.ts";
 import type { NodeView } from "../nodes/node_hub.ts";
-import { placeOfKey } from "../routes/admin/keys.ts";
+import { placeOfKey } from "../tenancy/place_of_key.ts";
 import { canGrant, canRead, canWrite } from "../tenancy/access.ts";
 import { roles } from "../../db/schema.ts";
 import type { SettingView } from "../settings/cluster_settings.ts";
@@ -19,7 +19,9 @@ import { modelPages } from "./model_pages.tsx";
 import { type AdminPage, mayOpen } from "./page_access.ts";
 import { ClusterNodes, ClusterPage } from "./pages/cluster.tsx";
 import { type PeopleData, PeoplePage } from "./pages/people.tsx";
-import { AdminKeysPage, AuditPage, SettingsPage } from "./pages/records.tsx";
+import { AdminKeysPage } from "./pages/admin_keys.tsx";
+import { AuditPage } from "./pages/audit.tsx";
+import { SettingsPage } from "./pages/settings.tsx";
 import { LimitsPage, TreePage } from "./pages/tree.tsx";
 import { levelName } from "./pages/usage.tsx";
 import { attempt, fragment, notFound, type Notice, page, readForm, signedIn } from "./render.ts";
@@ -28,7 +30,7 @@ const dayMs = 86_400_000;
 
 export function adminPages(
   app: Hono<AppEnv>,
-  deps: AppDeps,
+  deps: PortalDeps,
   io: { load: (c: Context<AppEnv>) => Promise<PortalCtx>; call: AdminCall },
 ): void {
   const { load, call } = io;
@@ -267,6 +269,7 @@ export function adminPages(
         {
           rpm: num("rpm"),
           tpm: num("tpm"),
+          max_parallel: num("max_parallel"),
           budget_day_micros: num("budget_day", 1_000_000),
           budget_month_micros: num("budget_month", 1_000_000),
           max_key_ttl_ms: num("key_days", dayMs),
@@ -325,9 +328,7 @@ export function adminPages(
           price: listed.get(m.name) ?? prices.priceOf(m.name),
         }))}
         canWrite={canWrite(v.actor, "staff", { orgId: null, teamId: null })}
-        cluster={deps.settings
-          ? (await call(c, undefined, "GET", "/settings")).data as SettingView[]
-          : null}
+        cluster={(await call(c, undefined, "GET", "/settings")).data as SettingView[]}
         {...(notice ? { notice } : {})}
       />,
       notice?.kind === "error" ? 400 : 200,

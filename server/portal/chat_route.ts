@@ -8,13 +8,13 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app_env.ts";
-import type { AppDeps } from "../deps.ts";
+import type { PortalDeps } from "./portal_deps.ts";
 import { statusOf } from "../errors.ts";
 import { AppError } from "../../core/errors.ts";
 import type { ApiKeyInfo } from "../keys/keys.ts";
 import { dispatch } from "../router/dispatch.ts";
 import { readJsonBody } from "../router/read_body.ts";
-import { parse } from "../routes/admin/registry.ts";
+import { parse } from "../routes/parse_input.ts";
 import type { Person } from "../tenancy/tenancy.ts";
 import { format } from "../../locales/mod.ts";
 import type { Words } from "./i18n.ts";
@@ -31,7 +31,10 @@ const chatBody = z.object({
   max_tokens: z.number().int().positive().max(1_000_000).optional(),
 });
 
-export async function portalChatKey(deps: AppDeps, person: Person): Promise<ApiKeyInfo> {
+export async function portalChatKey(
+  deps: Pick<PortalDeps, "clock" | "keys" | "people">,
+  person: Person,
+): Promise<ApiKeyInfo> {
   const now = deps.clock.now();
   const mine = (await deps.keys.list()).find((k) =>
     k.userId === person.id && k.name === portalKeyName && !k.revokedAt &&
@@ -55,7 +58,7 @@ export function errorText(words: Words, e: AppError): string {
 }
 
 export async function portalChat(
-  deps: AppDeps,
+  deps: PortalDeps,
   c: Context<AppEnv>,
   person: Person,
   words: Words,
@@ -66,7 +69,7 @@ export async function portalChat(
       throw new AppError("model_not_found", { model: input.model }, "model");
     }
     c.set("apiKey", await portalChatKey(deps, person));
-    return await dispatch(deps, c, "/chat/completions", {
+    return await dispatch(deps.dispatch, c, "/chat/completions", {
       model: input.model,
       messages: input.messages,
       ...(input.max_tokens ? { max_tokens: input.max_tokens } : {}),

@@ -7,7 +7,7 @@ import { getCookie } from "hono/cookie";
 import type { AppEnv } from "../app_env.ts";
 import { personActor } from "../auth/actor.ts";
 import { csrfFor, csrfMatches, sessionCookie } from "../auth/sessions.ts";
-import type { AppDeps } from "../deps.ts";
+import type { PortalDeps } from "./portal_deps.ts";
 import { AppError } from "../../core/errors.ts";
 import type { Actor } from "../tenancy/access.ts";
 import type { Person } from "../tenancy/tenancy.ts";
@@ -32,7 +32,7 @@ export interface PortalCtx {
 }
 
 export async function portalCtx(
-  deps: AppDeps,
+  deps: Pick<PortalDeps, "people" | "clock">,
   prefs: PrefsStore,
   c: Context<AppEnv>,
   publicUrl: string,
@@ -59,7 +59,7 @@ export async function portalCtx(
   return {
     viewer,
     words: wordsFor(locale),
-    fmt: new Fmt(locale, viewer?.prefs.timeZone ?? "UTC"),
+    fmt: new Fmt(locale, viewer?.prefs.timeZone ?? "UTC", deps.people.prices.currency),
     now: deps.clock.now(),
     origin: publicUrl || new URL(c.req.url).origin,
   };

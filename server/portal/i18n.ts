@@ -52,10 +52,12 @@ export class Fmt {
   readonly #shortDay: Intl.DateTimeFormat;
   readonly #rel: Intl.RelativeTimeFormat;
 
-  constructor(readonly locale: Locale, readonly timeZone: string) {
+  constructor(readonly locale: Locale, readonly timeZone: string, readonly currency = "USD") {
     this.#int = new Intl.NumberFormat(locale, { maximumFractionDigits: 0 });
     this.#pct = new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 0 });
     this.#money = new Intl.NumberFormat(locale, {
+      style: "currency",
+      currency,
       minimumFractionDigits: 2,
       maximumFractionDigits: 6,
     });

@@ -5,7 +5,7 @@
  */
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import type { AppDeps } from "../deps.ts";
+import type { PortalDeps } from "./portal_deps.ts";
 import type { ReplicaRow } from "../models/model_services.ts";
 import type { Plan } from "../models/plan.ts";
 import { canWrite } from "../tenancy/access.ts";
@@ -31,7 +31,7 @@ function planBody(f: ServeFields): Record<string, unknown> {
 
 export function modelPages(
   app: Hono<AppEnv>,
-  deps: AppDeps,
+  deps: PortalDeps,
   io: { gate: Gate; call: AdminCall },
 ): void {
   const { gate, call } = io;

@@ -5,7 +5,8 @@
  * stops / starts / changes context / removes, plans and serves a real GGUF, and changes a setting.
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
-import { fixture } from "../../tests/helpers/fixtures.ts";
+import { fixture, fixtureAbsent } from "../../tests/helpers/fixtures.ts";
+import { skipNote } from "../../tests/helpers/skip.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
 import { portalBrowser } from "../../tests/helpers/portal_browser.ts";
 import { makeTenant } from "../../tests/helpers/tenants.ts";
@@ -37,7 +38,13 @@ async function setup() {
     replicas: d.replicas,
     catalog: d.catalog,
     clusterSecret: "s",
-    settings: { heartbeatMs: 1000, lostAfterMs: 4000, idleMs: 10_000, answerMs: 5000 },
+    settings: {
+      heartbeatMs: 1000,
+      lostAfterMs: 4000,
+      replaceAfterMs: 4000,
+      idleMs: 10_000,
+      answerMs: 5000,
+    },
   });
   const models = await startModels(config, {
     store: d.store,
@@ -170,12 +177,12 @@ Deno.test("portal models forms: stop, start, context, remove with a confirm step
   }
 });
 
-Deno.test("portal serve form: plan a missing file, plan a real GGUF, then serve it", async () => {
-  const gguf = fixture("tiny-random-llama.gguf");
-  if (!gguf) {
-    console.warn("skipped: tiny-random-llama.gguf not found (set LLMGW_FIXTURES)");
-    return;
-  }
+Deno.test({
+  name: "portal serve form: plan a missing file, plan a real GGUF, then serve it" +
+    skipNote(fixtureAbsent("tiny-random-llama.gguf")),
+  ignore: !fixture("tiny-random-llama.gguf"),
+}, async () => {
+  const gguf = fixture("tiny-random-llama.gguf")!;
   const { h, signIn, post, csrfOf, close } = await setup();
   try {
     const admin = await signIn("root@example.com");

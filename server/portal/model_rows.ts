@@ -4,7 +4,7 @@
  * makes for their keys).
  */
 import { traitsOf } from "../../core/engines/engine_traits.ts";
-import type { AppDeps } from "../deps.ts";
+import type { PortalDeps } from "./portal_deps.ts";
 import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { ModelEntry } from "../router/catalog.ts";
 import type { Person } from "../tenancy/tenancy.ts";
@@ -53,7 +53,7 @@ export function contextOf(m: ModelEntry): number | null {
   return null;
 }
 
-export function stateOf(deps: AppDeps, m: ModelEntry): ModelState {
+export function stateOf(deps: Pick<PortalDeps, "replicas">, m: ModelEntry): ModelState {
   // An administrator's stop (the catalog's `stopped` column) wins over whatever still runs.
   if (m.stopped) return "stopped";
   const states = deps.replicas.forModel(m.name).map((r) => r.state);
@@ -63,7 +63,10 @@ export function stateOf(deps: AppDeps, m: ModelEntry): ModelState {
   return "on_demand";
 }
 
-export function modelRows(deps: AppDeps, person: Person): ModelRow[] {
+export function modelRows(
+  deps: Pick<PortalDeps, "catalog" | "people" | "replicas">,
+  person: Person,
+): ModelRow[] {
   const key = personKey(person);
   return deps.catalog.list()
     .filter((m) => deps.people.admission.allows(key, m.name))

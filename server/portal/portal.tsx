@@ -10,13 +10,14 @@ import { deleteCookie, getCookie } from "hono/cookie";
 import type { AppEnv } from "../app_env.ts";
 import { clientAddr } from "../auth/actor.ts";
 import { browserCookies } from "../auth/browser_cookies.ts";
+import { deviceCookie, deviceCookieMaxAgeS } from "../auth/device_cookie.ts";
 import { hashPassword, verifyPassword } from "../auth/passwords.ts";
 import { constantTimeEqual, randomToken } from "../auth/secrets.ts";
 import { sessionCookie } from "../auth/sessions.ts";
-import type { AppDeps } from "../deps.ts";
+import type { PortalDeps } from "./portal_deps.ts";
 import { statusOf } from "../errors.ts";
 import { AppError } from "../../core/errors.ts";
-import { placeOfKey } from "../routes/admin/keys.ts";
+import { placeOfKey } from "../tenancy/place_of_key.ts";
 import { canRead } from "../tenancy/access.ts";
 import { adminCaller } from "./admin_call.ts";
 import { adminPages } from "./admin_pages.tsx";
@@ -43,7 +44,7 @@ export interface PortalOptions {
   publicUrl: string;
 }
 
-export function portalRoutes(deps: AppDeps, opts: PortalOptions): Hono<AppEnv> {
+export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const prefs = new PrefsStore({ store: deps.store, clock: deps.clock });
   const call = adminCaller(deps);
@@ -94,12 +95,14 @@ export function portalRoutes(deps: AppDeps, opts: PortalOptions): Hono<AppEnv> {
     const want = getCookie(c, loginCsrfCookie);
     try {
       if (!want || !constantTimeEqual(want, field("_csrf"))) throw new AppError("csrf_failed");
-      const { token } = await deps.people.signIn.signIn(
+      const { token, mark } = await deps.people.signIn.signIn(
         field("login"),
         field("password"),
         clientAddr(c),
+        getCookie(c, deviceCookie),
       );
       cookie(c, sessionCookie, token, Math.floor(deps.people.sessionTtlMs / 1000));
+      cookie(c, deviceCookie, mark, deviceCookieMaxAgeS);
       const next = field("next");
       return c.redirect(next.startsWith("/") && !next.startsWith("//") ? next : "/models", 303);
     } catch (e) {

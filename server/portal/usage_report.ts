@@ -5,7 +5,7 @@
 import { and, gte, inArray, sql } from "drizzle-orm";
 import { usage } from "../../db/schema.ts";
 import { type Period, periods } from "../accounting/budgets.ts";
-import type { AppDeps } from "../deps.ts";
+import type { PortalDeps } from "./portal_deps.ts";
 import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { Person, Scope } from "../tenancy/tenancy.ts";
 
@@ -48,7 +48,7 @@ export function zoneOffsetMs(timeZone: string, at: number): number {
 }
 
 export async function usageReport(
-  deps: AppDeps,
+  deps: Pick<PortalDeps, "store">,
   keys: ApiKeyInfo[],
   timeZone: string,
   now: number,
@@ -134,7 +134,7 @@ export interface BudgetLine {
 }
 
 /** The budgets set at each level above the person (and their own), with what is spent. */
-export function budgetLines(deps: AppDeps, person: Person): BudgetLine[] {
+export function budgetLines(deps: Pick<PortalDeps, "people">, person: Person): BudgetLine[] {
   const { tenancy, limits, budgets } = deps.people;
   const chain = tenancy.chain({ id: "", userId: person.id, projectId: null })
     .filter((s) => s.kind !== "global" && s.kind !== "key");

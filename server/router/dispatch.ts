@@ -6,249 +6,432 @@
  * body, call this, and translate the answer back.
  */
 import type { Context } from "hono";
+import type { Clock } from "../../core/clock.ts";
 import type { AppEnv } from "../app_env.ts";
-import type { AppDeps } from "../deps.ts";
 import { AppError } from "../../core/errors.ts";
-import type { ModelEntry } from "./catalog.ts";
+import type { ModelGate } from "../models/model_gate.ts";
+import type { GatewayMetrics } from "../observe/gateway_metrics.ts";
+import type { Notifier } from "../notify/notifier.ts";
+import type { PeopleServices } from "../tenancy/services.ts";
+import type { UsageSink } from "../usage/recorder.ts";
+import type { ModelCatalog, ModelEntry } from "./catalog.ts";
 import { choose, hasUsable } from "./choose.ts";
-import { profileHeader, resolveProfile } from "./picker.ts";
-import { requireModel } from "./read_body.ts";
-import { passOn, relay, type RelayOutcome } from "./relay.ts";
-import type { Replica } from "./replicas.ts";
+import { type Profile, resolveProfile } from "./picker.ts";
+import { passOn, relay, type RelayOutcome, type RelayResult } from "./relay.ts";
+import type { Replica, ReplicaTable } from "./replicas.ts";
+import type { Routing } from "./routing.ts";
 import { prefixBlocks, sessionKey } from "./request_keys.ts";
-import { estimateTokens } from "../accounting/admission.ts";
+import { type Admitted, demandOf } from "../accounting/allowance.ts";
+import { estimatePromptTokens } from "../accounting/demand.ts";
+import { outputCeiling } from "../models/model_limits.ts";
+import { FaultJudge } from "./fault_judge.ts";
 import { genAiParams } from "../observe/genai.ts";
-import type { AnswerMeter } from "../observe/answer_meter.ts";
+import {
+  type DispatchOptions,
+  type EnginePath,
+  type RouteRequest,
+  routeRequest,
+} from "./route_request.ts";
 
-export type EnginePath = "/chat/completions" | "/completions" | "/embeddings" | "/rerank";
+export type { DispatchOptions, EnginePath, RouteRequest };
 
-export interface DispatchOptions {
-  /** Overrides the profile header (a dialect route may know better). */
-  profile?: string;
-  /**
-   * Given by a route that sends the relayed answer to the client as it is (not translated): the
-   * relay then reports the answer's end and size to the access log itself.
-   */
-  meter?: AnswerMeter;
-  /** The bytes `body` was parsed from, sent as they are when the body goes on unchanged. */
-  rawBody?: Uint8Array<ArrayBuffer>;
+/** What the request path uses, and nothing else. */
+export interface DispatchDeps {
+  catalog: Pick<ModelCatalog, "get">;
+  replicas: ReplicaTable;
+  routing: Routing;
+  /** The catalog's rules and waiting for a replica to start (does nothing without a cluster). */
+  models: Pick<ModelGate, "check" | "awaitReplica">;
+  /** Allowed models, rate limits and budgets. */
+  people: Pick<PeopleServices, "admission">;
+  usage: UsageSink;
+  metrics: Pick<GatewayMetrics, "refusal">;
+  notifier: Pick<Notifier, "budgetReached">;
+  clock: Clock;
+  /** Read per request: a live setting changes it in place. */
+  limits: { readonly firstByteTimeoutMs: number };
 }
 
+/** One request's way through routing: what was decided once, and what the attempts change. */
+interface Attempt {
+  readonly req: RouteRequest;
+  readonly entry: ModelEntry;
+  readonly profile: Profile;
+  readonly session: number | undefined;
+  readonly blocks: number[];
+  readonly prefixReplicaId: string | undefined;
+  readonly stream: boolean;
+  /** The model, then its fallbacks. */
+  readonly chain: ModelEntry[];
+  readonly tried: Set<Replica>;
+  /** The clock's time when the request came (the usage row's `at`). */
+  readonly at: number;
+  queueMs: number;
+}
+
+type Picked = [ModelEntry, Replica];
+type Ticket = Extract<Admitted, { ok: true }>;
+type Failure = { status: number; detail: string; answer?: { text: string; contentType: string } };
+
 export async function dispatch(
-  deps: AppDeps,
+  deps: DispatchDeps,
   c: Context<AppEnv>,
   path: EnginePath,
   body: Record<string, unknown>,
   opts: DispatchOptions = {},
 ): Promise<Response> {
-  const started = performance.now();
-  const model = requireModel(body);
-  const entry = deps.catalog.get(model);
-  if (!entry) throw new AppError("model_not_found", { model }, "model");
-  deps.models?.check(entry, body);
-  c.set("model", model);
+  const req = routeRequest(c, path, body, opts);
+  const entry = catalogEntry(deps, req);
+  c.set("model", req.model);
   c.set("genAi", genAiParams(body));
-  const profile = resolveProfile(opts.profile ?? c.req.header(profileHeader), entry.routingProfile);
-  const { routing, replicas: table } = deps;
-  const session = profile === "chat" ? sessionKey(c.req.header("x-session-id"), body) : undefined;
+  const a = planAttempt(deps, req, entry);
+  const ticket = admitTenant(deps, a);
+  let picked = pickNow(deps, a) ?? await awaitStarted(deps, a, ticket);
+  if (!picked) {
+    const queued = await waitInQueue(deps, a, ticket);
+    if (queued instanceof Response) return queued;
+    picked = queued;
+  }
+  return await relayAttempts(deps, a, ticket, picked);
+}
+
+/** The catalog's entry for the model asked for, and its rules (stopped, max output). */
+function catalogEntry(deps: DispatchDeps, req: RouteRequest): ModelEntry {
+  const entry = deps.catalog.get(req.model);
+  if (!entry) throw new AppError("model_not_found", { model: req.model }, "model");
+  deps.models.check(entry, req.body);
+  return entry;
+}
+
+function planAttempt(deps: DispatchDeps, req: RouteRequest, entry: ModelEntry): Attempt {
+  const { routing } = deps;
+  const { body, path } = req;
+  const profile = resolveProfile(req.profileAsked, entry.routingProfile);
   const blocks = path === "/embeddings" || path === "/rerank"
     ? []
     : prefixBlocks(body, routing.settings.prefix);
-  const prefixReplicaId = blocks.length ? routing.prefixIndex.lookup(blocks)?.replicaId : undefined;
-  const stream = body.stream === true;
-  const signal = c.env?.shutdownCut
-    ? AbortSignal.any([c.req.raw.signal, c.env.shutdownCut])
-    : c.req.raw.signal;
-  const chain = [entry, ...fallbackEntries(deps, entry)];
-  const tried = new Set<Replica>();
-  const at = deps.clock.now();
-  const requestId = c.get("requestId");
-  const keyId = c.get("apiKey").id;
-  let queueMs = 0;
-  // Allowed models, rate limits and budgets, all in memory, before any routing; settled (token
-  // estimate corrected, cost charged up the tree) exactly once, when the request is recorded.
-  const admitted = deps.people.admission.admit({
-    key: c.get("apiKey"),
-    model,
-    estimate: estimateTokens(body),
-  });
-  if (!admitted.ok) {
-    const r = admitted.refusal;
-    if (r) {
-      deps.metrics?.refusal(r.kind, refusalLevel[r.scope.kind]);
-      // One notification per episode: the notifier opens it once and closes it when it clears.
-      if (r.kind === "budget") deps.notifier?.budgetReached(r.scope.kind, r.label);
-    }
-    throw admitted.error;
-  }
-
-  const record = (o: RelayOutcome | undefined, status: number, served?: ModelEntry, r?: Replica) =>
-    deps.usage.record({
-      requestId,
-      at,
-      keyId,
-      model,
-      endpoint: path,
-      promptTokens: o?.promptTokens ?? 0,
-      completionTokens: o?.completionTokens ?? 0,
-      cachedTokens: o?.cachedTokens ?? 0,
-      costMicros: deps.people.admission.settle({
-        ticket: admitted.ticket,
-        // Priced at the model that served; nothing served costs nothing.
-        model: served?.name ?? model,
-        usage: o ?? { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
-      }),
-      status,
-      latencyMs: Math.round(performance.now() - started),
-      ttftMs: o?.ttftMs ?? null,
-      stream,
-      servedModel: served?.name ?? null,
-      queueMs,
-      replicaId: r?.id ?? null,
-      profile,
-    });
-  const pickNow = (): [ModelEntry, Replica] | undefined => {
-    const now = deps.clock.now();
-    for (const m of chain) {
-      const r = choose({
-        table,
-        model: m.name,
-        profile,
-        sessionKey: session,
-        prefixReplicaId,
-        tried,
-        now,
-      });
-      if (r) return [m, r];
-    }
-    return undefined;
+  return {
+    req,
+    entry,
+    profile,
+    session: profile === "chat" ? sessionKey(req.sessionId, body) : undefined,
+    blocks,
+    prefixReplicaId: blocks.length ? routing.prefixIndex.lookup(blocks)?.replicaId : undefined,
+    stream: body.stream === true,
+    chain: [entry, ...fallbackEntries(deps, entry)],
+    tried: new Set<Replica>(),
+    at: deps.clock.now(),
+    queueMs: 0,
   };
-
-  let picked = pickNow();
-  if (!picked && deps.models && !chain.some((m) => hasUsable(table, m.name, tried))) {
-    // No replica at all (an on-demand model, or one still starting): wait for the reconciler.
-    await deps.models.awaitReplica(entry, signal);
-    picked = pickNow();
-  }
-  if (!picked) {
-    // Nothing has room now: wait in the queue of the first model that has a replica at all.
-    const waitFor = chain.find((m) => hasUsable(table, m.name, tried));
-    if (!waitFor) {
-      record(undefined, 503);
-      throw new AppError("model_unavailable", { model });
-    }
-    const lane = stream || profile === "chat" ? "interactive" : "batch";
-    try {
-      const take = () => {
-        const r = choose({
-          table,
-          model: waitFor.name,
-          profile,
-          sessionKey: session,
-          prefixReplicaId,
-          tried,
-          now: deps.clock.now(),
-        });
-        // Taken inside the grant, so no other waiter can take the same room.
-        if (r) r.inFlight++;
-        return r;
-      };
-      const r = await routing.admission.admit(waitFor.name, lane, take, signal);
-      r.inFlight--;
-      picked = [waitFor, r];
-    } catch (e) {
-      queueMs = Math.round(performance.now() - started);
-      if (e instanceof AppError) {
-        record(undefined, 503);
-        throw e;
-      }
-      record(undefined, 499);
-      return new Response(null, { status: 499 });
-    }
-    queueMs = Math.round(performance.now() - started);
-  }
-
-  let last: { status: number; detail: string; answer?: { text: string; contentType: string } } = {
-    status: 0,
-    detail: "the engine could not be reached",
-  };
-  let lastServed = entry;
-  for (let attempt = 0; picked && attempt < routing.settings.maxAttempts; attempt++) {
-    const [served, replica] = picked;
-    tried.add(replica);
-    replica.inFlight++;
-    replica.lastRequestAt = deps.clock.now();
-    replica.breaker.take();
-    const relayStarted = performance.now();
-    const unchanged = served === entry && !served.upstreamModel && model === entry.name;
-    const result = await relay({
-      upstream: routing.upstream,
-      replica,
-      path,
-      body: unchanged ? body : { ...body, model: served.upstreamModel ?? served.name },
-      ...(unchanged && opts.rawBody ? { rawBody: opts.rawBody } : {}),
-      clientSignal: signal,
-      firstByteTimeoutMs: deps.limits.firstByteTimeoutMs,
-      idleTimeoutMs: routing.settings.streamIdleTimeoutMs,
-      retryable: replica.external ? (s) => s >= 500 || s === 429 || s === 401 : (s) => s >= 500,
-      servedModel: served.name,
-      onDone: (o) => {
-        opts.meter?.end(o.bytesOut);
-        release(deps, replica);
-        if (o.status === 499) replica.breaker.release();
-        else if (o.status >= 500) replica.breaker.failure();
-        else replica.breaker.success();
-        if (stream && o.status === 200 && o.ttftMs !== null) {
-          replica.ttft.add(o.ttftMs, deps.clock.now());
-        }
-        // The client's view: time to first token counts the queue and earlier attempts.
-        const offset = Math.round(relayStarted - started);
-        record(
-          { ...o, ttftMs: o.ttftMs === null ? null : o.ttftMs + offset },
-          o.status,
-          served,
-          replica,
-        );
-      },
-    });
-    if (result.kind === "answered") {
-      opts.meter?.claim();
-      if (blocks.length) routing.prefixIndex.record(blocks, replica.id);
-      for (const [k, v] of Object.entries(admitted.headers)) result.response.headers.set(k, v);
-      return result.response;
-    }
-    release(deps, replica);
-    if (replica.external && (result.status === 429 || result.status === 401)) {
-      replica.breaker.trip();
-      if (result.status === 401) routing.keyRefused(replica.id);
-    } else {
-      replica.breaker.failure();
-    }
-    // An outside provider's error text can quote part of the key it refused: never passed on.
-    last = replica.external ? { status: result.status, detail: result.detail } : result;
-    lastServed = served;
-    if (signal.aborted) break;
-    picked = pickNow();
-  }
-  if (signal.aborted) {
-    record(undefined, 499);
-    return new Response(null, { status: 499 });
-  }
-  const status = last.status || 502;
-  record(undefined, status, lastServed);
-  if (last.answer) return passOn(lastServed.name, last.answer, status, lastServed.name);
-  if (status === 429) {
-    throw new AppError("provider_rate_limited", { model }, null, { retryAfterS: 1 });
-  }
-  throw new AppError("engine_error", { model, detail: last.detail });
 }
 
-function release(deps: AppDeps, r: Replica): void {
+/**
+ * Allowed models, rate limits and budgets, all in memory, before any routing; settled (token
+ * estimate corrected, cost charged up the tree) exactly once, when the request is recorded.
+ */
+function admitTenant(deps: DispatchDeps, a: Attempt): Ticket {
+  const admitted = deps.people.admission.admit({
+    key: a.req.key,
+    model: a.req.model,
+    demand: demandOf(a.req.body, outputCeiling(a.entry)),
+  });
+  if (admitted.ok) return admitted;
+  const r = admitted.refusal;
+  if (r) {
+    deps.metrics.refusal(r.kind, refusalLevel[r.scope.kind]);
+    // One notification per episode: the notifier opens it once and closes it when it clears.
+    if (r.kind === "budget") deps.notifier.budgetReached(r.scope.kind, r.label);
+  }
+  throw admitted.error;
+}
+
+/** The first model of the chain with a replica that can take the request now. */
+function pickNow(deps: DispatchDeps, a: Attempt): Picked | undefined {
+  const now = deps.clock.now();
+  for (const m of a.chain) {
+    const r = chooseFor(deps, a, m, now);
+    if (r) return [m, r];
+  }
+  return undefined;
+}
+
+function chooseFor(deps: DispatchDeps, a: Attempt, m: ModelEntry, now: number) {
+  return choose({
+    table: deps.replicas,
+    model: m.name,
+    profile: a.profile,
+    sessionKey: a.session,
+    prefixReplicaId: a.prefixReplicaId,
+    tried: a.tried,
+    now,
+  });
+}
+
+/** No replica at all (an on-demand model, or one still starting): wait for the reconciler. */
+async function awaitStarted(
+  deps: DispatchDeps,
+  a: Attempt,
+  ticket: Ticket,
+): Promise<Picked | undefined> {
+  if (a.chain.some((m) => hasUsable(deps.replicas, m.name, a.tried))) return undefined;
+  await deps.models.awaitReplica(a.entry, a.req.signal).catch((e) => {
+    // Refused before anything was recorded: what admission held goes back.
+    deps.people.admission.release(ticket.ticket);
+    throw e;
+  });
+  return pickNow(deps, a);
+}
+
+/**
+ * Nothing has room now: wait in the queue of the first model that has a replica at all. A
+ * Response (499) when the client left while waiting.
+ */
+async function waitInQueue(
+  deps: DispatchDeps,
+  a: Attempt,
+  ticket: Ticket,
+): Promise<Picked | Response> {
+  const waitFor = a.chain.find((m) => hasUsable(deps.replicas, m.name, a.tried));
+  if (!waitFor) {
+    recordUsage(deps, a, ticket, undefined, 503);
+    throw new AppError("model_unavailable", { model: a.req.model });
+  }
+  const lane = a.stream || a.profile === "chat" ? "interactive" : "batch";
+  const take = () => {
+    const r = chooseFor(deps, a, waitFor, deps.clock.now());
+    // Taken inside the grant, so no other waiter can take the same room.
+    if (r) r.inFlight++;
+    return r;
+  };
+  try {
+    // Fair between tenants: the next free slot goes to the flow with least in flight for its weight.
+    const flow = deps.people.admission.flow(a.req.key, a.req.model);
+    const r = await deps.routing.admission.admit(waitFor.name, lane, take, a.req.signal, flow);
+    r.inFlight--;
+    a.queueMs = elapsedMs(a.req.started);
+    return [waitFor, r];
+  } catch (e) {
+    a.queueMs = elapsedMs(a.req.started);
+    if (e instanceof AppError) {
+      recordUsage(deps, a, ticket, undefined, 503);
+      throw e;
+    }
+    recordUsage(deps, a, ticket, undefined, 499);
+    return new Response(null, { status: 499 });
+  }
+}
+
+/** Relays to the picked replica; on a failure before the first byte, to the next one left. */
+async function relayAttempts(
+  deps: DispatchDeps,
+  a: Attempt,
+  ticket: Ticket,
+  first: Picked,
+): Promise<Response> {
+  let last: Failure = { status: 0, detail: "the engine could not be reached" };
+  let lastServed = a.entry;
+  let picked: Picked | undefined = first;
+  // Whose fault each failure is: a 5xx two replicas repeat alike is the request's, not theirs.
+  const faults = new FaultJudge();
+  for (let n = 0; picked && n < deps.routing.settings.maxAttempts; n++) {
+    const [served, replica] = picked;
+    const result = await relayTo(deps, a, ticket, served, replica);
+    if (result.kind === "answered") {
+      faults.settle();
+      return answered(deps, a, ticket, replica, result.response);
+    }
+    last = failedOn(deps, replica, result, faults, a.req.model);
+    lastServed = served;
+    if (faults.requestFault || a.req.signal.aborted) break;
+    picked = pickNow(deps, a);
+  }
+  faults.settle();
+  return giveUp(deps, a, ticket, last, lastServed, faults.requestFault);
+}
+
+function relayTo(
+  deps: DispatchDeps,
+  a: Attempt,
+  ticket: Ticket,
+  served: ModelEntry,
+  replica: Replica,
+): Promise<RelayResult> {
+  const { req, entry } = a;
+  const { routing } = deps;
+  a.tried.add(replica);
+  replica.inFlight++;
+  replica.lastRequestAt = deps.clock.now();
+  replica.breaker.take();
+  const relayStarted = performance.now();
+  const unchanged = served === entry && !served.upstreamModel && a.req.model === entry.name;
+  return relay({
+    upstream: routing.upstream,
+    replica,
+    path: req.path,
+    body: unchanged ? req.body : { ...req.body, model: served.upstreamModel ?? served.name },
+    ...(unchanged && req.rawBody ? { rawBody: req.rawBody } : {}),
+    clientSignal: req.signal,
+    firstByteTimeoutMs: deps.limits.firstByteTimeoutMs,
+    idleTimeoutMs: routing.settings.streamIdleTimeoutMs,
+    retryable: replica.external ? (s) => s >= 500 || s === 429 || s === 401 : (s) => s >= 500,
+    servedModel: served.name,
+    onDone: (o) => answerEnded(deps, a, ticket, served, replica, o, relayStarted),
+  });
+}
+
+/** The answer under way ended, however it ended: the replica's books, then the usage row. */
+function answerEnded(
+  deps: DispatchDeps,
+  a: Attempt,
+  ticket: Ticket,
+  served: ModelEntry,
+  replica: Replica,
+  o: RelayOutcome,
+  relayStarted: number,
+): void {
+  a.req.meter?.end(o.bytesOut);
+  release(deps, replica);
+  if (o.status === 499) replica.breaker.release();
+  else if (o.status >= 500) replica.breaker.failure();
+  else replica.breaker.success();
+  if (a.stream && o.status === 200 && o.ttftMs !== null) {
+    replica.ttft.add(o.ttftMs, deps.clock.now());
+  }
+  // The client's view: time to first token counts the queue and earlier attempts.
+  const offset = Math.round(relayStarted - a.req.started);
+  const seen = { ...o, ttftMs: o.ttftMs === null ? null : o.ttftMs + offset };
+  recordUsage(deps, a, ticket, seen, o.status, served, replica);
+}
+
+function answered(
+  deps: DispatchDeps,
+  a: Attempt,
+  ticket: Ticket,
+  replica: Replica,
+  response: Response,
+): Response {
+  a.req.meter?.claim();
+  if (a.blocks.length) deps.routing.prefixIndex.record(a.blocks, replica.id);
+  for (const [k, v] of Object.entries(ticket.headers)) response.headers.set(k, v);
+  return response;
+}
+
+/** A replica failed before the first byte: its breaker hears of it, unless the request is to blame. */
+function failedOn(
+  deps: DispatchDeps,
+  replica: Replica,
+  result: Extract<RelayResult, { kind: "failed" }>,
+  faults: FaultJudge,
+  model: string,
+): Failure {
+  release(deps, replica);
+  if (replica.external && (result.status === 429 || result.status === 401)) {
+    replica.breaker.trip();
+    if (result.status === 401) deps.routing.keyRefused(replica.id);
+  } else {
+    faults.failed(replica, result, model);
+  }
+  // An outside provider's error text can quote part of the key it refused: never passed on.
+  return replica.external ? { status: result.status, detail: result.detail } : result;
+}
+
+/** Every attempt failed (or the client left): recorded once, then the last failure is told. */
+function giveUp(
+  deps: DispatchDeps,
+  a: Attempt,
+  ticket: Ticket,
+  last: Failure,
+  lastServed: ModelEntry,
+  requestFault: AppError | undefined,
+): Response {
+  if (a.req.signal.aborted) {
+    recordUsage(deps, a, ticket, undefined, 499);
+    return new Response(null, { status: 499 });
+  }
+  if (requestFault) {
+    recordUsage(deps, a, ticket, undefined, 400, lastServed);
+    throw requestFault;
+  }
+  const status = last.status || 502;
+  recordUsage(deps, a, ticket, undefined, status, lastServed);
+  if (last.answer) return passOn(lastServed.name, last.answer, status, lastServed.name);
+  if (status === 429) {
+    throw new AppError("provider_rate_limited", { model: a.req.model }, null, { retryAfterS: 1 });
+  }
+  throw new AppError("engine_error", { model: a.req.model, detail: last.detail });
+}
+
+function recordUsage(
+  deps: DispatchDeps,
+  a: Attempt,
+  ticket: Ticket,
+  o: Omit<RelayOutcome, "status" | "latencyMs" | "bytesOut"> | undefined,
+  status: number,
+  served?: ModelEntry,
+  r?: Replica,
+): void {
+  const used = usedTokens(o, a.req.body);
+  deps.usage.record({
+    requestId: a.req.requestId,
+    at: a.at,
+    keyId: a.req.key.id,
+    model: a.req.model,
+    endpoint: a.req.path,
+    ...used,
+    costMicros: settleCost(deps, ticket, a.req.model, used, served),
+    status,
+    latencyMs: elapsedMs(a.req.started),
+    ttftMs: o?.ttftMs ?? null,
+    stream: a.stream,
+    servedModel: served?.name ?? null,
+    queueMs: a.queueMs,
+    replicaId: r?.id ?? null,
+    profile: a.profile,
+  });
+}
+
+/** Priced at the model that served; nothing served costs nothing. */
+function settleCost(
+  deps: DispatchDeps,
+  ticket: Ticket,
+  model: string,
+  o: { promptTokens: number; completionTokens: number; cachedTokens: number } | undefined,
+  served: ModelEntry | undefined,
+): number {
+  const usage = o ?? noTokens;
+  return deps.people.admission.settle({
+    ticket: ticket.ticket,
+    model: served?.name ?? model,
+    usage,
+  });
+}
+
+/**
+ * The tokens a request used, as its usage row and its charge count them: the engine's report,
+ * or for an answer that ended before any report (its prompt was read) the gateway's estimate.
+ */
+function usedTokens(
+  o: Omit<RelayOutcome, "status" | "latencyMs" | "bytesOut"> | undefined,
+  body: Record<string, unknown>,
+) {
+  const estimated = o?.promptUnreported === true;
+  return {
+    promptTokens: estimated ? estimatePromptTokens(body) : o?.promptTokens ?? 0,
+    promptEstimated: estimated,
+    completionTokens: o?.completionTokens ?? 0,
+    cachedTokens: o?.cachedTokens ?? 0,
+  };
+}
+
+const noTokens = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+const elapsedMs = (since: number) => Math.round(performance.now() - since);
+
+function release(deps: DispatchDeps, r: Replica): void {
   r.inFlight--;
   deps.routing.admission.wake(r.model);
 }
 
-function fallbackEntries(deps: AppDeps, entry: ModelEntry): ModelEntry[] {
+function fallbackEntries(deps: DispatchDeps, entry: ModelEntry): ModelEntry[] {
   if (entry.fallbacks.length === 0) return [];
   const out: ModelEntry[] = [];
   for (const name of entry.fallbacks) {

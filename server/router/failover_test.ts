@@ -10,6 +10,8 @@ import {
   usageRows,
 } from "../../tests/helpers/routing.ts";
 
+import { estimatePromptTokens } from "../accounting/demand.ts";
+
 const batch = { headers: { "x-llmgw-profile": "batch" } };
 
 /** An engine that sends its headers, then `sent` if given, then dies (the connection breaks). */
@@ -112,11 +114,38 @@ Deno.test("a replica on a closed port is retried on another; an error after the 
       assertEquals(rows.length, 2);
       const brokenRow = rows.find((r) => r.replicaId === "broken");
       assertEquals(brokenRow?.status, 502);
+      // No usage came before the break: the prompt is the gateway's estimate, marked as one.
+      assertEquals(brokenRow?.promptTokens, estimatePromptTokens(chat("hi", { stream: true })));
+      assertEquals(brokenRow?.promptEstimated, true);
       assertEquals(broken.hits(), 1);
     } finally {
       await broken.close();
     }
   } finally {
+    await h.close();
+  }
+});
+
+Deno.test("a broken stream's usage row keeps the prompt tokens the engine reported before it broke", async () => {
+  const h = await startHarness();
+  // An engine that reports usage on every chunk (vLLM's continuous usage stats), then dies.
+  const reporting = dyingEngine(
+    "text/event-stream",
+    'data: {"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":17,"completion_tokens":1}}\n\n',
+  );
+  try {
+    h.deps.replicas.remove("r1");
+    addReplica(h, "reporting", reporting.url);
+    const cut = await h.v1("/chat/completions", chat("hi", { stream: true }), batch);
+    assertEquals(cut.status, 200);
+    assert((await cut.text()).includes("engine_error"));
+    const [row] = await usageRows(h);
+    assertEquals(
+      [row?.status, row?.promptTokens, row?.completionTokens, row?.promptEstimated],
+      [502, 17, 1, false],
+    );
+  } finally {
+    await reporting.close();
     await h.close();
   }
 });

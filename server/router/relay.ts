@@ -20,6 +20,11 @@ export interface RelayOutcome {
   completionTokens: number;
   /** Prompt tokens read from the engine's cache, within promptTokens. */
   cachedTokens: number;
+  /**
+   * The answer started but ended with no usage report (a broken, stalled or cut stream): the
+   * engine read the prompt, so the caller records its own estimate of it, marked as one.
+   */
+  promptUnreported: boolean;
   /** Time to the first byte of the answer; null when none arrived. */
   ttftMs: number | null;
   latencyMs: number;
@@ -180,7 +185,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
   return { kind: "answered", response, ttftMs };
 }
 
-const noTokens = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+const noTokens = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, promptUnreported: false };
 const usageOption = encoder.encode(',"stream_options":{"include_usage":true}');
 const closingBrace = 0x7d;
 
@@ -250,13 +255,19 @@ function answerWhole(
   const usage = readUsage(safeJson(text));
   const contentType = upstream.header("content-type") ?? "application/json";
   if (!isOk(upstream.status) && !contentType.includes("json")) {
-    finish({ status: upstream.status, ...usage, ttftMs, bytesOut: 0 });
+    finish({ status: upstream.status, ...usage, promptUnreported: false, ttftMs, bytesOut: 0 });
     // An engine that fails with a non-JSON body still answers the client in OpenAI's shape.
     throw new AppError("engine_error", { model, detail: `status ${upstream.status}` });
   }
   // Bytes, not the string: the server writes them in one go, and their length is bytes_out.
   const bytes = encoder.encode(text);
-  finish({ status: upstream.status, ...usage, ttftMs, bytesOut: bytes.byteLength });
+  finish({
+    status: upstream.status,
+    ...usage,
+    promptUnreported: false,
+    ttftMs,
+    bytesOut: bytes.byteLength,
+  });
   return new Response(bytes, {
     status: upstream.status,
     headers: { "content-type": contentType, ...headers },

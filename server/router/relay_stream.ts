@@ -4,7 +4,7 @@
  * client that did not ask for them; usage is read on the way; a stalled engine is cut with a
  * proper end.
  */
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 import { errorBody } from "../errors.ts";
 import { AppError } from "../../core/errors.ts";
 import { isRecord, readUsage, safeJson } from "./json_fields.ts";
@@ -16,211 +16,25 @@ const nullUsage = /,\s*"usage"\s*:\s*null|"usage"\s*:\s*null\s*,?/;
 const nullUsageAnywhere = /,"usage":null|"usage":null,?/g;
 const usageObject = /"usage":\s*\{/;
 
-export function relayStream(
-  answer: UpstreamAnswer,
-  opts: {
-    /** The answer's first piece, read before the client was answered (valid until the next read). */
-    first: Uint8Array;
-    /** When that first piece came, in ms from `started`. */
-    ttftMs: number;
-    clientWantsUsage: boolean;
-    started: number;
-    idleTimeoutMs: number;
-    model: string;
-    abort: () => void;
-    /** True once the client disconnected: a read that fails then is the client's doing. */
-    clientGone: () => boolean;
-    finish: (o: Finished) => void;
-    headers: Record<string, string>;
-  },
-): Response {
-  const decoder = new TextDecoder();
-  let promptTokens = 0;
-  let completionTokens = 0;
-  let cachedTokens = 0;
-  let sawUsage = false;
-  let contentEvents = 0;
-  let bytesOut = 0;
-  let out: string[] = [];
+export interface StreamRelayOptions {
+  /** The answer's first piece, read before the client was answered (valid until the next read). */
+  first: Uint8Array;
+  /** When that first piece came, in ms from `started`. */
+  ttftMs: number;
+  clientWantsUsage: boolean;
+  started: number;
+  idleTimeoutMs: number;
+  model: string;
+  abort: () => void;
+  /** True once the client disconnected: a read that fails then is the client's doing. */
+  clientGone: () => boolean;
+  finish: (o: Finished) => void;
+  headers: Record<string, string>;
+}
 
-  const onEvent = (ev: EventSourceMessage) => {
-    const data = ev.data;
-    // Only events with a usage object are parsed: the rest pass through as they came.
-    if (data !== "[DONE]" && data.includes('"usage"') && !data.includes('"usage":null')) {
-      const chunk = safeJson(data);
-      if (isRecord(chunk) && isRecord(chunk.usage)) {
-        const u = readUsage(chunk);
-        promptTokens = u.promptTokens;
-        completionTokens = u.completionTokens;
-        cachedTokens = u.cachedTokens;
-        sawUsage = true;
-        if (!opts.clientWantsUsage) {
-          const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
-          if (choices.length === 0) return;
-          delete chunk.usage;
-          out.push(`data: ${JSON.stringify(chunk)}\n\n`);
-          contentEvents++;
-          return;
-        }
-      }
-    }
-    if (data === "[DONE]") {
-      out.push("data: [DONE]\n\n");
-      return;
-    }
-    contentEvents++;
-    // With include_usage every chunk carries `"usage":null`; a client that did not ask gets none.
-    const shown = opts.clientWantsUsage
-      ? data
-      : data.includes(',"usage":null')
-      ? data.replace(',"usage":null', "")
-      : data.replace(nullUsage, "");
-    // A data field of several lines goes out as several `data:` lines, as it came.
-    const lines = shown.includes("\n") ? shown.replaceAll("\n", "\ndata: ") : shown;
-    out.push(ev.event ? `event: ${ev.event}\ndata: ${lines}\n\n` : `data: ${lines}\n\n`);
-  };
-  const parser = createParser({ onEvent });
-  // Fast path: the whole events of one read pass on as text, counted but not parsed; only a read
-  // holding a usage object, or anything but one-line `data:` events, goes through the full parser.
-  let pending = "";
-  const feed = (text: string) => {
-    let complete: string;
-    if (pending === "" && text.endsWith("\n\n") && !text.includes("\r")) {
-      // Nearly every read is whole events: nothing to join or cut.
-      complete = text;
-    } else {
-      pending += text;
-      if (pending.includes("\r")) pending = pending.replace(/\r\n?/g, "\n");
-      const cut = pending.lastIndexOf("\n\n");
-      if (cut < 0) return;
-      complete = pending.slice(0, cut + 2);
-      pending = pending.slice(cut + 2);
-    }
-    const n = countDataEvents(complete);
-    if (n < 0 || usageObject.test(complete)) {
-      parser.feed(complete);
-      return;
-    }
-    contentEvents += n;
-    if (!opts.clientWantsUsage && complete.includes('"usage":null')) {
-      complete = complete.replace(nullUsageAnywhere, "");
-    }
-    out.push(complete);
-  };
-  const done = (status: number) => {
-    clearTimeout(idleTimer);
-    opts.finish({
-      status,
-      promptTokens,
-      // Without a usage report, each content event is about one token.
-      completionTokens: sawUsage ? completionTokens : contentEvents,
-      cachedTokens,
-      ttftMs: opts.ttftMs,
-      bytesOut,
-    });
-  };
-  const send = (ctrl: ReadableStreamDefaultController<Uint8Array>) => {
-    const bytes = encoder.encode(out.join(""));
-    bytesOut += bytes.byteLength;
-    ctrl.enqueue(bytes);
-    out = [];
-  };
-
-  // One timer per idle period, not one per read: it re-arms itself for what is left of the period.
-  // Only time spent waiting on the engine counts: while the client is slow to take what was sent,
-  // nothing is read (the stream is pulled), and that pause is not the engine's.
-  let readingSince: number | null = null;
-  let stalled = false;
-  let idleTimer: ReturnType<typeof setTimeout> | undefined;
-  const watch = (ms: number) => {
-    idleTimer = setTimeout(() => {
-      if (readingSince === null) return watch(opts.idleTimeoutMs);
-      const idle = performance.now() - readingSince;
-      if (idle < opts.idleTimeoutMs) return watch(opts.idleTimeoutMs - idle);
-      stalled = true;
-      opts.abort();
-      answer.cancel();
-    }, ms);
-  };
-  watch(opts.idleTimeoutMs);
-  const errorEvent = (err: AppError) => `data: ${JSON.stringify(errorBody(err))}\n\n`;
-  const stallEnd = () =>
-    errorEvent(
-      new AppError("engine_stalled", {
-        model: opts.model,
-        seconds: Math.round(opts.idleTimeoutMs / 1000),
-      }),
-    ) + "data: [DONE]\n\n";
-  // An engine that dies mid-answer: the client hears why, in the API's error shape (an SDK raises
-  // it as an API error, where a cut connection is only "terminated"), and gets no [DONE], so the
-  // answer cannot pass for a whole one.
-  const brokenEnd = () =>
-    errorEvent(
-      new AppError("engine_error", {
-        model: opts.model,
-        detail: "it stopped in the middle of the answer",
-      }),
-    );
-
-  // Taken in at once: the piece is the connection's buffer, which the next read fills again.
-  feed(decoder.decode(opts.first, { stream: true }));
-
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(ctrl) {
-      // The first piece's events, the first time.
-      if (out.length) return send(ctrl);
-      for (;;) {
-        let piece: Uint8Array | null;
-        try {
-          readingSince = performance.now();
-          piece = await answer.read();
-          readingSince = null;
-        } catch {
-          if (stalled) {
-            out.push(stallEnd());
-            send(ctrl);
-            done(504);
-            ctrl.close();
-            return;
-          }
-          // The client's disconnect aborts the engine request, which can fail this read before
-          // the response's own cancel arrives: that is still the client leaving, not the engine.
-          if (opts.clientGone()) {
-            done(499);
-            ctrl.error(new Error("the client went away"));
-            return;
-          }
-          // What was whole went out with its read; a part-event left over is dropped.
-          out.push(brokenEnd());
-          send(ctrl);
-          done(502);
-          ctrl.close();
-          return;
-        }
-        if (piece === null) {
-          feed(decoder.decode());
-          if (pending) parser.feed(pending + "\n\n");
-          if (stalled) out.push(stallEnd());
-          if (out.length) send(ctrl);
-          done(stalled ? 504 : 200);
-          ctrl.close();
-          return;
-        }
-        // Decoded at once: the bytes are the connection's, read into again by the next read.
-        feed(decoder.decode(piece, { stream: true }));
-        if (out.length === 0) continue;
-        // All events of one engine read go out as one write.
-        send(ctrl);
-        return;
-      }
-    },
-    cancel() {
-      done(499);
-      opts.abort();
-      answer.cancel();
-    },
-  });
-  return new Response(stream, {
+export function relayStream(answer: UpstreamAnswer, opts: StreamRelayOptions): Response {
+  const relay = new StreamRelay(answer, opts);
+  return new Response(relay.stream(), {
     status: 200,
     headers: {
       "content-type": "text/event-stream",
@@ -229,6 +43,235 @@ export function relayStream(
       ...opts.headers,
     },
   });
+}
+
+/**
+ * One stream's state. A class rather than closures: each read runs the same few methods on one
+ * object, with nothing allocated per read beyond the text it passes on.
+ */
+class StreamRelay {
+  readonly #answer: UpstreamAnswer;
+  readonly #opts: StreamRelayOptions;
+  readonly #decoder = new TextDecoder();
+  readonly #parser: EventSourceParser;
+  #promptTokens = 0;
+  #completionTokens = 0;
+  #cachedTokens = 0;
+  #sawUsage = false;
+  #contentEvents = 0;
+  #bytesOut = 0;
+  #out: string[] = [];
+  /** A part-event left over from the last read, joined to the next. */
+  #pending = "";
+  /** When the read now waiting on the engine began; null while the client is being sent to. */
+  #readingSince: number | null = null;
+  #stalled = false;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(answer: UpstreamAnswer, opts: StreamRelayOptions) {
+    this.#answer = answer;
+    this.#opts = opts;
+    this.#parser = createParser({ onEvent: (ev) => this.#onEvent(ev) });
+    this.#watch(opts.idleTimeoutMs);
+    // Taken in at once: the piece is the connection's buffer, which the next read fills again.
+    this.#feed(this.#decoder.decode(opts.first, { stream: true }));
+  }
+
+  stream(): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>({
+      pull: (ctrl) => this.#pull(ctrl),
+      cancel: () => this.#cancel(),
+    });
+  }
+
+  async #pull(ctrl: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    // The first piece's events, the first time.
+    if (this.#out.length) return this.#send(ctrl);
+    for (;;) {
+      let piece: Uint8Array | null;
+      try {
+        this.#readingSince = performance.now();
+        piece = await this.#answer.read();
+        this.#readingSince = null;
+      } catch {
+        return this.#readFailed(ctrl);
+      }
+      if (piece === null) return this.#ended(ctrl);
+      // Decoded at once: the bytes are the connection's, read into again by the next read.
+      this.#feed(this.#decoder.decode(piece, { stream: true }));
+      // All events of one engine read go out as one write.
+      if (this.#out.length) return this.#send(ctrl);
+    }
+  }
+
+  #cancel(): void {
+    this.#done(499);
+    this.#opts.abort();
+    this.#answer.cancel();
+  }
+
+  /** The engine's stream ended: what is left goes out, then the end. */
+  #ended(ctrl: ReadableStreamDefaultController<Uint8Array>): void {
+    this.#feed(this.#decoder.decode());
+    if (this.#pending) this.#parser.feed(this.#pending + "\n\n");
+    if (this.#stalled) this.#out.push(this.#stallEnd());
+    if (this.#out.length) this.#send(ctrl);
+    this.#done(this.#stalled ? 504 : 200);
+    ctrl.close();
+  }
+
+  /** A read failed: the idle cut, the client leaving, or the engine dying mid-answer. */
+  #readFailed(ctrl: ReadableStreamDefaultController<Uint8Array>): void {
+    if (this.#stalled) {
+      this.#out.push(this.#stallEnd());
+      this.#send(ctrl);
+      this.#done(504);
+      ctrl.close();
+      return;
+    }
+    // The client's disconnect aborts the engine request, which can fail this read before the
+    // response's own cancel arrives: that is still the client leaving, not the engine.
+    if (this.#opts.clientGone()) {
+      this.#done(499);
+      ctrl.error(new Error("the client went away"));
+      return;
+    }
+    // What was whole went out with its read; a part-event left over is dropped.
+    this.#out.push(this.#brokenEnd());
+    this.#send(ctrl);
+    this.#done(502);
+    ctrl.close();
+  }
+
+  /**
+   * Fast path: the whole events of one read pass on as text, counted but not parsed; only a read
+   * holding a usage object, or anything but one-line `data:` events, goes through the full parser.
+   */
+  #feed(text: string): void {
+    let complete: string;
+    if (this.#pending === "" && text.endsWith("\n\n") && !text.includes("\r")) {
+      // Nearly every read is whole events: nothing to join or cut.
+      complete = text;
+    } else {
+      let pending = this.#pending + text;
+      if (pending.includes("\r")) pending = pending.replace(/\r\n?/g, "\n");
+      const cut = pending.lastIndexOf("\n\n");
+      this.#pending = cut < 0 ? pending : pending.slice(cut + 2);
+      if (cut < 0) return;
+      complete = pending.slice(0, cut + 2);
+    }
+    const n = countDataEvents(complete);
+    if (n < 0 || usageObject.test(complete)) {
+      this.#parser.feed(complete);
+      return;
+    }
+    this.#contentEvents += n;
+    if (!this.#opts.clientWantsUsage && complete.includes('"usage":null')) {
+      complete = complete.replace(nullUsageAnywhere, "");
+    }
+    this.#out.push(complete);
+  }
+
+  /** One event the full parser read. */
+  #onEvent(ev: EventSourceMessage): void {
+    const data = ev.data;
+    if (data === "[DONE]") {
+      this.#out.push("data: [DONE]\n\n");
+      return;
+    }
+    // Only events with a usage object are parsed: the rest pass through as they came.
+    if (data.includes('"usage"') && !data.includes('"usage":null') && this.#usageEvent(data)) {
+      return;
+    }
+    this.#contentEvents++;
+    // With include_usage every chunk carries `"usage":null`; a client that did not ask gets none.
+    const shown = this.#opts.clientWantsUsage
+      ? data
+      : data.includes(',"usage":null')
+      ? data.replace(',"usage":null', "")
+      : data.replace(nullUsage, "");
+    // A data field of several lines goes out as several `data:` lines, as it came.
+    const lines = shown.includes("\n") ? shown.replaceAll("\n", "\ndata: ") : shown;
+    this.#out.push(ev.event ? `event: ${ev.event}\ndata: ${lines}\n\n` : `data: ${lines}\n\n`);
+  }
+
+  /**
+   * Reads the usage from an event that may carry it; true when the event was dealt with here (the
+   * usage withheld from a client that did not ask), false when it passes on as it came.
+   */
+  #usageEvent(data: string): boolean {
+    const chunk = safeJson(data);
+    if (!isRecord(chunk) || !isRecord(chunk.usage)) return false;
+    const u = readUsage(chunk);
+    this.#promptTokens = u.promptTokens;
+    this.#completionTokens = u.completionTokens;
+    this.#cachedTokens = u.cachedTokens;
+    this.#sawUsage = true;
+    if (this.#opts.clientWantsUsage) return false;
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    if (choices.length === 0) return true;
+    delete chunk.usage;
+    this.#out.push(`data: ${JSON.stringify(chunk)}\n\n`);
+    this.#contentEvents++;
+    return true;
+  }
+
+  #send(ctrl: ReadableStreamDefaultController<Uint8Array>): void {
+    const bytes = encoder.encode(this.#out.join(""));
+    this.#bytesOut += bytes.byteLength;
+    ctrl.enqueue(bytes);
+    this.#out = [];
+  }
+
+  #done(status: number): void {
+    clearTimeout(this.#idleTimer);
+    this.#opts.finish({
+      status,
+      promptTokens: this.#promptTokens,
+      // Without a usage report, each content event is about one token.
+      completionTokens: this.#sawUsage ? this.#completionTokens : this.#contentEvents,
+      cachedTokens: this.#cachedTokens,
+      promptUnreported: !this.#sawUsage,
+      ttftMs: this.#opts.ttftMs,
+      bytesOut: this.#bytesOut,
+    });
+  }
+
+  /**
+   * One timer per idle period, not one per read: it re-arms itself for what is left of the period.
+   * Only time spent waiting on the engine counts: while the client is slow to take what was sent,
+   * nothing is read (the stream is pulled), and that pause is not the engine's.
+   */
+  #watch(ms: number): void {
+    this.#idleTimer = setTimeout(() => {
+      const idleTimeoutMs = this.#opts.idleTimeoutMs;
+      if (this.#readingSince === null) return this.#watch(idleTimeoutMs);
+      const idle = performance.now() - this.#readingSince;
+      if (idle < idleTimeoutMs) return this.#watch(idleTimeoutMs - idle);
+      this.#stalled = true;
+      this.#opts.abort();
+      this.#answer.cancel();
+    }, ms);
+  }
+
+  /**
+   * An engine that stalls or dies mid-answer: the client hears why, in the API's error shape (an
+   * SDK raises it as an API error, where a cut connection is only "terminated"), and gets no
+   * [DONE], so the answer cannot pass for a whole one.
+   */
+  #stallEnd(): string {
+    const seconds = Math.round(this.#opts.idleTimeoutMs / 1000);
+    return errorEvent(new AppError("engine_stalled", { model: this.#opts.model, seconds }));
+  }
+
+  #brokenEnd(): string {
+    const detail = "it stopped in the middle of the answer";
+    return errorEvent(new AppError("engine_error", { model: this.#opts.model, detail }));
+  }
+}
+
+function errorEvent(err: AppError): string {
+  return `data: ${JSON.stringify(errorBody(err))}\n\n`;
 }
 
 /**

@@ -11,6 +11,7 @@ import { TtftAverage } from "./ttft.ts";
 export type ReplicaState =
   | "starting"
   | "ready"
+  | "unhealthy"
   | "restarting"
   | "failed"
   | "stopped"

@@ -3,7 +3,7 @@
  * index and what the request path needs to know. Passed to dispatch through the app's deps.
  */
 import type { Logger } from "../../core/log.ts";
-import { Admission } from "./admission.ts";
+import { Admission } from "./slots.ts";
 import { PrefixIndex } from "./prefix_index.ts";
 import { defaultPrefixOptions, type PrefixOptions } from "./request_keys.ts";
 import { engineUpstream, type Upstream } from "./upstream/upstream.ts";

@@ -1,8 +1,9 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
+import { estimatePromptTokens } from "../accounting/demand.ts";
 import { addReplica, chat, fakeServer, usageRows } from "../../tests/helpers/routing.ts";
 
-Deno.test("a stalled engine stream is cut after the idle timeout with an error event and [DONE]", async () => {
+Deno.test("a stalled engine stream is cut after the idle timeout with an error event and no [DONE]", async () => {
   const h = await startHarness({ routing: { streamIdleTimeoutMs: 150 } });
   let upstreamCancelled = false;
   const stalling = fakeServer(() =>
@@ -31,11 +32,17 @@ Deno.test("a stalled engine stream is cut after the idle timeout with an error e
     assert(waited >= 140 && waited < 2000, `cut after ${waited} ms`);
     const events = text.split("\n\n").filter(Boolean);
     assert(events[0]!.includes("Hel"));
-    const error = JSON.parse(events.at(-2)!.slice("data: ".length));
+    // Ended like a dead engine's answer: a client that watches for [DONE] sees it is cut.
+    const error = JSON.parse(events.at(-1)!.slice("data: ".length));
     assertEquals(error.error.code, "engine_stalled");
-    assertEquals(events.at(-1), "data: [DONE]");
+    assert(!events.includes("data: [DONE]"), "a cut answer never passes for a whole one");
     const [row] = await usageRows(h);
     assertEquals(row?.status, 504);
+    // The engine never said how long the prompt was: the gateway's estimate, marked as one.
+    assertEquals([row?.promptTokens, row?.promptEstimated], [
+      estimatePromptTokens(chat("hi")),
+      true,
+    ]);
     assertEquals(h.deps.replicas.get("stuck")?.inFlight, 0);
     // The engine's server hears of the abort when the connection closes: on a loaded machine,
     // a moment later.

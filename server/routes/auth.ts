@@ -12,13 +12,16 @@ import { z } from "zod";
 import type { AppEnv } from "../app_env.ts";
 import { clientAddr } from "../auth/actor.ts";
 import { browserCookies } from "../auth/browser_cookies.ts";
+import { deviceCookie, deviceCookieMaxAgeS } from "../auth/device_cookie.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { constantTimeEqual, randomToken } from "../auth/secrets.ts";
 import { csrfFor, csrfMatches, sessionCookie } from "../auth/sessions.ts";
-import type { AppDeps } from "../deps.ts";
+import type { PeopleServices } from "../tenancy/services.ts";
 import { AppError } from "../../core/errors.ts";
 import { readJsonBody } from "../router/read_body.ts";
-import { parse } from "./admin/registry.ts";
+import { parse } from "./parse_input.ts";
+import { forgetFirstPassword } from "../setup/first_password.ts";
+import { adminUsername } from "../setup/init_data_dir.ts";
 
 const loginCsrfCookie = "llmgw_csrf";
 const oidcStateCookie = "llmgw_oidc_state";
@@ -29,7 +32,7 @@ const signup = z.strictObject({
   display_name: z.string().max(200).optional(),
 });
 
-export function authRoutes(deps: AppDeps): Hono<AppEnv> {
+export function authRoutes(deps: { people: PeopleServices }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const p = () => deps.people;
   const { secure, cookie } = browserCookies(() => p().secureCookies);
@@ -72,8 +75,18 @@ export function authRoutes(deps: AppDeps): Hono<AppEnv> {
     const { fields, isForm } = await readForm(c);
     loginCsrf(c, fields, isForm);
     const input = parse(login, fields);
-    const { person, token } = await p().signIn.signIn(input.email, input.password, clientAddr(c));
+    const { person, token, mark } = await p().signIn.signIn(
+      input.email,
+      input.password,
+      clientAddr(c),
+      getCookie(c, deviceCookie),
+    );
+    const firstPassword = p().firstPasswordFile;
+    if (person.username === adminUsername && firstPassword) {
+      await forgetFirstPassword(firstPassword);
+    }
     cookie(c, sessionCookie, token, Math.floor(deps.people.sessionTtlMs / 1000));
+    cookie(c, deviceCookie, mark, deviceCookieMaxAgeS);
     return c.json({ person, csrf: csrfFor(token) });
   });
 

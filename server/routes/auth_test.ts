@@ -58,7 +58,7 @@ Deno.test("a session: HttpOnly, SameSite=Lax cookie (Secure over https), /auth/m
   }
 });
 
-Deno.test("sign-in is throttled per account and address; the owner elsewhere is not locked out; unknown emails take as long", async () => {
+Deno.test("sign-in: unknown emails take as long as wrong passwords; one address is slowed, growing, never locked", async () => {
   const h = await startHarness();
   try {
     await makeTenant(h, "acme");
@@ -73,13 +73,70 @@ Deno.test("sign-in is throttled per account and address; the owner elsewhere is 
     // Both verify a 600,000-iteration PBKDF2 hash: neither answers early.
     assert(unknownMs > known * 0.4, `unknown email ${unknownMs} ms, wrong password ${known} ms`);
 
-    for (let i = 0; i < 4; i++) {
-      assertEquals((await login(h, "mel@acme.example", "nope", "10.9.9.9")).status, 401);
+    // Ten free failures from one address (each to another account), then the waits double.
+    for (let i = 1; i < 10; i++) {
+      assertEquals((await login(h, `x${i}@acme.example`, "nope", "10.9.9.8")).status, 401);
     }
-    const blocked = await login(h, "mel@acme.example", pw, "10.9.9.9");
-    assertEquals(blocked.status, 429);
-    assertEquals((await blocked.json()).error.code, "too_many_attempts");
+    const waits: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const blocked = await login(h, `y${i}@acme.example`, "nope", "10.9.9.8");
+      assertEquals(blocked.status, 429);
+      assertEquals((await blocked.json()).error.code, "too_many_attempts");
+      const wait = Number(blocked.headers.get("retry-after"));
+      waits.push(wait);
+      h.clock.advance(wait * 1000);
+      assertEquals((await login(h, `y${i}@acme.example`, "nope", "10.9.9.8")).status, 401);
+    }
+    assertEquals(waits, [1, 2, 4, 8]);
+    // Another address is not slowed by this one.
     assertEquals((await login(h, "mel@acme.example", pw, "10.1.2.3")).status, 200);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("the owner signs in from a known browser during an attack on the account from other addresses", async () => {
+  const h = await startHarness();
+  try {
+    await makeTenant(h, "acme");
+    const owner = await login(h, "mel@acme.example", pw, "10.0.0.1");
+    assertEquals(owner.status, 200);
+    const mark = /llmgw_device=([^;]+)/.exec(owner.headers.get("set-cookie") ?? "")?.[1];
+    assert(mark, "a device cookie marks the browser that signed in");
+    const fromKnownBrowser = (addr: string) =>
+      h.app.request("http://gw/auth/login", {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: `llmgw_device=${mark}` },
+        body: JSON.stringify({ email: "mel@acme.example", password: pw }),
+      }, { remoteAddr: { hostname: addr } });
+
+    // 50 wrong passwords from 10 addresses, 5 each, all at once.
+    const attack = await Promise.all(Array.from({ length: 50 }, async (_, i) => {
+      const res = await login(h, "mel@acme.example", `guess ${i}`, `10.6.6.${i % 10 + 1}`);
+      await res.body?.cancel();
+      return res.status;
+    }));
+    assert(attack.every((s) => s === 401 || s === 429), attack.join(","));
+    assert(attack.includes(429), "the account is slowed for browsers that never signed in to it");
+    // A browser that never signed in, right password or not, waits its turn.
+    const stranger = await login(h, "mel@acme.example", pw, "10.7.7.7");
+    assertEquals(stranger.status, 429);
+    const wait = Number(stranger.headers.get("retry-after"));
+    assert(wait >= 1 && wait <= 300, `a bounded delay, not a lock: ${wait} s`);
+
+    // The owner's browser signs in as usual, at home and from an attacker's own address.
+    assertEquals((await fromKnownBrowser("10.0.0.1")).status, 200);
+    assertEquals((await fromKnownBrowser("10.6.6.1")).status, 200);
+    // A forged or foreign mark is no mark.
+    const forged = await h.app.request("http://gw/auth/login", {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: `llmgw_device=${mark}x` },
+      body: JSON.stringify({ email: "mel@acme.example", password: pw }),
+    }, { remoteAddr: { hostname: "10.0.0.1" } });
+    assertEquals(forged.status, 429);
+    // Growing delays, not a lock: once the wait is over, the stranger gets in too.
+    h.clock.advance(wait * 1000);
+    assertEquals((await login(h, "mel@acme.example", pw, "10.7.7.7")).status, 200);
   } finally {
     await h.close();
   }

@@ -1,9 +1,9 @@
 /** Probes for load balancers and orchestrators. */
 import { Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import type { AppDeps } from "../deps.ts";
+import type { ReplicaTable } from "../router/replicas.ts";
 
-export function healthRoutes(deps: AppDeps): Hono<AppEnv> {
+export function healthRoutes(deps: { replicas: Pick<ReplicaTable, "anyReady"> }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // The process is up and serving HTTP.
   app.get("/health", (c) => c.json({ status: "ok" }));

@@ -5,8 +5,9 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import type { AppDeps } from "../deps.ts";
-import { dispatch } from "../router/dispatch.ts";
+import type { Limits } from "../deps.ts";
+import type { KeyService } from "../keys/keys.ts";
+import { dispatch, type DispatchDeps } from "../router/dispatch.ts";
 import { readJsonBody } from "../router/read_body.ts";
 import { toChatRequest } from "../anthropic/request.ts";
 import { type MessageContext, toErrorBody, toMessage } from "../anthropic/response.ts";
@@ -14,7 +15,11 @@ import { translateStream } from "../anthropic/stream.ts";
 import { requireApiKey } from "./require_api_key.ts";
 
 /** Mounted at /v1. */
-export function messagesRoutes(deps: AppDeps): Hono<AppEnv> {
+export function messagesRoutes(deps: {
+  keys: Pick<KeyService, "check">;
+  limits: Pick<Limits, "maxBodyBytes">;
+  dispatch: DispatchDeps;
+}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("/messages", requireApiKey(deps));
   app.post("/messages", async (c) => {
@@ -27,7 +32,7 @@ export function messagesRoutes(deps: AppDeps): Hono<AppEnv> {
       thinking: t.thinking,
       stopSequences: t.stopSequences,
     };
-    const res = await dispatch(deps, c, "/chat/completions", t.body);
+    const res = await dispatch(deps.dispatch, c, "/chat/completions", t.body);
     const type = res.headers.get("content-type") ?? "";
     if (res.ok && type.includes("text/event-stream") && res.body) {
       return new Response(translateStream(res.body, ctx), {

@@ -5,10 +5,12 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import { bearerToken } from "../auth/admin_tokens.ts";
-import type { AppDeps } from "../deps.ts";
+import type { KeyService } from "../keys/keys.ts";
 import { AppError } from "../../core/errors.ts";
 
-export function requireApiKey(deps: AppDeps): MiddlewareHandler<AppEnv> {
+export function requireApiKey(
+  deps: { keys: Pick<KeyService, "check"> },
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!c.get("apiKey")) {
       // Bearer or x-api-key (Anthropic's clients); anthropic-version and the like are ignored.

@@ -4,10 +4,11 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import type { AppDeps } from "../deps.ts";
+import type { Limits } from "../deps.ts";
+import type { KeyService } from "../keys/keys.ts";
 import { AppError } from "../../core/errors.ts";
-import type { ModelEntry } from "../router/catalog.ts";
-import { dispatch } from "../router/dispatch.ts";
+import type { ModelCatalog, ModelEntry } from "../router/catalog.ts";
+import { dispatch, type DispatchDeps } from "../router/dispatch.ts";
 import { readJsonBody, requireModel } from "../router/read_body.ts";
 import { requireApiKey } from "./require_api_key.ts";
 
@@ -22,7 +23,12 @@ export function offersRerank(model: Pick<ModelEntry, "args">): boolean {
 }
 
 /** Mounted at the root: the paths carry their own prefix. */
-export function rerankRoutes(deps: AppDeps): Hono<AppEnv> {
+export function rerankRoutes(deps: {
+  keys: Pick<KeyService, "check">;
+  limits: Pick<Limits, "maxBodyBytes">;
+  catalog: Pick<ModelCatalog, "get">;
+  dispatch: DispatchDeps;
+}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   for (const path of rerankPaths) {
     app.use(path, requireApiKey(deps));
@@ -37,7 +43,7 @@ export function rerankRoutes(deps: AppDeps): Hono<AppEnv> {
           detail: "it is not a reranking model (its engine is not started with --reranking)",
         }, "model");
       }
-      return await dispatch(deps, c, "/rerank", body, { meter: c.get("answerMeter") });
+      return await dispatch(deps.dispatch, c, "/rerank", body, { meter: c.get("answerMeter") });
     });
   }
   return app;

@@ -4,16 +4,26 @@ import type { AppEnv } from "../app_env.ts";
 import { bearerToken } from "../auth/admin_tokens.ts";
 import { clientAddr } from "../auth/actor.ts";
 import { keyRefusal } from "../keys/refusal.ts";
-import type { AppDeps } from "../deps.ts";
+import type { Limits } from "../deps.ts";
+import type { KeyService } from "../keys/keys.ts";
+import type { PeopleServices } from "../tenancy/services.ts";
 import { AppError } from "../../core/errors.ts";
-import type { ModelEntry } from "../router/catalog.ts";
-import { dispatch, type EnginePath } from "../router/dispatch.ts";
+import type { ModelCatalog, ModelEntry } from "../router/catalog.ts";
+import { dispatch, type DispatchDeps, type EnginePath } from "../router/dispatch.ts";
 import { readJsonRequest } from "../router/read_body.ts";
 import { modelLimits } from "../models/model_limits.ts";
 
 const relayed: EnginePath[] = ["/chat/completions", "/completions", "/embeddings"];
 
-export function v1Routes(deps: AppDeps): Hono<AppEnv> {
+export interface V1Deps {
+  keys: Pick<KeyService, "check">;
+  catalog: Pick<ModelCatalog, "list" | "get">;
+  people: Pick<PeopleServices, "admission">;
+  limits: Pick<Limits, "maxBodyBytes">;
+  dispatch: DispatchDeps;
+}
+
+export function v1Routes(deps: V1Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use("*", async (c, next) => {
@@ -44,7 +54,10 @@ export function v1Routes(deps: AppDeps): Hono<AppEnv> {
   for (const path of relayed) {
     app.post(path, async (c) => {
       const { body, bytes } = await readJsonRequest(c.req.raw, deps.limits.maxBodyBytes);
-      return await dispatch(deps, c, path, body, { meter: c.get("answerMeter"), rawBody: bytes });
+      return await dispatch(deps.dispatch, c, path, body, {
+        meter: c.get("answerMeter"),
+        rawBody: bytes,
+      });
     });
   }
   return app;

@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
+import { addReplica, engineKey, fakeServer } from "../../tests/helpers/routing.ts";
 import { usage } from "../../db/schema.ts";
 
 Deno.test("GET /v1/models lists descriptions only where one was written", async () => {
@@ -98,17 +99,30 @@ Deno.test("bad bodies get 400 or 413 saying what is wrong", async () => {
 
 Deno.test("fields the gateway does not know pass through to the engine untouched", async () => {
   const h = await startHarness();
-  try {
-    const res = await h.v1("/chat/completions", {
-      model: "demo",
-      messages: [{ role: "user", content: "hello" }],
-      max_tokens: 3,
-      some_engine_specific_field: { nested: true },
+  // Between the gateway and its engine: records the bytes that arrive, then lets the engine answer.
+  const received: string[] = [];
+  const tap = fakeServer(async (req) => {
+    const text = await req.text();
+    received.push(text);
+    return await fetch(new URL(new URL(req.url).pathname, h.engine.url), {
+      method: req.method,
+      headers: { authorization: `Bearer ${engineKey}`, "content-type": "application/json" },
+      body: text,
     });
+  });
+  try {
+    addReplica(h, "r1", tap.url, { apiKey: engineKey });
+    // Spacing, key order and escapes as a client might send them, and a field only the engine knows.
+    const sent =
+      '{ "model":"demo", "max_tokens":3,\n "some_engine_specific_field": {"nested": true,' +
+      ' "list": [1, 2.50, "\\u00e9"]},\n "messages":[{"role":"user","content":"hello"}] }';
+    const res = await h.v1("/chat/completions", sent);
     assertEquals(res.status, 200);
     const body = await res.json();
     assertEquals(body.usage.completion_tokens, 3);
+    assertEquals(received, [sent], "the engine got the client's bytes, unchanged");
   } finally {
+    await tap.close();
     await h.close();
   }
 });

@@ -67,8 +67,11 @@ export class ClusterSettings {
     defs: SettingDefs;
     config: Values;
     overridden?: ReadonlySet<string>;
+    /** Settings server.yaml sets: each whose value differs from the store's is logged. */
+    inFile?: ReadonlySet<string>;
   }): Promise<ClusterSettings> {
     const overridden = deps.overridden ?? new Set<string>();
+    const inFile = deps.inFile ?? new Set<string>();
     const s = new ClusterSettings({ ...deps, overridden });
     const rows = await deps.store.db.select().from(clusterSettings);
     const stored = new Map(rows.map((r) => [r.key, r.value]));
@@ -84,10 +87,12 @@ export class ClusterSettings {
       }
       if (overridden.has(name)) continue;
       const parsed = d.schema.safeParse(stored.get(d.key));
-      if (parsed.success) deps.config[name] = parsed.data;
-      else {
+      if (parsed.success) {
+        if (inFile.has(name)) fileDiffers(deps.logger, d.key, deps.config[name], parsed.data);
+        deps.config[name] = parsed.data;
+      } else {
         deps.logger.warn("a stored setting is not valid any more; using server.yaml's", {
-          key: d.key,
+          setting: d.key,
         });
       }
     }
@@ -175,4 +180,21 @@ export class ClusterSettings {
     );
     return new Map(rows.map((r) => [r.key, r.value]));
   }
+}
+
+/**
+ * An edit to server.yaml after the first start changes nothing (the store holds the settings):
+ * said at start, with the command that applies the file's value, so it is not lost silently.
+ */
+function fileDiffers(logger: Logger, key: string, file: unknown, stored: unknown): void {
+  if (JSON.stringify(file) === JSON.stringify(stored)) return;
+  const scalar = typeof file === "string" || typeof file === "number" || typeof file === "boolean";
+  const word = String(file);
+  const shown = /^[\w.:/@+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+  logger.warn("server.yaml differs from the stored setting, which applies", {
+    setting: key,
+    file_value: file,
+    stored_value: stored,
+    apply: scalar ? `llmgw ctl config set ${key} ${shown}` : "llmgw ctl config edit",
+  });
 }

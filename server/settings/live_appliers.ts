@@ -1,11 +1,11 @@
 /**
  * Where each live setting takes effect. Every setting marked `live` in server/config.ts has an
  * applier here (a test checks none is missing); anything read per request from `config`,
- * `deps.limits` or `routing.settings` needs only its value set.
+ * `limits` or `routing.settings` needs only its value set.
  */
 import type { Level, LevelControl } from "../../core/log.ts";
 import type { ServerConfig } from "../config.ts";
-import type { AppDeps } from "../deps.ts";
+import type { Limits } from "../deps.ts";
 import type { Notifier } from "../notify/notifier.ts";
 import type { Routing } from "../router/routing.ts";
 import type { ClusterSettings } from "./cluster_settings.ts";
@@ -14,7 +14,7 @@ export function applyLiveSettings(
   settings: ClusterSettings,
   t: {
     config: ServerConfig;
-    deps: AppDeps;
+    limits: Limits;
     routing: Routing;
     notifier: Notifier;
     logLevel?: LevelControl;
@@ -25,8 +25,8 @@ export function applyLiveSettings(
   on("logLevel", (v) => {
     if (t.logLevel) t.logLevel.level = v as Level;
   });
-  on("maxBodyBytes", (v) => (t.deps.limits.maxBodyBytes = v));
-  on("firstByteTimeoutMs", (v) => (t.deps.limits.firstByteTimeoutMs = v));
+  on("maxBodyBytes", (v) => (t.limits.maxBodyBytes = v));
+  on("firstByteTimeoutMs", (v) => (t.limits.firstByteTimeoutMs = v));
   on("queueTimeoutMs", (v) => {
     t.routing.settings.queueTimeoutMs = v;
     t.routing.admission.setTimeoutMs(v);

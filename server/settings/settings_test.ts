@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
-import { ctlCommand } from "../cli/ctl.ts";
+import { ctlCommand } from "../cli/ctl/mod.ts";
 
 async function ctl(args: string[], env: Record<string, string> = {}) {
   const lines: string[] = [];
@@ -98,5 +98,69 @@ Deno.test("live settings: a changed queue timeout applies without a restart and 
     }
   } finally {
     await t.close().catch(() => {});
+  }
+});
+
+Deno.test("the audit row of a settings change names each setting, before and after", async () => {
+  const t = await startTestControlPlane();
+  try {
+    const set = await ctl(
+      [
+        "config",
+        "set",
+        "router.queue_timeout_ms",
+        "250",
+        "--url",
+        t.cp.url,
+        "--token",
+        t.adminToken,
+      ],
+    );
+    assertEquals(set.code, 0);
+    const res = await t.admin("audit");
+    const row = (await res.json()).data.find((r: { action: string }) =>
+      r.action === "settings.set"
+    );
+    assert(row, "a settings.set row");
+    assertEquals(row.before["router.queue_timeout_ms"], 30_000);
+    assertEquals(row.after["router.queue_timeout_ms"], 250);
+    assertEquals(
+      JSON.stringify(row).includes("<secret"),
+      false,
+      "no setting is taken for a secret",
+    );
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a server.yaml edited after the first start is named at start, each differing setting with the command that applies it", async () => {
+  const t = await startTestControlPlane();
+  await t.close({ keepDir: true });
+  const path = `${t.dir}/server.yaml`;
+  const yaml = await Deno.readTextFile(path);
+  const edited = yaml.replace(/^ {2}queue_timeout_ms: 30000$/m, "  queue_timeout_ms: 12345")
+    .replace(/^log_level: "info"$/m, 'log_level: "warn"');
+  assert(edited.includes("12345") && edited.includes('log_level: "warn"'), "the edit took");
+  await Deno.writeTextFile(path, edited);
+  const again = await startTestControlPlane({ dir: t.dir });
+  try {
+    // The store still decides: the edit is not taken silently, nor silently ignored.
+    assertEquals(again.cp.deps.routing.settings.queueTimeoutMs, 30_000);
+    const said = again.lines.map((l) => JSON.parse(l)).filter((l) =>
+      l.msg?.includes("server.yaml")
+    );
+    const bySetting = new Map(said.map((l) => [l.setting, l]));
+    assertEquals(
+      [...bySetting.keys()].sort(),
+      ["log_level", "router.queue_timeout_ms"],
+      JSON.stringify(said),
+    );
+    const q = bySetting.get("router.queue_timeout_ms")!;
+    assertEquals([q.file_value, q.stored_value], [12345, 30000]);
+    assertEquals(q.apply, "llmgw ctl config set router.queue_timeout_ms 12345");
+    assertEquals(bySetting.get("log_level")!.apply, "llmgw ctl config set log_level warn");
+  } finally {
+    await again.close();
   }
 });

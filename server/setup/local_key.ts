@@ -1,10 +1,10 @@
 /**
  * The appliance's ready-to-use API key. `up` makes it on the first run and keeps it in the data
- * directory (mode 0600, like the admin token) so every later `up` can print it again; the store
+ * directory (mode 0600, like the admin token) so every later `up` can say where it is; the store
  * holds only its hash, as for every key.
  */
 import type { KeyService } from "../keys/keys.ts";
-import { writeIfAbsent } from "./init.ts";
+import { writeIfAbsent } from "./init_data_dir.ts";
 
 export async function ensureLocalKey(
   dataDir: string,

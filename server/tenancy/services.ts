@@ -6,7 +6,7 @@
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
-import { Admission } from "../accounting/admission.ts";
+import { Admission } from "../accounting/allowance.ts";
 import { BudgetBook } from "../accounting/budgets.ts";
 import { LimitsBook } from "../accounting/limits.ts";
 import { type Price, PriceBook } from "../accounting/price.ts";
@@ -32,6 +32,8 @@ export interface PeopleServices {
   sessionTtlMs: number;
   /** Cookies get `Secure` when the public URL is https (or the request came over https). */
   secureCookies: boolean;
+  /** Where init keeps the first administrator's password until their first sign-in. */
+  firstPasswordFile: string | null;
   close(): Promise<void>;
 }
 
@@ -42,11 +44,14 @@ export interface PeopleOptions {
   keys: KeyService;
   catalog: ModelCatalog;
   defaultPrice: Price;
+  /** The ISO 4217 code of every price (`accounting.currency`); USD when not given. */
+  currency?: string;
   sessionTtlMs: number;
   signupOpen: boolean;
   flushMs: number;
   oidc: OidcConfig | null;
   publicUrl: string;
+  firstPasswordFile?: string;
   fetch?: typeof fetch;
 }
 
@@ -54,7 +59,11 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
   const { store, clock, logger } = o;
   const tenancy = await Tenancy.load({ store, clock });
   const limits = await LimitsBook.load({ store, clock });
-  const prices = new PriceBook({ catalog: o.catalog, defaultPrice: o.defaultPrice });
+  const prices = new PriceBook({
+    catalog: o.catalog,
+    defaultPrice: o.defaultPrice,
+    ...(o.currency ? { currency: o.currency } : {}),
+  });
   const budgets = new BudgetBook({ store, clock, logger });
   await budgets.catchUp(tenancy);
   budgets.startFlushing(o.flushMs);
@@ -82,6 +91,7 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     signupOpen: o.signupOpen,
     sessionTtlMs: o.sessionTtlMs,
     secureCookies: o.publicUrl.startsWith("https://"),
+    firstPasswordFile: o.firstPasswordFile ?? null,
     async close() {
       await budgets.close();
       await o.keys.close();

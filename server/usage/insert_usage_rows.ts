@@ -17,6 +17,8 @@ const statementText = (() => {
   const values = columns.map(([key, c]) => {
     const read = `value->>'$.${key}'`;
     // A column with a default takes it when the row leaves the field out (JSON drops undefined).
+    // SQLite keeps a boolean as 0 or 1.
+    if (typeof c.default === "boolean") return `coalesce(${read}, ${Number(c.default)})`;
     return typeof c.default === "number" ? `coalesce(${read}, ${c.default})` : read;
   }).join(", ");
   return { names, values };

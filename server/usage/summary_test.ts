@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
-import { ctlCommand } from "../cli/ctl.ts";
+import { ctlCommand } from "../cli/ctl/mod.ts";
 import { usage, usageDaily } from "../../db/schema.ts";
 import { openStore } from "../../db/store.ts";
 import { backfillDaily, pruneUsage, utcDay } from "./daily.ts";
@@ -156,7 +156,7 @@ Deno.test("ctl usage: sums match the usage rows, by key, model and day, in every
     const [head, line] = csv.out.split("\n");
     assertEquals(
       head,
-      "model,requests,errors,prompt_tokens,cached_tokens,completion_tokens,cost_micros,cost",
+      "model,requests,errors,prompt_tokens,cached_tokens,completion_tokens,cost_micros,cost_USD",
     );
     assertMatch(line!, /^demo,5,0,\d+,\d+,\d+,\d+,\d+\.\d{6}$/);
 

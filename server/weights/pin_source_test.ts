@@ -78,9 +78,18 @@ Deno.test("a model is pinned when added: the commit, and every file's published 
       fx.hub.fileRequests("config.json").filter((r) => r.path.includes("/resolve/")).length,
       1,
     );
-    // A later commit does not move what was pinned.
-    fx.hub.putRepo("acme/tiny", { ...files, [shard1]: generatedBytes(10, 5) });
+    // A pin names the commit current when it was made, not the branch: once the hub moves, a new
+    // pin names the new commit and its sums, while the first still names the old ones.
+    const changed = generatedBytes(10, 5);
+    const moved = fx.hub.putRepo("acme/tiny", { ...files, [shard1]: changed });
+    const again = await fx.pin("hf:acme/tiny");
+    assert(again.kind === "hf");
+    assertEquals(again.commit, moved);
+    const sumOf = (p: typeof pinned, path: string) => p.files.find((f) => f.path === path)?.sha256;
+    assertEquals(sumOf(again, shard1), sha256Hex(changed));
     assertEquals(pinned.commit, fx.commit);
+    assert(moved !== fx.commit);
+    assertEquals(sumOf(pinned, shard1), sha256Hex(files[shard1]!));
     const missing = await assertRejects(() => fx.pin("hf:acme/nothere"), AppError);
     assertEquals(missing.code, "weights_unresolvable");
     const noFile = await assertRejects(() => fx.pin("hf:acme/tiny/absent.gguf"), AppError);

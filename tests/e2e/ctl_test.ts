@@ -115,6 +115,17 @@ Deno.test({
       await run("limits", "set", "--project", project.id, "--rpm", "30", "--tpm", "5000");
       const partial = await run("limits", "set", "--project", project.id, "--rpm", "20");
       assertEquals([partial.limits.rpm, partial.limits.tpm], [20, 5000]);
+      const share = await run(
+        "limits",
+        "set",
+        "--project",
+        project.id,
+        "--max-parallel",
+        "4",
+        "--weight",
+        "2",
+      );
+      assertEquals([share.limits.maxParallel, share.limits.weight, share.currency], [4, 2, "USD"]);
       const replaced = await run(
         "limits",
         "set",
@@ -142,9 +153,23 @@ Deno.test({
       assertEquals(res.headers.get("x-ratelimit-limit-requests"), "60");
       await res.body?.cancel();
 
+      // `usage list` prints the recent rows, not the month's sums (usage is written every 50 ms).
+      let recent: { keyId: string; model: string; status: number }[] = [];
+      for (let i = 0; i < 20 && !recent.some((r) => r.keyId === key.id); i++) {
+        if (i) await new Promise((r) => setTimeout(r, 100));
+        recent = await run("usage", "list", "--limit", "5");
+      }
+      const row = recent.find((r) => r.keyId === key.id);
+      assertEquals([row?.model, row?.status], ["demo", 200]);
+      const table = await ctl(["usage", "list", "--data", app.dataDir, "--url", app.url]);
+      assertEquals(table.code, 0, table.stderr);
+      assertMatch(table.stdout, new RegExp(`^at\\s+keyId\\s+model`));
+      assertMatch(table.stdout, new RegExp(`${key.id}\\s+demo\\s+\\d+\\s+4\\s`));
+
       const trail = await run("audit", "--target", project.id);
       assertEquals(trail.map((r: { action: string }) => r.action), [
         "limits.replace",
+        "limits.update",
         "limits.update",
         "limits.update",
         "project.create",

@@ -8,12 +8,15 @@ import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { usage } from "../../db/schema.ts";
 import { eventually } from "../helpers/llmgw_process.ts";
 import { startClusterControlPlane } from "../helpers/control_plane.ts";
-import { fixture } from "../helpers/fixtures.ts";
+import { fixture, fixtureAbsent } from "../helpers/fixtures.ts";
+import { skipNote } from "../helpers/skip.ts";
 import { createLogger } from "../../core/log.ts";
 
 const llama = Deno.env.get("LLAMA_SERVER");
-const gguf = llama ? fixture("tiny-random-llama.gguf") : undefined;
-if (!llama) console.warn("SKIPPED models_llama_test: set LLAMA_SERVER to a llama-server binary");
+const gguf = fixture("tiny-random-llama.gguf");
+const why = llama
+  ? fixtureAbsent("tiny-random-llama.gguf")
+  : "set LLAMA_SERVER to a llama-server binary";
 
 type Row = typeof usage.$inferSelect;
 // This llama.cpp build refuses a tool without a description.
@@ -27,8 +30,8 @@ const timeTool = {
 };
 
 Deno.test({
-  name: "ctl model serve: a GGUF on the real llama.cpp engine answers through /v1",
-  ignore: !llama || !gguf,
+  name: "ctl model serve: a GGUF on the real llama.cpp engine answers through /v1" + skipNote(why),
+  ignore: !!why,
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {

@@ -13,7 +13,7 @@ import { systemClock } from "../../core/clock.ts";
 import { createLogger } from "../../core/log.ts";
 import { loadServerConfig } from "../../server/config.ts";
 import { type ControlPlane, startControlPlane } from "../../server/serve.ts";
-import { initDataDir } from "../../server/setup/init.ts";
+import { initDataDir } from "../../server/setup/init_data_dir.ts";
 
 Deno.test({
   name: "models: server.yaml's hf: sources are pinned at start, kept on restart, retried when down",

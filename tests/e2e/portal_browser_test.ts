@@ -11,6 +11,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import OpenAI from "openai";
 import { assert, assertEquals } from "../assert.ts";
 import { a11yCheck } from "../helpers/a11y.ts";
+import { skipNote } from "../helpers/skip.ts";
 import { startAppliance } from "../helpers/appliance.ts";
 import { portalEn } from "../../locales/portal_en.ts";
 import { portalTr } from "../../locales/portal_tr.ts";
@@ -54,7 +55,8 @@ const englishRe = englishFragments.map((f) => ({
 
 Deno.test({
   name:
-    "portal in Chromium: sign-in, models, chat, keys with the SDK, usage, team and member, Turkish",
+    "portal in Chromium: sign-in, models, chat, keys with the SDK, usage, team and member, Turkish" +
+    skipNote(haveChromium ? undefined : `${chromiumPath} not installed`),
   ignore: !haveChromium,
   sanitizeOps: false,
   sanitizeResources: false,

@@ -1,6 +1,6 @@
 /**
  * Runs a real `llmgw up` as a child process on a random port, the way a person would, and reads
- * the address and API key from what it prints.
+ * the address from what it prints and the API key from where `up` keeps it.
  */
 import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
 import { loopbackListeners } from "./llmgw_process.ts";
@@ -20,8 +20,14 @@ export interface Appliance {
 }
 
 export async function startAppliance(
-  opts: { args?: string[]; dataDir?: string; env?: Record<string, string>; timeoutMs?: number } =
-    {},
+  opts: {
+    args?: string[];
+    dataDir?: string;
+    env?: Record<string, string>;
+    timeoutMs?: number;
+    /** A command the appliance runs under, e.g. `["prlimit", "--nofile=1024:1024"]`. */
+    wrap?: string[];
+  } = {},
 ): Promise<Appliance> {
   const dataDir = opts.dataDir ?? (await Deno.makeTempDir({ prefix: "llmgw-e2e-" }));
   const { cmd, args } = selfCommand([
@@ -33,8 +39,9 @@ export async function startAppliance(
     "50",
     ...(opts.args ?? []),
   ]);
-  const child = new Deno.Command(cmd, {
-    args,
+  const [run, ...runArgs] = [...(opts.wrap ?? []), cmd, ...args];
+  const child = new Deno.Command(run!, {
+    args: runArgs,
     stdout: "piped",
     stderr: "piped",
     env: { ...selfCommandEnv(), ...(opts.env ?? {}) },
@@ -46,11 +53,8 @@ export async function startAppliance(
   const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   let url = "";
-  let key = "";
   while (Date.now() < deadline) {
-    const u = /llmgw is up on (\S+)/.exec(text);
-    const k = /API key: (sk-llmgw-\S+)/.exec(text);
-    if (u && k) [url, key] = [u[1]!, k[1]!];
+    url = /llmgw is up on (\S+)/.exec(text)?.[1] ?? "";
     if (url) break;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -60,6 +64,8 @@ export async function startAppliance(
     await pumps;
     throw new Error(`llmgw up did not come up:\n${text}`);
   }
+  // Printed in full only by the run that made it; every run can read it where `up` keeps it.
+  const key = (await Deno.readTextFile(`${dataDir}/local.key`)).trim();
   let stopped: Promise<number> | undefined;
   const kill = (signal: Deno.Signal) => {
     stopped ??= (async () => {

@@ -10,10 +10,10 @@ import { eventually, type LlmgwProcess, spawnLlmgw } from "./llmgw_process.ts";
 import { createLogger, LevelControl, type Logger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import type { Command } from "../../core/command.ts";
-import { ctlCommand } from "../../server/cli/ctl.ts";
+import { ctlCommand } from "../../server/cli/ctl/mod.ts";
 import { loadServerConfig, type ServerConfig } from "../../server/config.ts";
 import { type ControlPlane, startControlPlane } from "../../server/serve.ts";
-import { initDataDir } from "../../server/setup/init.ts";
+import { initDataDir } from "../../server/setup/init_data_dir.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
 
 export interface TestControlPlane {

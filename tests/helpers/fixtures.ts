@@ -1,7 +1,7 @@
 /**
  * The shared test fixtures (real GGUF files): LLMGW_FIXTURES names their folder, else
- * `../shared/fixtures/` beside the repository. `fixture(name)` returns a path, or undefined with a
- * clear SKIPPED line when the file is absent, so a test that needs it can return early.
+ * `../shared/fixtures/` beside the repository. `fixture(name)` returns a path, or undefined when the
+ * file is absent; `fixtureAbsent(name)` says why, for a test's `ignore` and name (see skip.ts).
  */
 export function fixturesDir(): string {
   const env = Deno.env.get("LLMGW_FIXTURES");
@@ -15,7 +15,11 @@ export function fixture(name: string): string | undefined {
     Deno.statSync(path);
     return path;
   } catch {
-    console.warn(`SKIPPED: fixture ${path} is absent (set LLMGW_FIXTURES to its folder)`);
     return undefined;
   }
+}
+
+/** Why a test that needs fixture `name` cannot run here, or undefined when it can. */
+export function fixtureAbsent(name: string): string | undefined {
+  return fixture(name) ? undefined : `fixture ${name} not found; set LLMGW_FIXTURES`;
 }

@@ -1,20 +1,22 @@
 /**
- * The real app in-process: a real store (SQLite in memory, migrations applied), the real
- * services, and a real simulated engine on a loopback port as its one replica. Tests drive it
- * through `app.request`, the front door.
+ * The real app in-process: a real store (SQLite in memory, migrations applied), the services
+ * wired by the same buildServices() as serve.ts (no listeners, no background loops), and a real
+ * simulated engine on a loopback port as its one replica. Tests drive it through `app.request`,
+ * the front door.
  */
 import { FakeClock } from "../../core/clock.ts";
 import { silentLogger } from "../../core/log.ts";
+import { resolveSettings } from "../../core/settings.ts";
 import { openStore, type Store } from "../../db/store.ts";
 import { buildApp } from "../../server/app.ts";
-import { AdminTokens } from "../../server/auth/admin_tokens.ts";
+import { buildServices } from "../../server/build_services.ts";
+import { type ServerConfig, serverSettings } from "../../server/config.ts";
 import type { AppDeps } from "../../server/deps.ts";
-import { KeyService } from "../../server/keys/keys.ts";
-import { ModelCatalog } from "../../server/router/catalog.ts";
-import { ReplicaTable } from "../../server/router/replicas.ts";
-import { createRouting, type RoutingSettings } from "../../server/router/routing.ts";
-import { UsageRecorder } from "../../server/usage/recorder.ts";
-import { type PeopleServices, startPeople } from "../../server/tenancy/services.ts";
+import type { KeyLookup } from "../../server/keys/keys.ts";
+import type { RoutingSettings } from "../../server/router/routing.ts";
+import { defaultPrefixOptions } from "../../server/router/request_keys.ts";
+import type { UsageRecorder } from "../../server/usage/recorder.ts";
+import type { PeopleServices } from "../../server/tenancy/services.ts";
 import type { OidcConfig } from "../../server/auth/oidc.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
 
@@ -36,79 +38,54 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(
-  opts: {
-    maxBodyBytes?: number;
-    tokensPerSecond?: number;
-    routing?: Partial<RoutingSettings>;
-    breakerFailures?: number;
-    breakerCooldownMs?: number;
-    /** Called when an outside provider refuses a key. */
-    onKeyRefused?: (endpoint: string) => void;
-    keyCacheMs?: number;
-    keys?: Partial<ConstructorParameters<typeof KeyService>[0]>;
-    oidc?: OidcConfig;
-    signupOpen?: boolean;
-  } = {},
-): Promise<Harness> {
+export interface HarnessOptions {
+  maxBodyBytes?: number;
+  tokensPerSecond?: number;
+  routing?: Partial<RoutingSettings>;
+  breakerFailures?: number;
+  breakerCooldownMs?: number;
+  /** Called when an outside provider refuses a key. */
+  onKeyRefused?: (endpoint: string) => void;
+  keyCacheMs?: number;
+  keys?: { lookup?: KeyLookup; unknownPerMinute?: number };
+  oidc?: OidcConfig;
+  signupOpen?: boolean;
+  /** Parts of the app replaced by a test's own (a metrics registry it reads, a fake notifier). */
+  app?: Partial<AppDeps>;
+  /** The clock the app runs on, when a test builds collaborators on it before the harness. */
+  clock?: FakeClock;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const store = await openStore(":memory:");
-  const clock = new FakeClock();
+  const clock = opts.clock ?? new FakeClock();
   const engineKey = "engine-secret";
   const engine = await startSimEngine({
     model: "demo",
     tokensPerSecond: opts.tokensPerSecond ?? 5000,
     apiKey: engineKey,
   });
-  const usage = new UsageRecorder({
+  const mirrorDir = await Deno.makeTempDir({ prefix: "llmgw-harness-mirror-" });
+  const services = await buildServices(harnessConfig(opts, mirrorDir), {
     store,
+    clock,
     logger: silentLogger,
-    flushMs: 3_600_000,
-    batchSize: 100,
+    oidc: opts.oidc ?? null,
+    ...(opts.onKeyRefused ? { onKeyRefused: opts.onKeyRefused } : {}),
+    ...(opts.keys?.lookup ? { keyLookup: opts.keys.lookup } : {}),
   });
-  const catalog = await ModelCatalog.load({ store, clock });
-  await catalog.upsert({ name: "demo", engine: "sim", source: "", description: "Simulated" });
-  await catalog.upsert({ name: "cold", engine: "sim", source: "" });
-  const replicas = new ReplicaTable({
-    breakerFailures: opts.breakerFailures ?? 5,
-    breakerCooldownMs: opts.breakerCooldownMs ?? 30_000,
-    now: () => clock.now(),
-  });
-  const routing = createRouting(opts.routing ?? {}, silentLogger, opts.onKeyRefused);
-  replicas.onRoom = (model) => routing.admission.wake(model);
-  replicas.upsert({
+  const deps: AppDeps = { ...services.deps, ...opts.app };
+  const { usage } = services;
+  const { people } = deps;
+  await deps.catalog.upsert({ name: "demo", engine: "sim", source: "", description: "Simulated" });
+  await deps.catalog.upsert({ name: "cold", engine: "sim", source: "" });
+  deps.replicas.upsert({
     id: "r1",
     model: "demo",
     baseUrl: engine.url,
     apiKey: engineKey,
     state: "ready",
   });
-  const keys = new KeyService({ store, clock, cacheMs: opts.keyCacheMs ?? 30_000, ...opts.keys });
-  const people = await startPeople({
-    store,
-    clock,
-    logger: silentLogger,
-    keys,
-    catalog,
-    defaultPrice: { promptPer1k: 1000, completionPer1k: 2000, cachedPer1k: 0 },
-    sessionTtlMs: 3_600_000,
-    signupOpen: opts.signupOpen ?? false,
-    flushMs: 3_600_000,
-    oidc: opts.oidc ?? null,
-    publicUrl: "",
-  });
-  const deps: AppDeps = {
-    limits: { maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024, firstByteTimeoutMs: 10_000 },
-    store,
-    clock,
-    logger: silentLogger,
-    keys,
-    people,
-    adminTokens: new AdminTokens({ store, clock }),
-    catalog,
-    replicas,
-    routing,
-    usage,
-  };
   const app = buildApp(deps);
   const { key } = await deps.keys.create({ name: "test" });
   const adminToken = await deps.adminTokens.create("test");
@@ -142,11 +119,53 @@ export async function startHarness(
       }),
     people,
     async close() {
-      routing.upstream.close();
-      await usage.close();
-      await people.close();
+      await services.close();
       await engine.close();
       store.close();
+      await Deno.remove(mirrorDir, { recursive: true });
     },
+  };
+}
+
+/**
+ * The server's defaults, but: no listeners, no portal, no webhooks; usage and counters kept in
+ * memory until close (tests read them through the services); and the test's own settings.
+ */
+function harnessConfig(
+  opts: HarnessOptions,
+  mirrorDir: string,
+): ServerConfig {
+  const routing = opts.routing ?? {};
+  return {
+    ...resolveSettings(serverSettings, { flags: {}, env: {} }),
+    dataDir: mirrorDir,
+    mirrorDir,
+    clusterListen: "",
+    metricsListen: "",
+    portal: false,
+    otelEndpoint: "",
+    notifyWebhooks: "",
+    hfEndpoint: "",
+    maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
+    firstByteTimeoutMs: 10_000,
+    queueTimeoutMs: routing.queueTimeoutMs ?? 30_000,
+    streamIdleTimeoutMs: routing.streamIdleTimeoutMs ?? 60_000,
+    maxAttempts: routing.maxAttempts ?? 3,
+    batchSharePercent: routing.batchSharePercent ?? 20,
+    prefixMinChars: routing.prefix?.minChars ?? defaultPrefixOptions.minChars,
+    prefixIndexSize: routing.prefixIndexSize ?? 100_000,
+    breakerFailures: opts.breakerFailures ?? 5,
+    breakerCooldownMs: opts.breakerCooldownMs ?? 30_000,
+    keyCacheMs: opts.keyCacheMs ?? 30_000,
+    unknownKeysPerMinute: opts.keys?.unknownPerMinute ?? 30,
+    usageFlushMs: 3_600_000,
+    usageBatch: 100,
+    accountingFlushMs: 3_600_000,
+    defaultPromptPer1k: 1000,
+    defaultCompletionPer1k: 2000,
+    defaultCachedPer1k: 0,
+    sessionTtlMs: 3_600_000,
+    signupOpen: opts.signupOpen ?? false,
+    publicUrl: "",
   };
 }

@@ -5,8 +5,11 @@
  * environment (or the agent setting `gpu.nvml_library`); see stub_nvml.c for the cards' figures
  * and the STUB_NVML_* variables that add processes, hide cards or make init fail.
  *
- * Needs gcc; throws `StubNvmlUnavailable` when there is none, so a test can skip saying why.
+ * Needs gcc; throws `StubNvmlUnavailable` when there is none. A test that needs the stub sets
+ * `ignore: !!stubNvmlUnavailable` and says why in its name (tests/helpers/skip.ts).
  */
+import { which } from "../../../core/which.ts";
+
 export class StubNvmlUnavailable extends Error {
   override name = "StubNvmlUnavailable";
 }
@@ -32,13 +35,7 @@ export async function buildStubNvml(dir: string): Promise<string> {
   return out;
 }
 
-/** `buildStubNvml`, or undefined after a warning saying why the test is skipped. */
-export async function buildStubNvmlOrSkip(dir: string): Promise<string | undefined> {
-  try {
-    return await buildStubNvml(dir);
-  } catch (e) {
-    if (!(e instanceof StubNvmlUnavailable)) throw e;
-    console.warn(`skipped: the stub NVML cannot be built (${e.message})`);
-    return undefined;
-  }
-}
+/** Why the stub cannot be built on this machine, or undefined when it can. */
+export const stubNvmlUnavailable: string | undefined = (await which("gcc"))
+  ? undefined
+  : "gcc not found";

@@ -1,4 +1,4 @@
-/** What every `ctl` area shares: the connection to the admin API, flag readers and printing. */
+/** What every `ctl` noun shares: the connection to the admin API, flag readers and printing. */
 import ky, { type KyInstance } from "ky";
 import { UsageError } from "../../../core/command.ts";
 import { resolveSettings, text } from "../../../core/settings.ts";
@@ -22,15 +22,32 @@ export interface Ctx {
   api: KyInstance;
   json: boolean;
   values: Values;
-  /** Positionals after the area and the verb. */
+  /** Positionals after the noun and the verb. */
   args: string[];
 }
 
-export interface Area {
+/** A flag as node:util's parseArgs takes it. */
+export type FlagSpecs = Record<string, { type: "string" | "boolean"; short?: string }>;
+
+export interface Verb {
+  /** Its lines in `ctl --help`; absent where a sibling's line names it too (`cordon|uncordon`). */
+  help?: string;
+  /** The flags it reads. `ctl` parses every verb's flags on every command, as it always has. */
+  flags?: FlagSpecs;
+  run(ctx: Ctx): Promise<number>;
+}
+
+/** `ctl NOUN VERB ARGS…`: a table of verbs; `ctl NOUN` alone runs `list`, or `bare`. */
+export interface Noun {
   name: string;
-  /** One line per verb, for `ctl --help`. */
-  help: string;
-  verbs: Record<string, (ctx: Ctx) => Promise<number>>;
+  verbs: Record<string, Verb>;
+  /**
+   * What `ctl NOUN` alone runs instead of `list`. A noun with no verbs runs it whatever follows,
+   * every word after the noun an argument (`ctl backup FILE`).
+   */
+  bare?: Verb;
+  /** Lines after its verbs' in `ctl --help` (what a LEVEL is, the roles). */
+  note?: string;
 }
 
 export async function connect(values: Values): Promise<KyInstance> {

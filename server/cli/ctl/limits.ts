@@ -1,6 +1,14 @@
 /** `ctl limits`: limits and budgets at any level; partial unless --replace. */
 import { UsageError } from "../../../core/command.ts";
-import { type Area, type Ctx, duration, printOne, str, type Values } from "./client.ts";
+import {
+  type Ctx,
+  duration,
+  type FlagSpecs,
+  type Noun,
+  printOne,
+  str,
+  type Values,
+} from "./client.ts";
 
 const levels = ["org", "team", "project", "person", "key"] as const;
 
@@ -36,6 +44,8 @@ function body(v: Values): Record<string, unknown> {
   put("budget_month_micros", num(v, "budget-month"));
   put("budget_day_tokens", num(v, "budget-day-tokens"));
   put("budget_month_tokens", num(v, "budget-month-tokens"));
+  put("max_parallel", num(v, "max-parallel"));
+  put("weight", num(v, "weight"));
   const models = str(v, "models");
   if (models !== undefined) {
     out.models = models === "none" ? null : models.split(",").map((m) => m.trim()).filter(Boolean);
@@ -71,19 +81,50 @@ async function set(ctx: Ctx): Promise<number> {
   return printOne(ctx.json, res, describe(res));
 }
 
-export const limitsArea: Area = {
+/** The flags that name a level. */
+const levelFlags: FlagSpecs = {
+  global: { type: "boolean" },
+  ...Object.fromEntries(levels.map((l) => [l, { type: "string" as const }])),
+};
+
+const limitFlags: FlagSpecs = Object.fromEntries(
+  [
+    "rpm",
+    "tpm",
+    "budget-day",
+    "budget-month",
+    "budget-day-tokens",
+    "budget-month-tokens",
+    "models",
+    "max-key-ttl",
+    "max-parallel",
+    "weight",
+  ].map((f) => [f, { type: "string" as const }]),
+);
+
+export const limits: Noun = {
   name: "limits",
-  help: `  limits show LEVEL                           A level's own limits and the effective ones
-  limits set LEVEL [--rpm N] [--tpm N] [--budget-day MICROS] [--budget-month MICROS]
-             [--budget-day-tokens N] [--budget-month-tokens N] [--models 'glob,glob']
-             [--max-key-ttl 90d] [--replace]  Change only what is given ('none' clears one);
-                                              --replace writes the whole set
-  LEVEL: --global | --org ID | --team ID | --project ID | --person ID | --key ID`,
   verbs: {
-    show: async (ctx) => {
-      const res = await ctx.api.get(scopePath(ctx.values)).json<Record<string, unknown>>();
-      return printOne(ctx.json, res, describe(res));
+    show: {
+      help:
+        `  limits show LEVEL                           A level's own limits and the effective ones`,
+      flags: levelFlags,
+      run: async (ctx) => {
+        const res = await ctx.api.get(scopePath(ctx.values)).json<Record<string, unknown>>();
+        return printOne(ctx.json, res, describe(res));
+      },
     },
-    set,
+    set: {
+      help: `  limits set LEVEL [--rpm N] [--tpm N] [--budget-day MICROS] [--budget-month MICROS]
+             [--budget-day-tokens N] [--budget-month-tokens N] [--models 'glob,glob']
+             [--max-key-ttl 90d] [--max-parallel N] [--weight N] [--replace]
+                                              Change only what is given ('none' clears one);
+                                              --replace writes the whole set. --max-parallel:
+                                              requests in flight per model at this level;
+                                              --weight: a project's share of a busy model (1)`,
+      flags: { ...levelFlags, ...limitFlags, replace: { type: "boolean" } },
+      run: set,
+    },
   },
+  note: `  LEVEL: --global | --org ID | --team ID | --project ID | --person ID | --key ID`,
 };

@@ -1,114 +1,123 @@
 /**
- * `llmgw ctl`: the admin API from a terminal, one file per area. It finds the server and admin
- * token from the data directory (server.yaml's listen, admin.token), or takes --url and --token.
+ * `llmgw ctl`: the admin API from a terminal, one file per noun, each a table of verbs with
+ * their flags and help. It finds the server and admin token from the data directory
+ * (server.yaml's listen, admin.token), or takes --url and --token.
  */
 import { HTTPError, NetworkError } from "ky";
 import type { Command } from "../../../core/command.ts";
 import { UsageError } from "../../../core/command.ts";
 import { locationSettings } from "../../config.ts";
 import { parseFlags } from "../../../core/flags.ts";
-import { type Area, connect, ctlSettings } from "./client.ts";
-import { keysArea } from "./keys.ts";
-import { limitsArea } from "./limits.ts";
-import { peopleArea } from "./people.ts";
-import { auditArea, modelsArea, pricesArea, usageArea } from "./records.ts";
-import { orgsArea, projectsArea, teamsArea } from "./tree.ts";
-import { ctlNodes, nodesFlags, nodesHelp } from "../ctl_nodes.ts";
-import { ctlModels, modelFlags, modelHelp } from "../ctl_models.ts";
-import { ctlBackup, ctlConfig, ctlNotifyTest, ctlUsage, opsFlags, opsHelp } from "../ctl_ops.ts";
+import { audit } from "./audit.ts";
+import { backup } from "./backup.ts";
+import { connect, ctlSettings, type FlagSpecs, type Noun, type Verb } from "./client.ts";
+import { config } from "./config.ts";
+import { keys } from "./keys.ts";
+import { limits } from "./limits.ts";
+import { model, models, replicas, restart } from "./models.ts";
+import { nodes } from "./nodes.ts";
+import { notify } from "./notify.ts";
+import { people } from "./people.ts";
+import { prices } from "./prices.ts";
+import { orgs, projects, teams } from "./tree.ts";
+import { usage } from "./usage.ts";
+import { weights } from "./weights.ts";
 
-const areas: Area[] = [
-  orgsArea,
-  teamsArea,
-  projectsArea,
-  peopleArea,
-  keysArea,
-  limitsArea,
-  auditArea,
-  usageArea,
-  modelsArea,
-  pricesArea,
+/** In the order `ctl --help` lists them. */
+export const nouns: Noun[] = [
+  orgs,
+  teams,
+  projects,
+  people,
+  keys,
+  limits,
+  audit,
+  usage,
+  models,
+  prices,
+  nodes,
+  model,
+  replicas,
+  restart,
+  weights,
+  backup,
+  config,
+  notify,
 ];
 
-const help = `Usage: llmgw ctl <area> <verb> [options] [--json]
+const verbsOf = (n: Noun): Verb[] => [...(n.bare ? [n.bare] : []), ...Object.values(n.verbs)];
 
-${areas.map((a) => a.help).join("\n")}
-${nodesHelp}
-${modelHelp}
-${opsHelp}
+/** `ctl --help`: each noun's verbs' lines (its bare one first), then its note. */
+export function helpText(list: Noun[]): string {
+  const lines = list.flatMap((n) => [...verbsOf(n).map((v) => v.help), n.note]);
+  return `Usage: llmgw ctl <area> <verb> [options] [--json]
+
+${lines.filter((l) => l !== undefined).join("\n")}
 
 Options: --data DIR, --url URL, --token TOKEN (env LLMGW_ADMIN_TOKEN), --json (machine-readable)`;
+}
 
-const stringFlags = [
-  "name",
-  "expires-at",
-  "expires-in",
-  "limit",
-  "org",
-  "team",
-  "project",
-  "person",
-  "key",
-  "rpm",
-  "tpm",
-  "budget-day",
-  "budget-month",
-  "budget-day-tokens",
-  "budget-month-tokens",
-  "models",
-  "max-key-ttl",
-  "role",
-  "email",
-  "display-name",
-  "password",
-  "state",
-  "since",
-  "actor",
-  "target",
-  "prompt",
-  "completion",
-  "cached",
-];
+const help = helpText(nouns);
+
+/**
+ * Every verb's flags in one set: any flag is accepted on any command, so each verb reads only
+ * its own. Two verbs that declare one flag must agree on its kind, or parsing would depend on
+ * which came last.
+ */
+export function allFlags(list: Noun[]): FlagSpecs {
+  const all: FlagSpecs = { json: { type: "boolean" } };
+  for (const noun of list) {
+    for (const verb of verbsOf(noun)) {
+      for (const [flag, spec] of Object.entries(verb.flags ?? {})) {
+        const seen = all[flag];
+        if (seen && (seen.type !== spec.type || seen.short !== spec.short)) {
+          throw new Error(`ctl ${noun.name}: --${flag} is declared twice, differently`);
+        }
+        all[flag] = spec;
+      }
+    }
+  }
+  return all;
+}
+
+const flags = allFlags(nouns);
+
+/**
+ * `ctl NOUN VERB ARGS…`. Without a verb, the noun's `bare` verb or `list`; a noun without verbs
+ * takes every word after it as an argument.
+ */
+export function pick(
+  list: Noun[],
+  positionals: string[],
+): { verb: Verb; args: string[] } | undefined {
+  const [nounName, word, ...rest] = positionals;
+  const noun = list.find((n) => n.name === nounName);
+  if (!noun) return undefined;
+  if (word === undefined) {
+    const verb = noun.bare ?? (Object.hasOwn(noun.verbs, "list") ? noun.verbs.list : undefined);
+    return verb && { verb, args: [] };
+  }
+  if (Object.hasOwn(noun.verbs, word)) return { verb: noun.verbs[word]!, args: rest };
+  if (noun.bare && Object.keys(noun.verbs).length === 0) {
+    return { verb: noun.bare, args: [word, ...rest] };
+  }
+  return undefined;
+}
 
 export const ctlCommand: Command = {
   name: "ctl",
   summary: "Admin API from a terminal",
   async run(argv) {
-    const { values, positionals } = parseFlags(argv, [locationSettings, ctlSettings], {
-      json: { type: "boolean" },
-      global: { type: "boolean" },
-      service: { type: "boolean" },
-      ...Object.fromEntries(stringFlags.map((f) => [f, { type: "string" as const }])),
-      ...nodesFlags,
-      ...modelFlags,
-      ...opsFlags,
-    });
+    const { values, positionals } = parseFlags(argv, [locationSettings, ctlSettings], flags);
     if (values.help || positionals.length === 0) {
       console.log(help);
       return values.help ? 0 : 2;
     }
-    const [areaName, verbName = "list", ...args] = positionals;
-    const area = areas.find((a) => a.name === areaName);
-    const verb = area?.verbs[verbName];
-    // Nodes and models (`model`, `replicas`, `restart`) have command trees of their own.
-    const own = areaName === "nodes" || areaName === "model" || areaName === "replicas" ||
-      areaName === "weights" ||
-      areaName === "restart" || areaName === "backup" || areaName === "config" ||
-      areaName === "notify" || (areaName === "usage" && positionals.length === 1);
-    if (!own && (!area || !verb)) {
-      throw new UsageError(`unknown command 'ctl ${positionals.join(" ")}'\n\n${help}`);
-    }
+    const picked = pick(nouns, positionals);
+    if (!picked) throw new UsageError(`unknown command 'ctl ${positionals.join(" ")}'\n\n${help}`);
     const api = await connect(values);
-    const json = values.json === true;
     try {
-      if (areaName === "nodes") return await ctlNodes(api, json, positionals.slice(1), values);
-      // `ctl usage` alone sums usage for finance; `ctl usage list` shows recent rows.
-      if (areaName === "usage") return await ctlUsage(api, values, json);
-      if (areaName === "backup") return await ctlBackup(api, positionals[1]);
-      if (areaName === "config") return await ctlConfig(api, positionals.slice(1), json);
-      if (areaName === "notify") return await ctlNotifyTest(api, json);
-      if (own) return await ctlModels(api, json, positionals, values);
-      return await verb!({ api, json, values, args });
+      return await picked.verb.run({ api, json: values.json === true, values, args: picked.args });
     } catch (e) {
       if (e instanceof HTTPError) {
         const body = e.data as { error?: { message?: string } } | undefined;

@@ -9,7 +9,7 @@ import { GiB } from "../memory_estimate.ts";
 import { parseModel } from "../model_yaml.ts";
 import { type Demand, reconcile, type ReconcileResult } from "../reconcile.ts";
 import type { CatalogModel } from "../replica_need.ts";
-import { applyCommands, type Shard, shardUse } from "../shard.ts";
+import { applyCommands, type Replica, replicaUse } from "../replica.ts";
 
 export function model(
   name: string,
@@ -31,7 +31,7 @@ export function model(
 
 export class World {
   readonly clock = new FakeClock();
-  shards: Shard[] = [];
+  shards: Replica[] = [];
   demand = new Map<string, Demand>();
   #ids = 0;
   constructor(public nodes: NodeView[], public catalog: CatalogModel[]) {}
@@ -42,7 +42,7 @@ export class World {
         ...n,
         shards: this.shards.filter((s) =>
           s.node === n.name && s.state !== "stopped" && s.state !== "failed"
-        ).map(shardUse),
+        ).map(replicaUse),
       })),
     };
   }
@@ -81,7 +81,7 @@ export class World {
     throw new Error("the reconciler did not settle");
   }
 
-  live(modelName?: string): Shard[] {
+  live(modelName?: string): Replica[] {
     return this.shards.filter((s) =>
       ["pending", "fetching", "starting", "ready"].includes(s.state) &&
       (!modelName || s.model === modelName)

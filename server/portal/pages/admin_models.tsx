@@ -30,6 +30,7 @@ export interface ModelForms {
 const replicaKey: Record<ReplicaState, PortalKey> = {
   ready: "replica_state_ready",
   starting: "replica_state_starting",
+  unhealthy: "replica_state_unhealthy",
   restarting: "replica_state_restarting",
   failed: "replica_state_failed",
   stopped: "replica_state_stopped",

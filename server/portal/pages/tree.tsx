@@ -157,10 +157,16 @@ export const LimitsPage: FC<{
         <input type="hidden" name="_csrf" value={viewer.csrf} />
         {field("rpm", t("limit_rpm"), limits.rpm?.toString() ?? "")}
         {field("tpm", t("limit_tpm"), limits.tpm?.toString() ?? "")}
-        {field("budget_day", t("limit_budget_day"), money(limits.budgetDayMicros), "0.000001")}
+        {field("max_parallel", t("limit_max_parallel"), limits.maxParallel?.toString() ?? "")}
+        {field(
+          "budget_day",
+          t("limit_budget_day", { currency: ctx.fmt.currency }),
+          money(limits.budgetDayMicros),
+          "0.000001",
+        )}
         {field(
           "budget_month",
-          t("limit_budget_month"),
+          t("limit_budget_month", { currency: ctx.fmt.currency }),
           money(limits.budgetMonthMicros),
           "0.000001",
         )}

@@ -1,14 +1,14 @@
 /** The usage page: 30 days as SVG charts, by model and by key, budgets above the person, CSV. */
 import type { FC } from "hono/jsx";
 import type { Scope } from "../../tenancy/tenancy.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { PortalDeps } from "../portal_deps.ts";
 import { BarChart } from "../bar_chart.tsx";
 import type { PortalCtx } from "../context.ts";
 import type { Words } from "../i18n.ts";
 import { ColumnHeads, Layout } from "../layout.tsx";
 import type { BudgetLine, Totals, UsageReport } from "../usage_report.ts";
 
-export function levelName(deps: AppDeps, words: Words, s: Scope): string {
+export function levelName(deps: Pick<PortalDeps, "people">, words: Words, s: Scope): string {
   const t = deps.people.tenancy;
   switch (s.kind) {
     case "org":
@@ -61,7 +61,7 @@ const TotalsTable: FC<{
 
 export const UsagePage: FC<{
   ctx: PortalCtx;
-  deps: AppDeps;
+  deps: Pick<PortalDeps, "people">;
   report: UsageReport;
   budgets: BudgetLine[];
   scope: "mine" | "all";

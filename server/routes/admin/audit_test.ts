@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "../../../tests/assert.ts";
 import { startHarness } from "../../../tests/helpers/harness.ts";
 import { call, makeTenant, ok } from "../../../tests/helpers/tenants.ts";
-import { adminRoutes } from "../admin.ts";
+import { adminRoutes } from "./mod.ts";
 
 interface Row {
   at: number;

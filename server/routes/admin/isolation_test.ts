@@ -49,6 +49,8 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "/nodes/{id}/drain": "any-node",
       "/nodes/{id}/shards": "any-node",
       "/nodes/{id}/shards/{shardId}": "any-node",
+      "/nodes/{id}/replicas": "any-node",
+      "/nodes/{id}/replicas/{replicaId}": "any-node",
       // Models and replicas are the cluster's too.
       "/models/{name}/explain": "demo",
       "/models/{name}/context": "demo",
@@ -91,6 +93,7 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "post /nodes/{id}/uncordon": {},
       "post /nodes/{id}/drain": {},
       "post /nodes/{id}/shards": { shardId: "s1", model: "demo", engine: "sim" },
+      "post /nodes/{id}/replicas": { replicaId: "s1", model: "demo", engine: "sim" },
       "post /models/plan": { source: "/nonexistent.gguf" },
       "post /models/serve": { source: "/nonexistent.gguf" },
       "post /models": { name: "stolen", profiles: [{ engine: "sim" }] },
@@ -152,7 +155,11 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
               assert([200, 403, 404].includes(res.status), where);
               for (const id of secretsOfA) assert(!text.includes(id), `${where} leaks ${id}`);
             } else {
-              assert([401, 403, 404].includes(res.status), where);
+              // Another tenant's things do not exist for the caller: 404, never a 403 that says
+              // they do. Only making an organisation names nothing of A's: that is the
+              // administrator's alone, so a 403.
+              const expected = method === "post" && route === "/orgs" ? 403 : 404;
+              assertEquals(res.status, expected, where);
               // An error may echo the id the caller sent; it must not name anything else of A.
               const sent = target + JSON.stringify(body ?? "");
               for (const id of secretsOfA.filter((x) => !sent.includes(x))) {
@@ -185,6 +192,50 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
     await ok(h, a.admin.cred, "PATCH", `/api/v1/limits/project/${a.project.id}`, { rpm: 10 });
     const usage = await ok<{ data: { keyId: string }[] }>(h, a.admin.cred, "GET", "/api/v1/usage");
     assert(usage.data.some((u) => u.keyId === a.member.keyId));
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("another tenant's ids given in a body answer 404, exactly as invented ones do", async () => {
+  const h = await startHarness();
+  try {
+    const a = await makeTenant(h, "acme");
+    const b = await makeTenant(h, "globex");
+    const invented = "01JZZZZZZZZZZZZZZZZZZZZZZZ";
+    const person = { username: "mole", role: "member", password: "x".repeat(16) };
+    // Each: a call by B's tenant administrator naming A's real object, then an invented one.
+    const cases: [string, string, (id: string) => Record<string, unknown>][] = [
+      ["POST", "/api/v1/people", (team) => ({ ...person, org_id: b.org.id, team_id: team })],
+      ["POST", "/api/v1/people", (team) => ({ ...person, team_id: team })],
+      ["POST", "/api/v1/people", (org) => ({ ...person, org_id: org })],
+      ["PATCH", `/api/v1/people/${b.member.id}`, (team) => ({ team_id: team })],
+      ["PATCH", `/api/v1/people/${b.member.id}`, (team) => ({ org_id: b.org.id, team_id: team })],
+      ["POST", "/api/v1/teams", (org) => ({ org_id: org, name: "mole" })],
+      ["POST", "/api/v1/projects", (team) => ({ team_id: team, name: "mole" })],
+      ["POST", "/api/v1/keys", (project) => ({ name: "mole", project_id: project })],
+      [
+        "POST",
+        "/api/v1/keys",
+        (person) => ({ name: "mole", project_id: b.project.id, person_id: person }),
+      ],
+    ];
+    const realOf = (body: (id: string) => Record<string, unknown>) => {
+      const probe = JSON.stringify(body("ID"));
+      if (probe.includes('"team_id":"ID"')) return a.team.id;
+      if (probe.includes('"project_id":"ID"')) return a.project.id;
+      if (probe.includes('"person_id":"ID"')) return a.member.id;
+      return a.org.id;
+    };
+    for (const [method, path, body] of cases) {
+      const real = await call(h, b.admin.cred, method, path, body(realOf(body)));
+      const made = await call(h, b.admin.cred, method, path, body(invented));
+      const where = `${method} ${path} ${JSON.stringify(body("ID"))}`;
+      const [realText, madeText] = [await real.text(), await made.text()];
+      assertEquals(real.status, 404, `${where} with A's id: ${real.status} ${realText}`);
+      assertEquals(made.status, 404, `${where} with an invented id: ${made.status} ${madeText}`);
+      assertEquals(JSON.parse(realText).error.code, JSON.parse(madeText).error.code, where);
+    }
   } finally {
     await h.close();
   }

@@ -2,9 +2,8 @@
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../../core/errors.ts";
-import type { ApiKeyInfo } from "../../keys/keys.ts";
 import { type Actor, canRead, requireRead, requireWrite } from "../../tenancy/access.ts";
-import type { Place } from "../../tenancy/tenancy.ts";
+import { placeOfKey } from "../../tenancy/place_of_key.ts";
 import type { AdminRegistry } from "./registry.ts";
 
 const createKey = z.strictObject({
@@ -17,19 +16,10 @@ const createKey = z.strictObject({
   expires_at: z.number().int().positive().optional(),
 });
 
-export function placeOfKey(deps: AppDeps, k: Pick<ApiKeyInfo, "userId" | "projectId">): Place {
-  const t = deps.people.tenancy;
-  const project = k.projectId ? t.projects.get(k.projectId) : undefined;
-  const person = k.userId ? t.people.get(k.userId) : undefined;
-  return {
-    orgId: project?.orgId ?? person?.orgId ?? null,
-    teamId: project?.teamId ?? person?.teamId ?? null,
-    projectId: project?.id ?? null,
-    personId: person?.id ?? null,
-  };
-}
-
-export function keyRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function keyRoutes(
+  r: AdminRegistry,
+  deps: Pick<AppDeps, "clock" | "keys" | "people">,
+): void {
   const p = () => deps.people;
   const visible = async (actor: Actor) =>
     (await deps.keys.list()).filter((k) => canRead(actor, "keys", placeOfKey(deps, k)));

@@ -1,11 +1,12 @@
 /** Limits at each level: read (own and effective), set partially (PATCH) or wholly (PUT). */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { PeopleServices } from "../../tenancy/services.ts";
+import type { KeyService } from "../../keys/keys.ts";
 import { AppError } from "../../../core/errors.ts";
 import type { LimitPatch } from "../../accounting/limits.ts";
 import { type Actor, requireRead, requireWrite } from "../../tenancy/access.ts";
 import type { Place, Scope, ScopeKind } from "../../tenancy/tenancy.ts";
-import { placeOfKey } from "./keys.ts";
+import { placeOfKey } from "../../tenancy/place_of_key.ts";
 import type { AdminRegistry } from "./registry.ts";
 
 const count = z.number().int().min(0).nullable().optional();
@@ -18,6 +19,8 @@ export const limitsBody = z.strictObject({
   budget_month_tokens: count,
   models: z.array(z.string().min(1).max(200)).max(100).nullable().optional(),
   max_key_ttl_ms: z.number().int().min(60_000).nullable().optional(),
+  max_parallel: z.number().int().min(1).nullable().optional(),
+  weight: z.number().int().min(1).max(1000).nullable().optional(),
 });
 type LimitsBody = z.infer<typeof limitsBody>;
 
@@ -30,6 +33,8 @@ const fields: [keyof LimitsBody, keyof LimitPatch][] = [
   ["budget_month_tokens", "budgetMonthTokens"],
   ["models", "models"],
   ["max_key_ttl_ms", "maxKeyTtlMs"],
+  ["max_parallel", "maxParallel"],
+  ["weight", "weight"],
 ];
 
 function toPatch(body: LimitsBody): LimitPatch {
@@ -40,7 +45,10 @@ function toPatch(body: LimitsBody): LimitPatch {
 
 const kinds = ["global", "org", "team", "project", "person", "key"] as const;
 
-export function limitsRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function limitsRoutes(
+  r: AdminRegistry,
+  deps: { people: PeopleServices; keys: Pick<KeyService, "get"> },
+): void {
   const p = () => deps.people;
 
   const placeOf = async (scope: Scope, path: string): Promise<Place> => {
@@ -103,6 +111,8 @@ export function limitsRoutes(r: AdminRegistry, deps: AppDeps): void {
     scope,
     limits: p().limits.get(scope),
     effective: p().limits.effective(await chainOf(scope)),
+    /** What the budgets' micro-units are of. */
+    currency: p().prices.currency,
   });
 
   r.add({
@@ -132,6 +142,15 @@ export function limitsRoutes(r: AdminRegistry, deps: AppDeps): void {
       const scope = scopeOf(c);
       requireWrite(actor, "limits", await placeOf(scope, c.req.path), c.req.path);
       guardLevel(actor, scope);
+      // Every other limit only narrows; a weight takes share from other tenants' projects.
+      if (body.weight !== undefined && actor.role !== "administrator") {
+        throw new AppError("forbidden");
+      }
+      if (body.weight != null && scope.kind !== "project") {
+        throw new AppError("invalid_request", {
+          detail: "weight is a project's share of a busy model: set it on a project",
+        }, "weight");
+      }
       const before = p().limits.get(scope);
       const after = await p().limits.set(scope, toPatch(body), method === "put");
       const orgId = (await placeOf(scope, c.req.path)).orgId;

@@ -2,12 +2,14 @@
 import { z } from "zod";
 import { generatePassword } from "../../auth/secrets.ts";
 import { hashPassword } from "../../auth/passwords.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { PeopleServices } from "../../tenancy/services.ts";
 import { AppError } from "../../../core/errors.ts";
 import { type Actor, canGrant, canRead, requireRead, requireWrite } from "../../tenancy/access.ts";
 import { roles } from "../../../db/schema.ts";
 import type { Person } from "../../tenancy/tenancy.ts";
 import type { AdminRegistry } from "./registry.ts";
+import { forgetFirstPassword } from "../../setup/first_password.ts";
+import { adminUsername } from "../../setup/init_data_dir.ts";
 
 const role = z.enum(roles);
 const createPerson = z.strictObject({
@@ -28,13 +30,31 @@ const patchPerson = z.strictObject({
 });
 const resetPassword = z.strictObject({ password: z.string().min(12).max(200).optional() });
 
-export function peopleRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function peopleRoutes(r: AdminRegistry, deps: { people: PeopleServices }): void {
   const p = () => deps.people;
   const get = (actor: Actor, id: string, path: string): Person => {
     const person = p().tenancy.people.get(id);
     if (!person) throw new AppError("not_found", { path });
     requireRead(actor, "people", p().tenancy.placeOfPerson(id), path);
     return person;
+  };
+  // The place a body names (org_id, team_id). An org or team the caller cannot see is, to them,
+  // nobody: 404 as for an invented id, never a 400 that says how it relates to another.
+  const placeNamed = (actor: Actor, orgId: string | null, teamId: string | null) => {
+    const t = p().tenancy;
+    const team = teamId ? t.team(teamId) : undefined;
+    if (team) {
+      requireRead(
+        actor,
+        "tree",
+        { orgId: team.orgId, teamId: team.id },
+        `/api/v1/teams/${team.id}`,
+      );
+    }
+    if (orgId) {
+      requireRead(actor, "tree", { orgId: t.org(orgId).id, teamId: null }, `/api/v1/orgs/${orgId}`);
+    }
+    return t.resolveScope(orgId, teamId);
   };
   const guardRole = (actor: Actor, r: Person["role"]) => {
     if (!canGrant(actor, r)) throw new AppError("forbidden");
@@ -65,7 +85,7 @@ export function peopleRoutes(r: AdminRegistry, deps: AppDeps): void {
     access: "administrator; tenant administrators, inside their tenant",
     status: 201,
   }, async (c, { actor, body }) => {
-    const place = p().tenancy.resolveScope(body.org_id ?? null, body.team_id ?? null);
+    const place = placeNamed(actor, body.org_id ?? null, body.team_id ?? null);
     requireWrite(actor, "people", { ...place, personId: null }, c.req.path);
     guardRole(actor, body.role);
     if (actor.role !== "administrator" && !place.orgId) throw new AppError("forbidden");
@@ -118,7 +138,8 @@ export function peopleRoutes(r: AdminRegistry, deps: AppDeps): void {
     }
     const moving = body.org_id !== undefined || body.team_id !== undefined;
     const place = moving
-      ? p().tenancy.resolveScope(
+      ? placeNamed(
+        actor,
         body.org_id !== undefined ? body.org_id : before.orgId,
         body.team_id ?? null,
       )
@@ -162,6 +183,11 @@ export function peopleRoutes(r: AdminRegistry, deps: AppDeps): void {
     }
     const password = body.password ?? generatePassword();
     await p().tenancy.updatePerson(id, { passwordHash: await hashPassword(password) });
+    // init's file would hold a password that no longer works.
+    const firstPassword = p().firstPasswordFile;
+    if (person.username === adminUsername && firstPassword) {
+      await forgetFirstPassword(firstPassword);
+    }
     await p().sessions.revokeAllOf(id);
     await p().audit.record(
       actor,

@@ -6,8 +6,8 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../app_env.ts";
-import { AppError } from "../../../core/errors.ts";
 import { readJsonBody } from "../../router/read_body.ts";
+import { parse } from "../parse_input.ts";
 import type { Actor } from "../../tenancy/access.ts";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
@@ -42,18 +42,6 @@ export type AuditWriter = (
   before: unknown,
   after: unknown,
 ) => Promise<void>;
-
-export function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  const path = issue.path.join(".");
-  throw new AppError(
-    "invalid_request",
-    { detail: `${path || "body"}: ${issue.message}` },
-    path || null,
-  );
-}
 
 export class AdminRegistry {
   readonly specs: RouteSpec[] = [];

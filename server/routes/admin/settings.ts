@@ -1,99 +1,52 @@
-/** The caller, model prices and the state of sign-in. */
+/** The cluster's live settings: listed, each saying whether it applies live, and changed. */
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../../core/errors.ts";
-import type { Price } from "../../accounting/price.ts";
-import { type Actor, canWrite, requireRead } from "../../tenancy/access.ts";
+import { requireRead, requireWrite } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";
 
-const micros = z.number().int().min(0);
-const priceBody = z.strictObject({
-  prompt_per_1k: micros,
-  completion_per_1k: micros,
-  cached_per_1k: micros.optional(),
-});
+function requireSettings(deps: Pick<AppDeps, "people" | "settings">) {
+  if (!deps.settings) {
+    throw new AppError("invalid_request", { detail: "this server keeps no cluster settings" });
+  }
+  return deps.settings;
+}
 
-export function settingsRoutes(r: AdminRegistry, deps: AppDeps): void {
-  const staff = { orgId: null, teamId: null };
-  /** Sets a model's price, or with null returns it to the default; staff only, audited. */
-  const changePrice = async (actor: Actor, path: string, model: string, price: Price | null) => {
-    requireRead(actor, "staff", staff, path);
-    if (!canWrite(actor, "staff", staff)) throw new AppError("forbidden");
-    const before = deps.people.prices.list().find((x) => x.model === model)?.price ?? null;
-    await deps.people.prices.set(model, price);
-    await deps.people.audit.record(
-      actor,
-      price ? "price.set" : "price.clear",
-      { kind: "model", id: model, orgId: null },
-      before,
-      price,
-    );
-  };
-  r.add({
-    method: "get",
-    path: "/me",
-    tag: "me",
-    summary: "Who the credential is, and their person",
-    access: "anyone signed in",
-  }, (c, { actor }) =>
-    c.json({
-      actor,
-      person: actor.personId ? deps.people.tenancy.people.get(actor.personId) ?? null : null,
-    }));
+const cluster = { orgId: null, teamId: null };
 
+/**
+ * The audit trail's view of the settings: each value under the setting's name. A list of
+ * `{key, value}` rows would lose the names, since the audit redaction reads a field called
+ * `key` as a secret (an API key's); secret settings are never listed at all.
+ */
+function settingValues(deps: Pick<AppDeps, "settings">): Record<string, unknown> | null {
+  const list = deps.settings?.list();
+  return list ? Object.fromEntries(list.map((s) => [s.key, s.value])) : null;
+}
+
+export function settingsRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people" | "settings">): void {
+  const base = { tag: "operations", access: "administrator, operator" };
   r.add({
+    ...base,
     method: "get",
-    path: "/prices",
-    tag: "prices",
-    summary: "Model prices (micro-units per 1,000 tokens) and the default",
-    access: "administrator, operator",
+    path: "/settings",
+    summary: "The cluster's settings, each saying whether it applies live",
   }, (c, { actor }) => {
-    requireRead(actor, "staff", staff, c.req.path);
-    const p = deps.people.prices;
-    return c.json({ default: p.defaultPrice, data: p.list() });
+    requireRead(actor, "staff", cluster, c.req.path);
+    return c.json({ data: requireSettings(deps).list() });
   });
   r.add({
+    ...base,
     method: "put",
-    path: "/prices/:model",
-    tag: "prices",
-    summary: "Set a model's price",
-    body: priceBody,
-    access: "administrator, operator",
+    path: "/settings",
+    audit: { action: "settings.set", snapshot: () => settingValues(deps) },
+    summary: "Change settings ({key: value, …})",
+    body: z.unknown(),
   }, async (c, { actor, body }) => {
-    const model = c.req.param("model")!;
-    const price = {
-      promptPer1k: body.prompt_per_1k,
-      completionPer1k: body.completion_per_1k,
-      cachedPer1k: body.cached_per_1k ?? 0,
-    };
-    await changePrice(actor, c.req.path, model, price);
-    return c.json({ model, price });
-  });
-  r.add({
-    method: "delete",
-    path: "/prices/:model",
-    tag: "prices",
-    summary: "Return a model to the default price",
-    access: "administrator, operator",
-  }, async (c, { actor }) => {
-    const model = c.req.param("model")!;
-    await changePrice(actor, c.req.path, model, null);
-    return c.json({ model, price: deps.people.prices.defaultPrice });
-  });
-
-  r.add({
-    method: "get",
-    path: "/sign-in",
-    tag: "sign-in",
-    summary: "Which ways of signing in work, and why one does not",
-    access: "administrator, operator",
-  }, async (c, { actor }) => {
-    requireRead(actor, "staff", staff, c.req.path);
-    await deps.people.oidc.discover();
-    return c.json({
-      local: true,
-      signup_open: deps.people.signupOpen,
-      oidc: deps.people.oidc.status(),
-    });
+    requireWrite(actor, "staff", cluster, c.req.path);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw new AppError("invalid_request", { detail: 'body: expected {"key": value, …}' });
+    }
+    return c.json(await requireSettings(deps).set(body as Record<string, unknown>));
   });
 }

@@ -1,13 +1,13 @@
 /** Organisations, teams and projects. */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { PeopleServices } from "../../tenancy/services.ts";
 import { AppError } from "../../../core/errors.ts";
 import { canRead, requireRead, requireWrite } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";
 
 const named = z.strictObject({ name: z.string().min(1).max(63) });
 
-export function treeRoutes(r: AdminRegistry, deps: AppDeps): void {
+export function treeRoutes(r: AdminRegistry, deps: { people: PeopleServices }): void {
   const t = () => deps.people.tenancy;
   const audit = () => deps.people.audit;
 

@@ -1,0 +1,153 @@
+/**
+ * The supervisor's record of one shard, and how a launch spec becomes one: validated, given an
+ * engine, a port, a launch plan and a directory. Everything here is synchronous, so the supervisor
+ * can register the shard before its first await and a concurrent ensure joins it.
+ */
+import type { EngineAdapter, LaunchPlan } from "./engines/engine_adapter.ts";
+import { LaunchPlanError } from "../core/engines/launch_plan_error.ts";
+import type { EngineProcess } from "./engine_process.ts";
+import type { LaunchSpec, ReplicaHandle } from "./launch_spec.ts";
+import type { ReplicaRecord } from "./replica_registry.ts";
+
+export interface Replica {
+  readonly spec: LaunchSpec;
+  readonly adapter: EngineAdapter;
+  /** Rebuilt when an adoption falls through and the recorded port is no longer free. */
+  plan: LaunchPlan;
+  /** The engine's cwd and HOME. */
+  readonly dir: string;
+  handle: ReplicaHandle;
+  proc?: EngineProcess;
+  /** The current start or restart: resolves at ready, rejects when it gives up. */
+  settled: Promise<void>;
+  stopping: boolean;
+  /** Restart attempts in the current run of failures. */
+  attempts: number;
+  readySince: number;
+  /** Real-time ms of the last start or progress (touch); the ready timeout counts from here. */
+  lastProgress: number;
+  /** An engine an earlier agent started and this one took over: not our child, so watched. */
+  adopted?: { readonly pid: number; readonly procStart?: number } | undefined;
+  /** Polls an adopted engine for its exit. */
+  watch?: ReturnType<typeof setInterval>;
+  /** Ends the probing of a ready engine's health route (health_watch.ts). */
+  health?: (() => void) | undefined;
+  /** Ends a restart backoff early, for stop(). */
+  wake?: () => void;
+  /** Set by stop(); an ensure that arrives meanwhile waits for it, then starts afresh. */
+  stopped?: Promise<void> | undefined;
+  /** The last stop was refused by the kernel: the engine still runs (see StopRefusedError). */
+  stopRefused?: Error;
+}
+
+/** Also keeps the id safe as a directory name. */
+const replicaIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Throws `LaunchPlanError` (the adapter's flag gate included) before anything is started. */
+export function prepareReplica(
+  spec: LaunchSpec,
+  adapters: Readonly<Record<string, EngineAdapter>>,
+  workDir: string,
+  now: number,
+  pickPort: (host: string) => number,
+): Replica {
+  if (!replicaIdPattern.test(spec.shardId)) {
+    throw new LaunchPlanError(
+      spec.engine,
+      `shard id "${spec.shardId}" must be letters, digits, ".", "_" or "-" (at most 128)`,
+    );
+  }
+  const adapter = Object.hasOwn(adapters, spec.engine) ? adapters[spec.engine] : undefined;
+  if (!adapter) {
+    const known = Object.keys(adapters).sort().join(", ");
+    throw new LaunchPlanError(spec.engine, `no such engine here; known engines: ${known}`);
+  }
+  const host = spec.host ?? "127.0.0.1";
+  const port = spec.port || pickPort(host);
+  const plan = planFor(spec, adapter, host, port);
+  return {
+    spec,
+    adapter,
+    plan,
+    dir: `${workDir}/shards/${spec.shardId}`,
+    handle: {
+      shardId: spec.shardId,
+      model: spec.model,
+      engine: spec.engine,
+      baseUrl: baseUrlFor(host, port),
+      pid: 0,
+      port,
+      state: "starting",
+      startedAt: now,
+      restarts: 0,
+      ...(spec.profile?.parallel !== undefined ? { slots: spec.profile.parallel } : {}),
+    },
+    settled: Promise.resolve(),
+    stopping: false,
+    attempts: 0,
+    readySince: 0,
+    lastProgress: Date.now(),
+  };
+}
+
+/** The adapter's launch plan for the spec on `host:port`; throws LaunchPlanError. */
+export function planFor(
+  spec: LaunchSpec,
+  adapter: EngineAdapter,
+  host: string,
+  port: number,
+): LaunchPlan {
+  return adapter.plan({
+    model: spec.model,
+    ...(spec.modelPath !== undefined ? { modelPath: spec.modelPath } : {}),
+    ...(spec.binary !== undefined ? { binary: spec.binary } : {}),
+    ...(spec.profile !== undefined ? { profile: spec.profile } : {}),
+    args: spec.args ?? [],
+    allowFlags: spec.allowFlags ?? [],
+    host,
+    port,
+    apiKey: spec.apiKey,
+  });
+}
+
+export function baseUrlFor(host: string, port: number): string {
+  return `http://${urlHost(host)}:${port}`;
+}
+
+/**
+ * The engine's whole environment, deny-by-default: nothing of the agent's own (its secrets, proxy
+ * settings, DB paths) leaks into a process that parses untrusted weights.
+ */
+export function replicaEnv(shard: Replica): Record<string, string> {
+  const gpus = shard.spec.gpus;
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin",
+    HOME: shard.dir,
+    LANG: Deno.env.get("LANG") ?? "C.UTF-8",
+    ...(gpus ? { CUDA_VISIBLE_DEVICES: gpus.join(",") } : {}),
+    ...shard.plan.env,
+  };
+}
+
+/** What the registry keeps about a running shard; no secret. */
+export function replicaRecord(shard: Replica): ReplicaRecord {
+  const h = shard.handle;
+  const procStart = shard.proc?.procStart ?? shard.adopted?.procStart;
+  return {
+    shardId: h.shardId,
+    engine: h.engine,
+    model: h.model,
+    pid: h.pid,
+    ...(procStart !== undefined ? { procStart } : {}),
+    port: h.port,
+    baseUrl: h.baseUrl,
+    startedAt: h.startedAt,
+  };
+}
+
+/** Wildcard binds are probed through loopback; IPv6 literals need brackets in a URL. */
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}

@@ -1,0 +1,164 @@
+/**
+ * Each engine's refused flags, for the one flag gate (flag_gate.ts): the control plane runs it
+ * when a model is added or changed, so a refused flag never reaches the catalog (or the audit
+ * log), and the agent runs it again before a start, since its adapters take arguments from
+ * elsewhere too (a joined node's own tests, `up --model`).
+ */
+import { checkFlags, commonRefusals, type FlagRules, type Refusal } from "./flag_gate.ts";
+
+const { setByAgent, credential, readsFile, writesFile } = commonRefusals;
+
+// ---- llama.cpp ----
+const download: Refusal = { why: "downloads a model or file the agent did not fetch and check" };
+const loadsFile: Refusal = { why: "loads a file outside the model's weights" };
+const logsPrompts: Refusal = { why: "logs prompts and answers" };
+
+export const llamacppFlagRules: FlagRules = {
+  engine: "llamacpp",
+  abbreviations: false,
+  // `--embd-bge-small-en-default`, `--fim-qwen-7b-default`, ...: each fetches a model by name.
+  refusedPatterns: [{ pattern: /^--[a-z0-9-]+-default$/, why: download.why }],
+  refused: {
+    "-m": setByAgent,
+    "--model": setByAgent,
+    "-a": setByAgent,
+    "--alias": setByAgent,
+    "--hf-token": credential,
+    "-hft": credential,
+    "-mu": download,
+    "--model-url": download,
+    "-hf": download,
+    "-hfr": download,
+    "--hf-repo": download,
+    "-hff": download,
+    "--hf-file": download,
+    "-hfd": download,
+    "-hfrd": download,
+    "--hf-repo-draft": download,
+    "-hfv": download,
+    "-hfrv": download,
+    "--hf-repo-v": download,
+    "-hffv": download,
+    "--hf-file-v": download,
+    "-dr": download,
+    "--docker-repo": download,
+    "-mmu": download,
+    "--mmproj-url": download,
+    "-md": loadsFile,
+    "--model-draft": loadsFile,
+    "-mv": loadsFile,
+    "--model-vocoder": loadsFile,
+    "-mm": { why: "loads a file; the projector is fetched with the model" },
+    "--mmproj": { why: "loads a file; the projector is fetched with the model" },
+    "--lora": loadsFile,
+    "--lora-scaled": loadsFile,
+    "--control-vector": loadsFile,
+    "--control-vector-scaled": loadsFile,
+    "-f": readsFile,
+    "--file": readsFile,
+    "-bf": readsFile,
+    "--binary-file": readsFile,
+    "-jf": readsFile,
+    "--json-schema-file": readsFile,
+    "--grammar-file": readsFile,
+    "-sysf": readsFile,
+    "--system-prompt-file": readsFile,
+    "--models-dir": loadsFile,
+    "--models-preset": readsFile,
+    "--chat-template-file": readsFile,
+    "--ssl-key-file": readsFile,
+    "--ssl-cert-file": readsFile,
+    "--prompt-cache": writesFile,
+    "--logdir": writesFile,
+    "--log-file": writesFile,
+    "--slot-save-path": writesFile,
+    "--path": { why: "serves a directory's files over HTTP" },
+    "--media-path": { why: "lets requests read local files" },
+    "--rpc": { why: "sends the model and prompts to other machines" },
+    "--props": { why: "lets clients change the server's settings" },
+    "--no-slots": { why: "the agent reads the slots" },
+    "-v": logsPrompts,
+    "--verbose": logsPrompts,
+    "--log-verbose": logsPrompts,
+    "-lv": logsPrompts,
+    "--verbosity": logsPrompts,
+    "--log-verbosity": logsPrompts,
+    "--verbose-prompt": logsPrompts,
+  },
+};
+
+// ---- vLLM ----
+const loadsCode: Refusal = { why: "loads Python code" };
+const fetches: Refusal = { why: "fetches another revision than the one pinned and checked" };
+
+export const vllmFlagRules: FlagRules = {
+  engine: "vllm",
+  abbreviations: true,
+  refused: {
+    "--model": setByAgent,
+    "--served-model-name": setByAgent,
+    "--trust-remote-code": {
+      why: "runs code from the model's repository; allow it explicitly for models that need it",
+      allowable: true,
+    },
+    "--load-format": { why: "changes how weights load, and some ways run code (pickle)" },
+    "--download-dir": writesFile,
+    "--tokenizer": { why: "reads another repository or path" },
+    "--hf-token": credential,
+    "--hf-overrides": { why: "rewrites the checkpoint config, which can name code to load" },
+    "--chat-template": readsFile,
+    "--ssl-keyfile": readsFile,
+    "--ssl-certfile": readsFile,
+    "--ssl-ca-certs": readsFile,
+    "--lora-modules": readsFile,
+    "--allowed-local-media-path": { why: "serves local files to requests" },
+    "--uds": { why: "listens where the agent does not look" },
+    "--enable-log-requests": { why: "logs prompts" },
+    "--enable-log-outputs": { why: "logs answers" },
+    "--config": { why: "reads more flags from a file, past this gate" },
+    "--revision": fetches,
+    "--code-revision": fetches,
+    "--tokenizer-revision": fetches,
+    "--speculative-config": { why: "can name a draft model to download unchecked" },
+    "--qlora-adapter-name-or-path": readsFile,
+    "--hf-config-path": readsFile,
+    "--generation-config": readsFile,
+    "--otlp-traces-endpoint": { why: "sends request traces to another machine" },
+    "--middleware": loadsCode,
+    "--tool-parser-plugin": loadsCode,
+    "--reasoning-parser-plugin": loadsCode,
+    "--logits-processors": loadsCode,
+    "--logits-processor-pattern": loadsCode,
+    "--worker-cls": loadsCode,
+    "--worker-extension-cls": loadsCode,
+  },
+};
+
+// ---- the simulated engine ----
+export const simFlagRules: FlagRules = {
+  engine: "sim",
+  abbreviations: false,
+  refused: { "--model": commonRefusals.setByAgent },
+};
+
+/** The rules of every engine the catalog can name. */
+export const engineFlagRules: Readonly<Record<string, FlagRules>> = {
+  llamacpp: llamacppFlagRules,
+  vllm: vllmFlagRules,
+  sim: simFlagRules,
+};
+
+/**
+ * The gate for a catalog entry's arguments: throws `UnsafeFlagError` naming the first refused
+ * flag. An engine without rules here (a test's adapter) has only the shared refusals.
+ */
+export function checkEngineFlags(
+  engine: string,
+  args: readonly string[],
+  allowFlags: readonly string[] = [],
+): void {
+  const rules = Object.hasOwn(engineFlagRules, engine)
+    ? engineFlagRules[engine]!
+    : { engine, refused: {}, abbreviations: false };
+  checkFlags(rules, args, allowFlags);
+}

@@ -1,0 +1,1 @@
+ALTER TABLE `usage` ADD `prompt_estimated` integer DEFAULT false NOT NULL;

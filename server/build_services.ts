@@ -1,0 +1,383 @@
+/**
+ * Builds every service the app is made from, once, from a resolved config and the edges a
+ * caller gives (the store, the clock, the logger): the one wiring that `serve.ts` and the tests'
+ * harness share. The cluster listener is built here too when `cluster_listen` is set, since the
+ * admin API serves its nodes; the client and metrics listeners are serve.ts's.
+ */
+import type { Clock } from "../core/clock.ts";
+import type { LevelControl, Logger } from "../core/log.ts";
+import type { Store } from "../db/store.ts";
+import { AdminTokens } from "./auth/admin_tokens.ts";
+import type { OidcConfig } from "./auth/oidc.ts";
+import { type ServerConfig, serverSettings } from "./config.ts";
+import type { AppDeps } from "./deps.ts";
+import { type KeyLookup, KeyService } from "./keys/keys.ts";
+import { type ModelGate, noModelGate } from "./models/model_gate.ts";
+import { type ModelsRuntime, startModels } from "./models/start_models.ts";
+import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
+import type { NodeHub } from "./nodes/node_hub.ts";
+import { type Notifications, startNotifications } from "./notify/start_notifications.ts";
+import { noWebhooks } from "./notify/webhook_sender.ts";
+import { GatewayMetrics } from "./observe/gateway_metrics.ts";
+import { noTracing, requestTracer } from "./observe/request_tracer.ts";
+import { Tracer } from "./observe/tracing.ts";
+import { ModelCatalog } from "./router/catalog.ts";
+import { firstPasswordPath } from "./setup/first_password.ts";
+import { replicasWanted } from "./models/catalog_row.ts";
+import { ReplicaTable } from "./router/replicas.ts";
+import { defaultPrefixOptions } from "./router/request_keys.ts";
+import { createRouting, type Routing } from "./router/routing.ts";
+import { ClusterSettings } from "./settings/cluster_settings.ts";
+import { applyLiveSettings } from "./settings/live_appliers.ts";
+import { startPeople } from "./tenancy/services.ts";
+import { StoreKeyOwners } from "./usage/key_owners.ts";
+import { UsageRecorder, type UsageSink } from "./usage/recorder.ts";
+import type { MirrorService } from "./weights/mirror.ts";
+import { startMirror } from "./weights/start_mirror.ts";
+
+/** What the services are built on, given by the caller (real ones, or a test's). */
+export interface ServiceEdges {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** The root logger's level, changed when `log_level` is changed live. */
+  logLevel?: LevelControl;
+  /** Single sign-on, resolved from the config beforehand (it reads the client secret's file). */
+  oidc: OidcConfig | null;
+  /** Where an outside provider's refusal of a key goes; the notifier by default. */
+  onKeyRefused?: (endpoint: string) => void;
+  /** How keys are looked up; the store by default. */
+  keyLookup?: KeyLookup;
+}
+
+export interface Services {
+  /** The composition root's record, for buildApp. */
+  readonly deps: AppDeps;
+  /** The config the services read, changed in place by live settings (the caller's is not). */
+  readonly config: ServerConfig;
+  readonly usage: UsageRecorder;
+  readonly metrics: GatewayMetrics;
+  /** Episodes and webhooks; the limits code calls `notifier.budgetReached`. */
+  readonly notifications: Notifications;
+  /** The https URLs nodes dial (in join codes); absent without a cluster listener. */
+  readonly clusterUrls?: string[];
+  /** Stops everything built here, queued notifications given their grace; the store is the caller's. */
+  close(): Promise<void>;
+}
+
+export async function buildServices(
+  fileConfig: ServerConfig,
+  edges: ServiceEdges,
+): Promise<Services> {
+  const config: ServerConfig = { ...fileConfig };
+  const stops = new StopList();
+  try {
+    const settings = await openSettings(config, edges);
+    const core = await buildCore(config, edges, stops);
+    const accounts = await buildAccounts(config, edges, stops);
+    const mirror = await startMirror(config, edges);
+    stops.push(() => mirror.close());
+    const setGate = wakeOnRoom(core);
+    const cluster = config.clusterListen
+      ? await startCluster(config, edges, { ...core, catalog: accounts.catalog, mirror }, stops)
+      : undefined;
+    if (cluster) setGate(cluster.models.gate);
+    core.metrics.setCatalog(accounts.catalog);
+    // Only a model the catalog wants served at all times is unservable without a replica.
+    core.notifications.notifier.wanted = (model) => {
+      const entry = accounts.catalog.get(model);
+      return entry !== undefined && replicasWanted(entry) > 0;
+    };
+    const deps = composeDeps(config, edges, { ...core, ...accounts, mirror, settings, cluster });
+    applyLiveSettings(settings, {
+      config,
+      limits: deps.limits,
+      routing: core.routing,
+      notifier: deps.notifier,
+      ...(edges.logLevel ? { logLevel: edges.logLevel } : {}),
+    });
+    return {
+      deps,
+      config,
+      usage: core.usage,
+      metrics: core.metrics,
+      notifications: core.notifications,
+      ...(cluster ? { clusterUrls: cluster.listener.urls } : {}),
+      close: () => closeAll({ ...core, people: accounts.people, mirror, cluster }),
+    };
+  } catch (e) {
+    await stops.stopAll();
+    throw e;
+  }
+}
+
+type Core = Awaited<ReturnType<typeof buildCore>>;
+type Accounts = Awaited<ReturnType<typeof buildAccounts>>;
+type Cluster = Awaited<ReturnType<typeof startCluster>>;
+
+/** The composition root's record, from the parts built. */
+function composeDeps(
+  config: ServerConfig,
+  edges: ServiceEdges,
+  p: Core & Accounts & {
+    mirror: MirrorService;
+    settings: ClusterSettings;
+    cluster: Cluster | undefined;
+  },
+): AppDeps {
+  const { cluster, notifications, tracer } = p;
+  return {
+    keys: p.keys,
+    catalog: p.catalog,
+    people: p.people,
+    adminTokens: p.adminTokens,
+    keyOwners: p.keyOwners,
+    limits: { maxBodyBytes: config.maxBodyBytes, firstByteTimeoutMs: config.firstByteTimeoutMs },
+    store: edges.store,
+    clock: edges.clock,
+    logger: edges.logger,
+    replicas: p.replicas,
+    routing: p.routing,
+    mirror: p.mirror,
+    usage: usageSink(p.usage, p.metrics, tracer),
+    models: cluster?.models.gate ?? noModelGate,
+    nodes: cluster?.listener.services,
+    modelServices: cluster?.models.services,
+    metrics: p.metrics,
+    tracer: tracer ? requestTracer(tracer) : noTracing,
+    settings: p.settings,
+    notifier: notifications.notifier,
+    notifySender: notifications.sender ?? noWebhooks,
+    portal: config.portal ? { publicUrl: config.publicUrl } : undefined,
+  };
+}
+
+/** In the order the parts depend on each other: nothing stops before what still uses it. */
+async function closeAll(
+  p: Core & {
+    people: Accounts["people"];
+    mirror: MirrorService;
+    cluster: Cluster | undefined;
+  },
+): Promise<void> {
+  p.cluster?.models.close();
+  p.routing.upstream.close();
+  await p.tracer?.close();
+  await p.cluster?.listener.close();
+  await p.mirror.close();
+  await p.notifications.close();
+  await p.usage.close();
+  await p.people.close();
+}
+
+/** What has been started so far, stopped in reverse when a later part cannot start. */
+class StopList {
+  #stops: (() => unknown)[] = [];
+  push(stop: () => unknown): void {
+    this.#stops.push(stop);
+  }
+  async stopAll(): Promise<void> {
+    for (const stop of this.#stops.splice(0).reverse()) await stop();
+  }
+}
+
+async function openSettings(config: ServerConfig, edges: ServiceEdges): Promise<ClusterSettings> {
+  const settings = await ClusterSettings.open({
+    store: edges.store,
+    clock: edges.clock,
+    logger: edges.logger,
+    defs: serverSettings,
+    config: config as unknown as Record<string, unknown>,
+    ...(config.overridden ? { overridden: config.overridden } : {}),
+    ...(config.inFile ? { inFile: config.inFile } : {}),
+  });
+  if (edges.logLevel) edges.logLevel.level = config.logLevel;
+  return settings;
+}
+
+/** The request path's own parts: replicas, notifications, usage, routing, tracing, metrics. */
+async function buildCore(config: ServerConfig, edges: ServiceEdges, stops: StopList) {
+  const { clock, logger } = edges;
+  const replicas = new ReplicaTable({
+    breakerFailures: config.breakerFailures,
+    breakerCooldownMs: config.breakerCooldownMs,
+    now: () => clock.now(),
+  });
+  const notifications = await startNotifications(config, { clock, logger, replicas });
+  stops.push(() => notifications.close(0));
+  const usage = new UsageRecorder({
+    store: edges.store,
+    logger,
+    flushMs: config.usageFlushMs,
+    batchSize: config.usageBatch,
+  });
+  stops.push(() => usage.close());
+  const onKeyRefused = edges.onKeyRefused ?? ((e) => notifications.notifier.keyRefused(e));
+  const routing = buildRouting(config, logger, onKeyRefused);
+  stops.push(() => routing.upstream.close());
+  const tracer = config.otelEndpoint ? buildTracer(config, logger) : undefined;
+  if (tracer) stops.push(() => tracer.close());
+  // Filled in once the cluster listener is up; the metrics read the hub when scraped.
+  const hubRef: { hub?: NodeHub } = {};
+  const metrics = new GatewayMetrics({
+    replicas,
+    routing,
+    nodes: () => hubRef.hub,
+    usageWriter: () => ({
+      pending: usage.pending,
+      oldestPendingMs: usage.oldestPendingMs,
+      dropped: usage.dropped,
+    }),
+  });
+  return { replicas, notifications, usage, routing, tracer, metrics, hubRef };
+}
+
+/** Keys, the catalog and people (tenancy, limits, prices, budgets, sign-in). */
+async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: StopList) {
+  const { store, clock, logger } = edges;
+  const keys = new KeyService({
+    store,
+    clock,
+    cacheMs: config.keyCacheMs,
+    logger,
+    unknownPerMinute: config.unknownKeysPerMinute,
+    ...(edges.keyLookup ? { lookup: edges.keyLookup } : {}),
+  });
+  const catalog = await ModelCatalog.load({ store, clock });
+  const people = await startPeople({
+    store,
+    clock,
+    logger,
+    keys,
+    catalog,
+    defaultPrice: {
+      promptPer1k: config.defaultPromptPer1k,
+      completionPer1k: config.defaultCompletionPer1k,
+      cachedPer1k: config.defaultCachedPer1k,
+    },
+    currency: config.currency,
+    sessionTtlMs: config.sessionTtlMs,
+    signupOpen: config.signupOpen,
+    flushMs: config.accountingFlushMs,
+    oidc: edges.oidc,
+    publicUrl: config.publicUrl,
+    firstPasswordFile: firstPasswordPath(config.dataDir),
+  });
+  stops.push(() => people.close());
+  return {
+    keys,
+    catalog,
+    people,
+    adminTokens: new AdminTokens({ store, clock }),
+    keyOwners: new StoreKeyOwners(store),
+  };
+}
+
+/**
+ * A replica with room wakes the requests queued for its model, the notifier, and (once there is
+ * one) the models gate. Set before nodes can join, so a replica they bring is not missed.
+ */
+function wakeOnRoom(core: {
+  replicas: ReplicaTable;
+  routing: Routing;
+  notifications: Notifications;
+}): (gate: ModelGate) => void {
+  let gate: ModelGate = noModelGate;
+  core.replicas.onRoom = (model) => {
+    core.routing.admission.wake(model);
+    core.notifications.notifier.modelReady(model);
+    gate.wake(model);
+  };
+  return (g) => {
+    gate = g;
+  };
+}
+
+/** The nodes' listener and the models placed on them (the reconciler). */
+async function startCluster(
+  config: ServerConfig,
+  edges: ServiceEdges,
+  made: {
+    replicas: ReplicaTable;
+    catalog: ModelCatalog;
+    mirror: MirrorService;
+    notifications: Notifications;
+    hubRef: { hub?: NodeHub };
+  },
+  stops: StopList,
+): Promise<{ listener: ClusterListener; models: ModelsRuntime }> {
+  const { store, clock, logger } = edges;
+  const { replicas, catalog } = made;
+  const listener = await startClusterListener(config, {
+    store,
+    clock,
+    logger,
+    replicas,
+    catalog,
+    events: made.notifications.nodeEvents,
+    mirror: made.mirror,
+  });
+  stops.push(() => listener.close());
+  made.hubRef.hub = listener.services.hub;
+  const models = await startModels(config, {
+    store,
+    clock,
+    logger,
+    catalog,
+    replicas,
+    hub: listener.services.hub,
+    nodes: listener.nodeStore,
+    // hf: and URL models are mirrored when added: the mirror fetches the very pin stored.
+    mirror: made.mirror,
+  });
+  stops.push(() => models.close());
+  return { listener, models };
+}
+
+function buildRouting(
+  config: ServerConfig,
+  logger: Logger,
+  onKeyRefused: (endpoint: string) => void,
+): Routing {
+  return createRouting(
+    {
+      queueTimeoutMs: config.queueTimeoutMs,
+      streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+      maxAttempts: config.maxAttempts,
+      batchSharePercent: config.batchSharePercent,
+      prefix: { ...defaultPrefixOptions, minChars: config.prefixMinChars },
+      prefixIndexSize: config.prefixIndexSize,
+    },
+    logger,
+    onKeyRefused,
+  );
+}
+
+function buildTracer(config: ServerConfig, logger: Logger): Tracer {
+  return new Tracer({
+    endpoint: config.otelEndpoint,
+    serviceName: config.otelServiceName,
+    samplePercent: config.otelSamplePercent,
+    batchMs: config.otelBatchMs,
+    logger,
+  });
+}
+
+/** Each usage row goes to the metrics, the trace (when on) and the store's writer. */
+function usageSink(usage: UsageRecorder, metrics: GatewayMetrics, tracer?: Tracer): UsageSink {
+  if (!tracer) {
+    return {
+      record: (row) => {
+        metrics.observeUsage(row);
+        usage.record(row);
+      },
+    };
+  }
+  return {
+    record: (row) => {
+      metrics.observeUsage(row);
+      tracer.usage(row);
+      usage.record(row);
+    },
+  };
+}

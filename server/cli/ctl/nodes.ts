@@ -1,0 +1,227 @@
+/** `llmgw ctl nodes …`: join codes, the node list, cordon/drain/remove, and replicas by hand. */
+import { UsageError } from "../../../core/command.ts";
+import type { Ctx, Noun, Verb } from "./client.ts";
+
+interface NodeJson {
+  id: string;
+  name: string;
+  state: string;
+  labels: Record<string, string>;
+  version: string | null;
+  lastHeardAt: number | null;
+  gpu?: {
+    source: string;
+    error?: string;
+    gpus: { name: string; memoryFreeBytes?: number; memoryTotalBytes?: number }[];
+  };
+  engines?: { name: string; version?: string }[];
+  host?: { cores?: number; ramAvailableBytes?: number };
+  shards: { shardId: string; model: string; state: string; pid: number; error?: string }[];
+}
+
+const out = (v: unknown) => console.log(JSON.stringify(v, null, 2));
+
+/** The NODE argument, as a path segment. */
+function node(ctx: Ctx, verb: string): string {
+  const target = ctx.args[0];
+  if (!target) throw new UsageError(`nodes ${verb} needs the node's id or name`);
+  return encodeURIComponent(target);
+}
+
+const list: Verb = {
+  help:
+    `  nodes [list]                                List nodes: state, labels, GPUs, engines, version, last heard`,
+  run: async (ctx) => {
+    const { data } = await ctx.api.get("nodes").json<{ data: NodeJson[] }>();
+    if (ctx.json) return out(data), 0;
+    table(
+      ["NAME", "ID", "STATE", "LABELS", "GPUS", "ENGINES", "VERSION", "LAST HEARD"],
+      data.map((n) => [
+        n.name,
+        n.id,
+        n.state,
+        Object.entries(n.labels).map(([k, v]) => `${k}=${v}`).join(",") || "-",
+        gpus(n),
+        n.engines?.map((e) => e.version ? `${e.name} ${e.version}` : e.name).join(", ") || "-",
+        n.version ?? "-",
+        n.lastHeardAt ? ago(n.lastHeardAt) : "never",
+      ]),
+    );
+    return 0;
+  },
+};
+
+const joinCode: Verb = {
+  help: `  nodes join-code [--labels k=v,…] [--expires 1h]   A one-time code for 'llmgw join'`,
+  flags: { labels: { type: "string" }, expires: { type: "string" } },
+  run: async (ctx) => {
+    const body: Record<string, unknown> = {};
+    const values = ctx.values;
+    if (typeof values.labels === "string") body.labels = parseLabels(values.labels);
+    if (typeof values.expires === "string") body.expires_in_ms = parseDuration(values.expires);
+    const made = await ctx.api.post("nodes/join-codes", { json: body }).json<
+      { code: string; urls: string[]; expiresAt: number }
+    >();
+    if (ctx.json) return out(made), 0;
+    console.log(
+      `Join code (one use, expires ${
+        new Date(made.expiresAt).toISOString()
+      }):\n\n  ${made.code}\n\n` +
+        `On the new node:  llmgw join <code> --data DIR\n` +
+        `It dials ${made.urls.join(", ")}; if the node reaches this server at another address, ` +
+        `add --control https://ADDRESS:PORT`,
+    );
+    return 0;
+  },
+};
+
+const show: Verb = {
+  help:
+    `  nodes show NODE                             One node in full (hardware, shards, warnings)`,
+  run: async (ctx) => (out(await ctx.api.get(`nodes/${node(ctx, "show")}`).json()), 0),
+};
+
+/** cordon, uncordon and drain; the first's help line says all three. */
+const setFlag = (verb: string, help?: string): Verb => ({
+  ...(help ? { help } : {}),
+  run: async (ctx) => {
+    const n = await ctx.api.post(`nodes/${node(ctx, verb)}/${verb}`).json<NodeJson>();
+    if (ctx.json) return out(n), 0;
+    console.log(`Node ${n.name} (${n.id}) is ${n.state}`);
+    return 0;
+  },
+});
+
+const remove: Verb = {
+  help: `  nodes remove NODE                           Revoke the node's credential and forget it`,
+  run: async (ctx) => {
+    const n = await ctx.api.delete(`nodes/${node(ctx, "remove")}`).json<NodeJson>();
+    if (ctx.json) return out(n), 0;
+    console.log(`Removed node ${n.name} (${n.id}); its credential is revoked`);
+    return 0;
+  },
+};
+
+/** `start-replica`, or `start-shard` (the older name, with its words as before). */
+const startReplica = (older: boolean): Verb => ({
+  ...(older ? {} : {
+    help:
+      `  nodes start-replica|start-shard NODE --replica-id ID --model NAME --engine E [--model-path P] [--args="…"]`,
+  }),
+  flags: {
+    "replica-id": { type: "string" },
+    "shard-id": { type: "string" },
+    model: { type: "string" },
+    engine: { type: "string" },
+    "model-path": { type: "string" },
+    args: { type: "string" },
+  },
+  run: async (ctx) => {
+    const verb = older ? "start-shard" : "start-replica";
+    const at = node(ctx, verb);
+    const values = ctx.values;
+    const need = (k: string, v = values[k]) => {
+      if (typeof v !== "string" || !v) throw new UsageError(`nodes ${verb} needs --${k}`);
+      return v;
+    };
+    const body: Record<string, unknown> = {
+      shardId: need(older ? "shard-id" : "replica-id", values["replica-id"] ?? values["shard-id"]),
+      model: need("model"),
+      engine: need("engine"),
+    };
+    if (typeof values["model-path"] === "string") body.modelPath = values["model-path"];
+    if (typeof values.args === "string") body.args = values.args.split(/\s+/).filter(Boolean);
+    // The older path: a control plane of the release before still serves it.
+    const s = await ctx.api.post(`nodes/${at}/shards`, { json: body }).json<{ state: string }>();
+    if (ctx.json) return out(s), 0;
+    console.log(`${older ? "Shard" : "Replica"} ${body.shardId} on ${ctx.args[0]}: ${s.state}`);
+    return 0;
+  },
+});
+
+/** `stop-replica`, or `stop-shard` (the older name). */
+const stopReplica = (older: boolean): Verb => ({
+  ...(older ? {} : {
+    help:
+      `  nodes stop-replica|stop-shard NODE REPLICA   (start-shard, stop-shard, --shard-id: the older names)`,
+  }),
+  run: async (ctx) => {
+    const verb = older ? "stop-shard" : "stop-replica";
+    const at = node(ctx, verb);
+    const shard = ctx.args[1];
+    if (!shard) throw new UsageError(`nodes ${verb} needs NODE and ${older ? "SHARD" : "REPLICA"}`);
+    const r = await ctx.api.delete(`nodes/${at}/shards/${encodeURIComponent(shard)}`).json();
+    if (ctx.json) return out(r), 0;
+    console.log(`Stopping ${older ? "shard" : "replica"} ${shard} on ${ctx.args[0]}`);
+    return 0;
+  },
+});
+
+const flagHelp =
+  `  nodes cordon|uncordon|drain NODE            Stop placing on a node / allow again / move off it`;
+
+export const nodes: Noun = {
+  name: "nodes",
+  verbs: {
+    list,
+    "join-code": joinCode,
+    show,
+    cordon: setFlag("cordon", flagHelp),
+    uncordon: setFlag("uncordon"),
+    drain: setFlag("drain"),
+    remove,
+    "start-replica": startReplica(false),
+    "stop-replica": stopReplica(false),
+    "start-shard": startReplica(true),
+    "stop-shard": stopReplica(true),
+  },
+};
+
+function gpus(n: NodeJson): string {
+  if (!n.gpu) return "-";
+  if (n.gpu.error && n.gpu.gpus.length === 0) return `error: ${n.gpu.error}`;
+  if (n.gpu.gpus.length === 0) return "none";
+  return n.gpu.gpus.map((g) => {
+    const free = g.memoryFreeBytes, total = g.memoryTotalBytes;
+    const mem = free !== undefined && total !== undefined
+      ? ` ${gib(free)}/${gib(total)} GiB free`
+      : "";
+    return `${g.name}${mem}`;
+  }).join("; ");
+}
+
+const gib = (b: number) => (b / 2 ** 30).toFixed(1);
+
+function ago(t: number): string {
+  const s = Math.max(0, Math.round((Date.now() - t) / 1000));
+  return s < 120
+    ? `${s}s ago`
+    : s < 7200
+    ? `${Math.round(s / 60)}m ago`
+    : `${Math.round(s / 3600)}h ago`;
+}
+
+function table(head: string[], rows: string[][]): void {
+  const cells = [head, ...rows];
+  const widths = head.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  for (const r of cells) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+}
+
+function parseLabels(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of text.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const eq = part.indexOf("=");
+    if (eq <= 0) throw new UsageError(`label '${part}' must be key=value`);
+    out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+/** `90s`, `15m`, `1h`, `2d` (a bare number is seconds) → ms. */
+function parseDuration(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)?\s*$/.exec(text);
+  if (!m) throw new UsageError(`--expires '${text}' must be like 90s, 15m, 1h or 2d`);
+  const unit =
+    { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? "s") as "s" | "m" | "h" | "d"];
+  return Math.round(Number(m[1]) * unit);
+}

@@ -1,0 +1,59 @@
+/** `ctl prices`: model prices. */
+import { UsageError } from "../../../core/command.ts";
+import { arg, type Noun, printList, printOne, str } from "./client.ts";
+
+export const prices: Noun = {
+  name: "prices",
+  verbs: {
+    list: {
+      help:
+        `  prices list                                 Model prices (micro-units per 1,000 tokens)`,
+      run: async (ctx) => {
+        const res = await ctx.api.get("prices").json<
+          { default: unknown; data: { model: string; price: Record<string, number> }[] }
+        >();
+        if (ctx.json) return printOne(true, res, "");
+        console.log(`default: ${JSON.stringify(res.default)}`);
+        return printList(false, { data: res.data.map((r) => ({ model: r.model, ...r.price })) }, [
+          "model",
+          "promptPer1k",
+          "completionPer1k",
+          "cachedPer1k",
+        ]);
+      },
+    },
+    set: {
+      help: `  prices set MODEL --prompt N --completion N [--cached N]`,
+      flags: {
+        prompt: { type: "string" },
+        completion: { type: "string" },
+        cached: { type: "string" },
+      },
+      run: async (ctx) => {
+        const model = arg(ctx, 0, "prices set needs a MODEL");
+        const n = (f: string) => {
+          const v = Number(str(ctx.values, f));
+          if (!Number.isInteger(v) || v < 0) {
+            throw new UsageError(`prices set needs --${f} as a whole number`);
+          }
+          return v;
+        };
+        const json: Record<string, number> = {
+          prompt_per_1k: n("prompt"),
+          completion_per_1k: n("completion"),
+        };
+        if (str(ctx.values, "cached")) json.cached_per_1k = n("cached");
+        const res = await ctx.api.put(`prices/${encodeURIComponent(model)}`, { json }).json();
+        return printOne(ctx.json, res, `Set the price of ${model}`);
+      },
+    },
+    clear: {
+      help: `  prices clear MODEL                          Back to the default price`,
+      run: async (ctx) => {
+        const model = arg(ctx, 0, "prices clear needs a MODEL");
+        const res = await ctx.api.delete(`prices/${encodeURIComponent(model)}`).json();
+        return printOne(ctx.json, res, `${model} is back to the default price`);
+      },
+    },
+  },
+};

@@ -1,0 +1,80 @@
+/**
+ * A client connection and the bytes read from it but not yet used. One read may be left pending
+ * (the watch for a client leaving while its request is answered): the next read takes its result.
+ */
+
+const bufferSize = 16 * 1024;
+
+export class ConnBuffer {
+  #buf = new Uint8Array(bufferSize);
+  #start = 0;
+  #end = 0;
+  #pending: Promise<number | null> | undefined;
+  readonly conn: Deno.Conn;
+
+  constructor(conn: Deno.Conn) {
+    this.conn = conn;
+  }
+
+  get buffered(): number {
+    return this.#end - this.#start;
+  }
+
+  /** The unused bytes, still in the buffer (valid until the next read). */
+  view(): Uint8Array {
+    return this.#buf.subarray(this.#start, this.#end);
+  }
+
+  consume(n: number): void {
+    this.#start += n;
+  }
+
+  /** Up to `max` bytes, copied (reading first when none are buffered); null at end of stream. */
+  async take(max: number): Promise<Uint8Array | null> {
+    if (this.#start === this.#end && (await this.fill()) === null) return null;
+    const n = Math.min(max, this.#end - this.#start);
+    const out = this.#buf.slice(this.#start, this.#start + n);
+    this.#start += n;
+    return out;
+  }
+
+  /** Starts a read that nobody waits for yet: it resolves null when the client leaves. */
+  watch(): Promise<number | null> {
+    this.#pending ??= this.#read();
+    return this.#pending;
+  }
+
+  /** Reads more bytes onto the end; null at end of stream. */
+  fill(): Promise<number | null> {
+    const pending = this.#pending;
+    if (pending) {
+      this.#pending = undefined;
+      return pending;
+    }
+    return this.#read();
+  }
+
+  async #read(): Promise<number | null> {
+    if (this.#start === this.#end) {
+      this.#start = this.#end = 0;
+    } else if (this.#end === this.#buf.byteLength) {
+      if (this.#start === 0) {
+        const grown = new Uint8Array(this.#buf.byteLength * 2);
+        grown.set(this.#buf);
+        this.#buf = grown;
+      } else {
+        this.#buf.copyWithin(0, this.#start, this.#end);
+        this.#end -= this.#start;
+        this.#start = 0;
+      }
+    }
+    const n = await this.conn.read(this.#buf.subarray(this.#end));
+    if (n === null) return null;
+    this.#end += n;
+    return n;
+  }
+
+  async write(bytes: Uint8Array): Promise<void> {
+    for (let off = 0; off < bytes.byteLength;) off += await this.conn.write(bytes.subarray(off));
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * Writes a `Response` onto an HTTP/1.1 connection. A body whose end is already known when its
+ * first bytes are (any answer made whole: JSON, a page) goes out with a Content-Length in one
+ * write with the head; any other (a stream) goes out chunked, one write per piece the app gives, so
+ * a token reaches the client as soon as the engine sent it.
+ */
+import type { ConnBuffer } from "./conn_buffer.ts";
+
+export interface WriteOptions {
+  /** A HEAD request: headers only. */
+  headOnly: boolean;
+  /** The client speaks HTTP/1.0: no chunked coding; the end of a stream is the connection's. */
+  http10: boolean;
+  /** This is the connection's last answer (`Connection: close`). */
+  last: boolean;
+  /** A write failed: the client is gone. */
+  onGone(): void;
+  /** Aborted when the client is gone: the app's stream is cancelled (it may be waiting on an engine). */
+  gone: AbortSignal;
+}
+
+/** What became of the connection: it may carry another request, or it must close. */
+export type Written = "open" | "close";
+
+const encoder = new TextEncoder();
+const hopByHop = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade"]);
+const crlf = encoder.encode("\r\n");
+const lastChunk = encoder.encode("0\r\n\r\n");
+
+export async function writeResponse(
+  io: ConnBuffer,
+  res: Response,
+  opts: WriteOptions,
+): Promise<Written> {
+  const status = res.status;
+  const bodiless = opts.headOnly || status < 200 || status === 204 || status === 304;
+  let head = `HTTP/1.1 ${status} ${res.statusText || reasonPhrase(status)}\r\n`;
+  let declared: number | undefined;
+  for (const [name, value] of res.headers) {
+    if (hopByHop.has(name)) continue;
+    if (name === "content-length") declared = Number(value);
+    head += `${name}: ${value}\r\n`;
+  }
+  head += `date: ${httpDate()}\r\n`;
+  let last = opts.last;
+  const body = res.body;
+  if (bodiless || body === null) {
+    if (body) await body.cancel().catch(() => {});
+    if (!bodiless && declared === undefined) head += "content-length: 0\r\n";
+    return await send(io, finish(head, last, opts), undefined, opts) ? keep(last) : "close";
+  }
+  const reader = body.getReader();
+  let ended = false;
+  const stop = () => reader.cancel(opts.gone.reason).catch(() => {});
+  opts.gone.addEventListener("abort", stop, { once: true });
+  if (opts.gone.aborted) stop();
+  try {
+    const first = await reader.read();
+    if (declared !== undefined) {
+      return await rawBody(io, reader, finish(head, last, opts), first, declared, opts)
+        ? keep(last)
+        : "close";
+    }
+    if (first.done) {
+      ended = true;
+      return await send(io, finish(head + "content-length: 0\r\n", last, opts), undefined, opts)
+        ? keep(last)
+        : "close";
+    }
+    // Whether the body has already ended: a whole answer's next read is settled by now, a
+    // stream's is not (and is not waited for).
+    const next = reader.read();
+    // Left unread when the client goes first: its rejection at the cancel below is expected.
+    next.catch(() => {});
+    const settled = await Promise.race([next, Promise.resolve(undefined)]);
+    if (settled?.done) {
+      ended = true;
+      head += `content-length: ${first.value.byteLength}\r\n`;
+      return await send(io, finish(head, last, opts), first.value, opts) ? keep(last) : "close";
+    }
+    if (opts.http10) {
+      // No chunked coding in HTTP/1.0: the body ends where the connection does.
+      last = true;
+      if (!await send(io, finish(head, true, opts), first.value, opts)) return "close";
+      for (let r = await next; !r.done; r = await reader.read()) {
+        if (!await send(io, undefined, r.value, opts)) return "close";
+      }
+      ended = true;
+      return "close";
+    }
+    head += "transfer-encoding: chunked\r\n";
+    if (!await send(io, finish(head, last, opts), chunk(first.value), opts)) return "close";
+    for (let r = await next; !r.done; r = await reader.read()) {
+      if (r.value.byteLength && !await send(io, undefined, chunk(r.value), opts)) return "close";
+    }
+    ended = true;
+    return await send(io, undefined, lastChunk, opts) ? keep(last) : "close";
+  } catch {
+    // The app's body failed mid-way: the client must not take what it got for the whole answer.
+    return "close";
+  } finally {
+    // A client gone (or a body failed) mid-way: the app's stream is told, as with any listener.
+    if (!ended) {
+      await reader.cancel(new DOMException("the client is gone", "AbortError")).catch(() => {});
+    }
+    // No releaseLock: nobody reads the body after this, and releasing costs an Error's stack.
+  }
+}
+
+function keep(last: boolean): Written {
+  return last ? "close" : "open";
+}
+
+function finish(head: string, last: boolean, opts: WriteOptions): string {
+  if (last) return head + "connection: close\r\n\r\n";
+  return head + (opts.http10 ? "connection: keep-alive\r\n\r\n" : "\r\n");
+}
+
+async function rawBody(
+  io: ConnBuffer,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  head: string,
+  first: ReadableStreamReadResult<Uint8Array>,
+  declared: number,
+  opts: WriteOptions,
+): Promise<boolean> {
+  let sent = 0;
+  let pendingHead: string | undefined = head;
+  for (let r = first; !r.done; r = await reader.read()) {
+    sent += r.value.byteLength;
+    if (!await send(io, pendingHead, r.value, opts)) return false;
+    pendingHead = undefined;
+  }
+  if (pendingHead !== undefined && !await send(io, pendingHead, undefined, opts)) return false;
+  // A body shorter than its Content-Length leaves the client waiting: only a close ends that.
+  return sent === declared;
+}
+
+function chunk(data: Uint8Array): Uint8Array {
+  const size = encoder.encode(`${data.byteLength.toString(16)}\r\n`);
+  const out = new Uint8Array(size.byteLength + data.byteLength + 2);
+  out.set(size);
+  out.set(data, size.byteLength);
+  out.set(crlf, size.byteLength + data.byteLength);
+  return out;
+}
+
+/** One write of the head (if any) and the bytes; false when the client is gone. */
+async function send(
+  io: ConnBuffer,
+  head: string | undefined,
+  bytes: Uint8Array | undefined,
+  opts: WriteOptions,
+): Promise<boolean> {
+  let out = bytes ?? new Uint8Array();
+  if (head !== undefined) {
+    const h = encoder.encode(head);
+    if (!bytes?.byteLength) {
+      out = h;
+    } else {
+      out = new Uint8Array(h.byteLength + bytes.byteLength);
+      out.set(h);
+      out.set(bytes, h.byteLength);
+    }
+  }
+  try {
+    await io.write(out);
+    return true;
+  } catch {
+    opts.onGone();
+    return false;
+  }
+}
+
+let dateSecond = 0;
+let dateText = "";
+
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(now).toUTCString();
+  }
+  return dateText;
+}
+
+const reasons: Record<number, string> = {
+  100: "Continue",
+  101: "Switching Protocols",
+  200: "OK",
+  201: "Created",
+  202: "Accepted",
+  204: "No Content",
+  206: "Partial Content",
+  301: "Moved Permanently",
+  302: "Found",
+  303: "See Other",
+  304: "Not Modified",
+  307: "Temporary Redirect",
+  308: "Permanent Redirect",
+  400: "Bad Request",
+  401: "Unauthorized",
+  402: "Payment Required",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  408: "Request Timeout",
+  409: "Conflict",
+  410: "Gone",
+  411: "Length Required",
+  412: "Precondition Failed",
+  413: "Content Too Large",
+  414: "URI Too Long",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  499: "Client Closed Request",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+  505: "HTTP Version Not Supported",
+};
+
+export function reasonPhrase(status: number): string {
+  return reasons[status] ?? "Unknown";
+}

@@ -1,0 +1,210 @@
+/**
+ * One client connection, served request after request (HTTP/1.1 keep-alive) with the edge's
+ * timeouts: the idle timeout until a request's first byte, the header timeout from there to the
+ * end of its head, the body's minimum rate while the app reads it. A client that leaves while its
+ * request is answered aborts the request's signal, as the router expects of any listener.
+ */
+import { ConnBuffer } from "./conn_buffer.ts";
+import { requestBody } from "./request_body.ts";
+import {
+  BadRequest,
+  bodyFraming,
+  indexOfHeadEnd,
+  parseRequestHead,
+  type RequestHead,
+  wantsKeepAlive,
+} from "./request_head.ts";
+import { reasonPhrase, writeResponse } from "./response_writer.ts";
+
+export interface EdgeTimeouts {
+  headerMs: number;
+  idleMs: number;
+  bodyGraceMs: number;
+  /** 0: no minimum. */
+  bodyMinBytesPerSecond: number;
+}
+
+/** Why the edge closed a connection itself. */
+export type CutReason = "idle_timeout" | "header_timeout" | "body_too_slow" | "shed" | "shutdown";
+
+export type EdgeHandler = (
+  req: Request,
+  info: { remoteAddr: Deno.NetAddr },
+) => Response | Promise<Response>;
+
+/** The listener's view of the connection, kept up to date by it. */
+export interface ConnTrack {
+  /** Waiting for a request's first byte: it may be shed, or closed by a shutdown. */
+  idle(): void;
+  busy(): void;
+  /** Answers from now on are the connection's last. */
+  readonly draining: boolean;
+  /** Closes the connection for `reason` (a read or write under way fails). */
+  cut(reason: CutReason): void;
+  /** Cuts the connection for `reason` unless the next `expire` comes within `ms`; null: never. */
+  expire(ms: number | null, reason?: CutReason): void;
+  /** The connection's use is over: closes it. */
+  end(): void;
+}
+
+export interface ConnOptions {
+  scheme: "http" | "https";
+  /** host:port for a request without a Host header. */
+  authority: string;
+  timeouts: EdgeTimeouts;
+  /** The client behind a trusted proxy, else the peer itself. */
+  clientOf(peer: string, forwardedFor: string | null): string;
+  handler: EdgeHandler;
+  onHandlerError(e: unknown): void;
+}
+
+const maxHeadBytes = 64 * 1024;
+
+export async function serveConnection(
+  conn: Deno.Conn,
+  track: ConnTrack,
+  opts: ConnOptions,
+): Promise<void> {
+  const io = new ConnBuffer(conn);
+  const peer = conn.remoteAddr as Deno.NetAddr;
+  const arm = (ms: number, reason: CutReason) => track.expire(ms, reason);
+  const disarm = () => track.expire(null);
+  try {
+    for (;;) {
+      if (io.buffered === 0) {
+        track.idle();
+        arm(opts.timeouts.idleMs, "idle_timeout");
+        if ((await io.fill()) === null) return;
+      }
+      track.busy();
+      arm(opts.timeouts.headerMs, "header_timeout");
+      const head = await readHead(io);
+      disarm();
+      if (head === null) return;
+      const more = await serveRequest(io, head, peer, track, opts, { arm, disarm });
+      if (!more) return;
+    }
+  } catch (e) {
+    if (e instanceof BadRequest) await refuse(io, e);
+  } finally {
+    disarm();
+    track.end();
+  }
+}
+
+/** Reads one request head; null when the client closed before sending one. */
+async function readHead(io: ConnBuffer): Promise<RequestHead | null> {
+  let from = 0;
+  for (;;) {
+    const view = io.view();
+    const at = indexOfHeadEnd(view, from);
+    if (at >= 0) {
+      const head = parseRequestHead(view.subarray(0, at));
+      io.consume(at + 4);
+      return head;
+    }
+    if (view.byteLength >= maxHeadBytes) throw new BadRequest(431, "request headers too large");
+    from = Math.max(0, view.byteLength - 3);
+    if ((await io.fill()) === null) return null;
+  }
+}
+
+async function serveRequest(
+  io: ConnBuffer,
+  head: RequestHead,
+  peer: Deno.NetAddr,
+  track: ConnTrack,
+  opts: ConnOptions,
+  timer: { arm(ms: number, reason: CutReason): void; disarm(): void },
+): Promise<boolean> {
+  const framing = bodyFraming(head);
+  const url = requestUrl(head, opts);
+  const gone = new AbortController();
+  const onGone = () =>
+    gone.abort(new DOMException("the client closed the connection", "AbortError"));
+  // The client is watched for leaving once its whole request is in; what it sends after that is
+  // the next request, kept for later.
+  const watch = () => {
+    if (io.buffered > 0) return;
+    io.watch().then((n) => n === null && onGone(), onGone);
+  };
+  const hasBody = head.method !== "GET" && head.method !== "HEAD";
+  const body = requestBody(io, hasBody ? framing : { kind: "none" }, {
+    expectContinue: !head.http10 && headerOf(head, "expect")?.toLowerCase() === "100-continue",
+    rate: {
+      graceMs: opts.timeouts.bodyGraceMs,
+      minBytesPerSecond: opts.timeouts.bodyMinBytesPerSecond,
+      arm: (ms) => timer.arm(ms, "body_too_slow"),
+      disarm: timer.disarm,
+    },
+    onComplete: watch,
+  });
+  if (body.complete) watch();
+  let request: Request;
+  try {
+    // The head's own list, and the URL as text: the Request parses each once, not a copy again.
+    request = new Request(url, {
+      method: head.method,
+      headers: head.headers,
+      body: body.stream,
+      signal: gone.signal,
+      ...(body.stream ? { duplex: "half" } : {}),
+    } as RequestInit);
+  } catch {
+    throw new BadRequest(400, "malformed request target, Host or header");
+  }
+  const client = opts.clientOf(peer.hostname, headerOf(head, "x-forwarded-for"));
+  const remoteAddr: Deno.NetAddr = client === peer.hostname
+    ? peer
+    : { transport: "tcp", hostname: client, port: peer.port };
+  let res: Response;
+  try {
+    res = await opts.handler(request, { remoteAddr });
+  } catch (e) {
+    opts.onHandlerError(e);
+    res = new Response("internal error", { status: 500 });
+  }
+  // A body the app left unread (or a GET's that could not be given to it) is not skipped over:
+  // the connection ends with this answer instead.
+  const reusable = (hasBody || framing.kind === "none") && body.complete && body.reusable;
+  const written = await writeResponse(io, res, {
+    headOnly: head.method === "HEAD",
+    http10: head.http10,
+    last: track.draining || !wantsKeepAlive(head) || !reusable,
+    onGone,
+    gone: gone.signal,
+  });
+  return written === "open";
+}
+
+/** A header's value; several of one name are joined as one list (RFC 9110 §5.3). */
+function headerOf(head: RequestHead, name: string): string | null {
+  let value: string | null = null;
+  for (const [n, v] of head.headers) if (n === name) value = value === null ? v : `${value}, ${v}`;
+  return value;
+}
+
+/** Host as an authority only: one with a path, query, fragment or userinfo would move the route. */
+const hostRe = /^[^\s/?#@\\]+$/;
+
+function requestUrl(head: RequestHead, opts: ConnOptions): string {
+  if (head.target.startsWith("/")) {
+    const host = headerOf(head, "host") || opts.authority;
+    if (hostRe.test(host)) return `${opts.scheme}://${host}${head.target}`;
+  } else if (/^https?:\/\//i.test(head.target)) {
+    return head.target;
+  }
+  throw new BadRequest(400, "malformed request target or Host");
+}
+
+/** A request that cannot be read gets its status and the connection closes. */
+async function refuse(io: ConnBuffer, e: BadRequest): Promise<void> {
+  const text = `${e.message}\n`;
+  const head = `HTTP/1.1 ${e.status} ${reasonPhrase(e.status)}\r\ncontent-type: text/plain\r\n` +
+    `content-length: ${text.length}\r\nconnection: close\r\n\r\n${text}`;
+  try {
+    await io.write(new TextEncoder().encode(head));
+  } catch {
+    // The client is gone.
+  }
+}

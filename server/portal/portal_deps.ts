@@ -1,0 +1,9 @@
+/** What the portal is built from: the admin API's services (it calls that API in-process), and chat. */
+import type { Limits } from "../deps.ts";
+import type { DispatchDeps } from "../router/dispatch.ts";
+import type { AdminDeps } from "../routes/admin/mod.ts";
+
+export interface PortalDeps extends AdminDeps {
+  limits: Pick<Limits, "maxBodyBytes">;
+  dispatch: DispatchDeps;
+}

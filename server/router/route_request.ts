@@ -1,0 +1,68 @@
+/**
+ * What one request brings to dispatch, read from the Hono context once, at the door: the steps
+ * after it take it as an argument and never look at the context.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../app_env.ts";
+import type { ApiKeyInfo } from "../keys/keys.ts";
+import type { AnswerMeter } from "../observe/answer_meter.ts";
+import { profileHeader } from "./picker.ts";
+import { requireModel } from "./read_body.ts";
+
+export type EnginePath = "/chat/completions" | "/completions" | "/embeddings" | "/rerank";
+
+export interface DispatchOptions {
+  /** Overrides the profile header (a dialect route may know better). */
+  profile?: string;
+  /**
+   * Given by a route that sends the relayed answer to the client as it is (not translated): the
+   * relay then reports the answer's end and size to the access log itself.
+   */
+  meter?: AnswerMeter;
+  /** The bytes `body` was parsed from, sent as they are when the body goes on unchanged. */
+  rawBody?: Uint8Array<ArrayBuffer>;
+}
+
+/** What one request brings, read from the context once. */
+export interface RouteRequest {
+  readonly requestId: string;
+  readonly key: ApiKeyInfo;
+  /** The model the client asked for. */
+  readonly model: string;
+  readonly path: EnginePath;
+  readonly body: Record<string, unknown>;
+  readonly rawBody: Uint8Array<ArrayBuffer> | undefined;
+  readonly meter: AnswerMeter | undefined;
+  /** The profile asked for (the option, else the header), before the model's own applies. */
+  readonly profileAsked: string | undefined;
+  readonly sessionId: string | undefined;
+  /** Aborted when the client leaves, or when the shutdown grace is over. */
+  readonly signal: AbortSignal;
+  /** performance.now() when dispatch began: latency, queue time and time to first token. */
+  readonly started: number;
+}
+
+export function routeRequest(
+  c: Context<AppEnv>,
+  path: EnginePath,
+  body: Record<string, unknown>,
+  opts: DispatchOptions,
+): RouteRequest {
+  const started = performance.now();
+  const model = requireModel(body);
+  const clientSignal = c.req.raw.signal;
+  const cut = c.env?.shutdownCut;
+  return {
+    requestId: c.get("requestId"),
+    key: c.get("apiKey"),
+    model,
+    path,
+    body,
+    rawBody: opts.rawBody,
+    meter: opts.meter,
+    profileAsked: opts.profile ?? c.req.header(profileHeader),
+    sessionId: c.req.header("x-session-id"),
+    signal: cut ? AbortSignal.any([clientSignal, cut]) : clientSignal,
+    started,
+  };
+}
