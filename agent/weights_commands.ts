@@ -73,17 +73,21 @@ export class WeightsCommands {
     }
   }
 
-  /** Removes the source's files, keeping those another model's source names. */
+  /**
+   * Removes the source's files, keeping those another model's source names; with no source
+   * (`ctl weights prune`), every fetched version none of `keep` names.
+   */
   async remove(m: RemoveWeights): Promise<void> {
     const result = (r: { ok: boolean; error?: string }) =>
       this.d.send({ type: "command_result", id: m.id, ...r });
     try {
-      if (m.pinned === undefined) {
-        throw new Error("remove_weights needs the pinned source to remove");
-      }
-      const source = parsePinned(m.pinned);
       const keep = (m.keep ?? []).map(parsePinned);
-      await this.d.weights.purge(source, keep);
+      if (m.pinned === undefined) {
+        if (m.keep === undefined) throw new Error("remove_weights needs a source, or what to keep");
+        await this.d.weights.prune(keep);
+      } else {
+        await this.d.weights.purge(parsePinned(m.pinned), keep);
+      }
       result({ ok: true });
     } catch (e) {
       result({ ok: false, error: message(e) });

@@ -28,11 +28,13 @@ export interface ServedModel {
   engine: Extract<EngineName, "llamacpp" | "sim">;
   source: string;
   description: string | null;
-  /** Why a real engine was not used, when one was asked for. */
-  fallbackReason?: string;
 }
 
-/** Decides what `up` serves: the GGUF given, on llama-server if it can be found; else the demo. */
+/**
+ * Decides what `up` serves: the GGUF given, on llama-server; with no GGUF, the demo. A GGUF asked
+ * for and no llama-server to run it is refused: the simulated model answering in its place would
+ * look like the real one to everyone but the person reading the log.
+ */
 export async function chooseModel(
   config: ServerConfig,
   gguf: string | undefined,
@@ -45,15 +47,19 @@ export async function chooseModel(
   };
   if (!gguf) return demo;
   await requireModelFile(gguf);
-  if (!(await which(config.llamaServer))) {
-    return {
-      ...demo,
-      fallbackReason:
-        `'${config.llamaServer}' was not found on PATH; serving the simulated 'demo' model instead`,
-    };
-  }
+  if (!(await which(config.llamaServer))) throw new UsageError(noLlamaServer(config.llamaServer));
   const name = gguf.split("/").at(-1)!.replace(/\.gguf$/i, "");
   return { name, engine: "llamacpp", source: await Deno.realPath(gguf), description: null };
+}
+
+function noLlamaServer(binary: string): string {
+  return `cannot serve a GGUF: llama.cpp's server '${binary}' was not found` +
+    (binary.includes("/") ? "" : " on PATH") + ".\n" +
+    `  Install llama.cpp (a release from https://github.com/ggml-org/llama.cpp/releases, or\n` +
+    `  'brew install llama.cpp', or build it: cmake -B build && cmake --build build -t llama-server),\n` +
+    `  then put llama-server on PATH or point at it with --engines-llama-server PATH\n` +
+    `  (LLMGW_ENGINES_LLAMA_SERVER, engines.llama_server in server.yaml).\n` +
+    `  Without --model, llmgw up serves the simulated 'demo' model.`;
 }
 
 /** `--model FILE` names a file that is there: checked before init, so a refusal leaves nothing. */
@@ -85,6 +91,7 @@ export async function startLocalNode(
   config: Pick<ServerConfig, "dataDir" | "llamaServer" | "engineReadyTimeoutMs" | "simSlots">,
   model: ServedModel,
   logger: Logger,
+  opts: { env?: Record<string, string> } = {},
 ): Promise<LocalNode> {
   const services = cp.deps.nodes;
   const modelServices = cp.deps.modelServices;
@@ -106,6 +113,8 @@ export async function startLocalNode(
     await joinCluster({ code, controlUrl, dataDir: dir, name: localNodeName });
     files = await readNodeFiles(dir);
   }
+  // The process environment as a joined node's agent reads it (LLMGW_NVML_LIBRARY, the agent's
+  // settings), so this node reports its host and GPUs exactly as `llmgw agent` would.
   const agentConfig = await loadAgentConfig({
     flags: {
       data: dir,
@@ -117,7 +126,7 @@ export async function startLocalNode(
       "engines-ports": "",
       "engines-ready-timeout-ms": String(config.engineReadyTimeoutMs),
     },
-    env: {},
+    env: opts.env ?? Deno.env.toObject(),
   });
   const agent = new Agent({
     config: agentConfig,
@@ -131,6 +140,7 @@ export async function startLocalNode(
     );
   });
   const simulated = engineTraits[model.engine].simulated;
+  const gpus = simulated ? 0 : await cardsThatFit(cp, model, logger);
   const def = parseModel({
     name: model.name,
     ...(model.description ? { description: model.description } : {}),
@@ -140,7 +150,7 @@ export async function startLocalNode(
     ...(simulated ? { slots: config.simSlots } : {}),
     profiles: [{
       engine: model.engine,
-      gpus: 0,
+      gpus,
       cores: 1,
       ...(simulated ? { memory_gb: 0.1, args: ["--slots", String(config.simSlots)] } : {}),
     }],
@@ -174,6 +184,36 @@ export async function startLocalNode(
 }
 
 const localNodeName = "local";
+
+/**
+ * The cards `up`'s model takes: the plan's first layout on this node once it has reported its
+ * hardware (the fewest cards that hold the weights and the context, so llama.cpp offloads its
+ * layers there), 0 (the CPU) when no card holds it or the node has none.
+ */
+async function cardsThatFit(cp: ControlPlane, model: ServedModel, logger: Logger) {
+  const services = cp.deps.modelServices!;
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const { snap } = await services.reconciler.view();
+    const node = snap.snapshot.nodes.find((n) => n.name === localNodeName);
+    if (node?.state === "ready" && node.engines.length) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    // Its own name may already be taken (an earlier `up`); the layouts do not depend on it.
+    const plan = await services.plan(model.source, { name: model.name, engine: model.engine });
+    const gpus = plan.layouts[0]?.gpus ?? 0;
+    logger.info("the model's place on this machine", {
+      model: model.name,
+      gpus,
+      ...(plan.layouts[0]?.perCard ? { perCardBytes: plan.layouts[0].perCard.total } : {}),
+    });
+    return gpus;
+  } catch (e) {
+    logger.warn("could not plan the model; it runs on the CPU", { error: (e as Error).message });
+    return 0;
+  }
+}
 
 /** Polls the router's replicas (ready) and the shard records (failed, with the reason). */
 async function untilReady(cp: ControlPlane, model: string, ms: number): Promise<void> {

@@ -31,7 +31,8 @@ export const upCommand: Command = {
       console.log(
         `Usage: llmgw up [--data DIR] [--listen HOST:PORT] [--model FILE.gguf] [options]\n\n` +
           `Initialises DIR if needed, then runs the control plane and a local engine in one process.\n` +
-          `With --model and llama-server on PATH it serves that GGUF; otherwise the simulated 'demo'.\n` +
+          `With --model it serves that GGUF on llama-server (on PATH, or --engines-llama-server);\n` +
+          `without, the simulated 'demo'.\n` +
           `Ctrl-C (or SIGTERM) stops in order: requests in flight finish within shutdown_grace_ms, then\n` +
           `the engines stop, then usage is written. A second one stops now: requests are cut, engines\n` +
           `killed, usage still written.\n\n` +
@@ -56,7 +57,6 @@ export const upCommand: Command = {
     const logLevel = new LevelControl(config.logLevel);
     const logger = createLogger({ level: logLevel, format: config.logFormat });
     const model = await chooseModel(config, gguf);
-    if (model.fallbackReason) logger.warn(model.fallbackReason);
 
     const cp = await startControlPlane(config, { logger, logLevel });
     let node;

@@ -369,6 +369,8 @@ async function startCluster(
     replicas,
     hub: listener.services.hub,
     nodes: listener.nodeStore,
+    // hf: and URL models are mirrored when added: the mirror fetches the very pin stored.
+    mirror: made.mirror,
   });
   stops.push(() => models.close());
   return { listener, models };

@@ -22,7 +22,14 @@ export interface Joined {
 }
 
 export async function joinCluster(
-  opts: { code: string; controlUrl?: string; dataDir: string; name: string },
+  opts: {
+    code: string;
+    controlUrl?: string;
+    dataDir: string;
+    name: string;
+    /** Agent settings given to `join` (engine ports, …), kept in agent.yaml for `llmgw agent`. */
+    settings?: Record<string, unknown>;
+  },
 ): Promise<Joined> {
   let code;
   try {
@@ -88,8 +95,14 @@ export async function joinCluster(
     await Deno.writeTextFile(caPath(opts.dataDir), caPem, { mode: 0o644 });
     await Deno.writeTextFile(credentialPath(opts.dataDir), body.credential + "\n", { mode: 0o600 });
     await Deno.chmod(credentialPath(opts.dataDir), 0o600);
-    await writeAgentYaml(opts.dataDir, { controlUrls: urls.join(","), name: opts.name });
-    return { nodeId: body.nodeId, name: body.name ?? opts.name, urls };
+    // The name the control plane gave (distinct from its other nodes'), which the agent reports.
+    const name = body.name ?? opts.name;
+    await writeAgentYaml(opts.dataDir, {
+      ...opts.settings,
+      controlUrls: urls.join(","),
+      name,
+    });
+    return { nodeId: body.nodeId, name, urls };
   }
   throw new JoinError(`could not reach the control plane:\n  ${failures.join("\n  ")}`);
 }

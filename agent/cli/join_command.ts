@@ -2,7 +2,7 @@
 import type { Command } from "../../core/command.ts";
 import { UsageError } from "../../core/command.ts";
 import { parseFlags } from "../../core/flags.ts";
-import { resolveSettings } from "../../core/settings.ts";
+import { fromFlagsOrEnv, resolveSettings } from "../../core/settings.ts";
 import { agentLocation, agentSettings } from "../agent_config.ts";
 import { joinCluster, JoinError } from "../channel/join.ts";
 import { agentHelp, runAgent } from "./agent_command.ts";
@@ -36,13 +36,20 @@ export const joinCommand: Command = {
     if (!code) throw new UsageError(`join needs the code\n\n${help}`);
     const env = Deno.env.toObject();
     const { dataDir } = resolveSettings(agentLocation, { flags: values, env });
-    const { name } = resolveSettings(agentSettings, { flags: values, env });
+    const resolved = resolveSettings(agentSettings, { flags: values, env });
+    const { name } = resolved;
+    // What was given on this command line is kept, so a later `llmgw agent` runs the same way.
+    const given = fromFlagsOrEnv(agentSettings, { flags: values });
+    const settings = Object.fromEntries(
+      [...given].filter((k) => k !== "name").map((k) => [k, resolved[k as keyof typeof resolved]]),
+    );
     let joined;
     try {
       joined = await joinCluster({
         code,
         dataDir,
         name: name || Deno.hostname(),
+        settings,
         ...(typeof values.control === "string" ? { controlUrl: values.control } : {}),
       });
     } catch (e) {
@@ -55,6 +62,7 @@ export const joinCommand: Command = {
     console.log(`Joined as node ${joined.name} (${joined.nodeId}); credential in ${dataDir}`);
     if (values["no-run"]) return 0;
     const { control: _c, "no-run": _n, ...agentFlags } = values;
-    return await runAgent(agentFlags);
+    // The agent runs under the name the control plane gave.
+    return await runAgent({ ...agentFlags, name: joined.name });
   },
 };

@@ -17,7 +17,7 @@ const input = (over: Partial<PlanInput> = {}): PlanInput => ({
   ...over,
 });
 
-Deno.test("llama.cpp's plan names the model, address, alias, metrics and slots, and keeps the key out of argv", () => {
+Deno.test("llama.cpp's plan names the model, address, alias, metrics, slots and chat template, and keeps the key out of argv", () => {
   const plan = builtinAdapters.llamacpp.plan(input({ args: ["--ctx-size", "2048"] }));
   assertEquals(plan.cmd, "llama-server");
   assertEquals(plan.args, [
@@ -35,6 +35,7 @@ Deno.test("llama.cpp's plan names the model, address, alias, metrics and slots, 
     "./",
     "--cache-reuse",
     "256",
+    "--jinja",
     "--ctx-size",
     "2048",
   ]);

@@ -24,7 +24,7 @@ const profile = {
   gpuMemoryFraction: 0.85,
 } as const;
 
-Deno.test("a profile in llama.cpp's words: -c, -np, -ngl, and embedding/rerank modes", () => {
+Deno.test("a profile in llama.cpp's words: -c, -np, -ngl, the chat template, and embedding/rerank modes", () => {
   const args = builtinAdapters.llamacpp.plan(input({ profile })).args;
   assertEquals(args.slice(args.indexOf("--cache-reuse") + 2), [
     "-c",
@@ -33,11 +33,14 @@ Deno.test("a profile in llama.cpp's words: -c, -np, -ngl, and embedding/rerank m
     "4",
     "-ngl",
     "99",
+    "--jinja",
   ]);
   const emb = builtinAdapters.llamacpp.plan(input({ profile: { mode: "embedding" } })).args;
   assertEquals(emb.includes("--embeddings"), true);
+  assertEquals(emb.includes("--jinja"), false, "an embedding model has no chat template to use");
   const rr = builtinAdapters.llamacpp.plan(input({ profile: { mode: "rerank" } })).args;
   assertEquals(rr.includes("--reranking"), true);
+  assertEquals(rr.includes("--jinja"), false);
   assertEquals(args.slice(args.indexOf("--host"), args.indexOf("--host") + 4), [
     "--host",
     "10.0.0.5",

@@ -17,14 +17,20 @@ export function parseLlamacppVersion(output: string): string | undefined {
   return `b${build} (${commit})`;
 }
 
-/** The profile in llama-server's words. Tensor parallel and memory fraction have none. */
+/**
+ * The profile in llama-server's words. Tensor parallel and memory fraction have none. A chat
+ * model gets `--jinja`: without it llama-server answers every request with `tools` by a 500
+ * ("tools param requires --jinja flag"), and with it the GGUF's own chat template is used (a GGUF
+ * without one gets llama.cpp's default).
+ */
 export function llamacppProfileArgs(p: EngineProfile = {}): string[] {
   const out: string[] = [];
   if (p.contextLength !== undefined) out.push("-c", String(p.contextLength));
   if (p.parallel !== undefined) out.push("-np", String(p.parallel));
   if (p.gpuLayers !== undefined) out.push("-ngl", String(p.gpuLayers));
   if (p.mode === "embedding") out.push("--embeddings");
-  if (p.mode === "rerank") out.push("--reranking");
+  else if (p.mode === "rerank") out.push("--reranking");
+  else out.push("--jinja");
   return out;
 }
 

@@ -17,7 +17,11 @@ import {
   type WeightsFetcherDeps,
 } from "../../core/weights/fetcher.ts";
 import type { PinnedSource } from "../../core/weights/pinned_source.ts";
-import { type RemoveResult, removeWeights } from "../../core/weights/remove_weights.ts";
+import {
+  pruneWeights,
+  type RemoveResult,
+  removeWeights,
+} from "../../core/weights/remove_weights.ts";
 
 export {
   type EnsureOptions,
@@ -41,6 +45,8 @@ export interface NodeWeights {
   ensureWeights(source: PinnedSource, opts?: EnsureOptions): Promise<EnsureResult>;
   /** Removes `source`'s files, keeping those any of `keep` names. */
   purge(source: PinnedSource, keep: PinnedSource[]): Promise<RemoveResult>;
+  /** Removes every fetched version none of `keep` names. */
+  prune(keep: PinnedSource[]): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -49,6 +55,7 @@ export function nodeWeights(deps: WeightsFetcherDeps): NodeWeights {
   return {
     ensureWeights: (source, opts) => fetcher.ensure(source, opts),
     purge: (source, keep) => removeWeights(deps.weightsDir, source, keep),
+    prune: (keep) => pruneWeights(deps.weightsDir, keep),
     close: () => fetcher.close(),
   };
 }

@@ -254,6 +254,15 @@ export class WeightsFetcher {
     return false; // no sidecar: the check phase hashes it
   }
 
+  /**
+   * Refuses (weights_no_space, with the bytes needed and free) a source whose missing bytes do
+   * not fit this fetcher's directory: asked before a fetch is even queued (the mirror, as a model
+   * is added), as well as at the start of every fetch.
+   */
+  checkSpace(source: RemoteSource): Promise<void> {
+    return this.#checkSpace(source, this.dirOf(source), describeSource(source));
+  }
+
   async #checkSpace(source: RemoteSource, dir: string, name: string): Promise<void> {
     let needed = 0;
     for (const f of source.files) {

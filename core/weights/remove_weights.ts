@@ -58,3 +58,49 @@ export async function removeWeights(
   }
   return out;
 }
+
+/**
+ * `ctl weights prune`: every fetched version under `weightsDir` that no source in `keep` names
+ * goes (`org/repo/<commit>` for the hub, `url/<sha256>` for a URL; nothing else there is
+ * touched), with the folders it leaves empty. Returns the version folders removed.
+ */
+export async function pruneWeights(weightsDir: string, keep: PinnedSource[]): Promise<string[]> {
+  const kept = new Set(
+    keep.flatMap((s) => s.kind === "local" ? [] : [join(weightsDir, versionDir(s))]),
+  );
+  const versions: string[] = [];
+  for (const org of await dirs(weightsDir)) {
+    for (const repo of await dirs(join(weightsDir, org))) {
+      if (org === "url" && /^[0-9a-f]{64}$/.test(repo)) {
+        versions.push(join(weightsDir, org, repo));
+        continue;
+      }
+      for (const commit of await dirs(join(weightsDir, org, repo))) {
+        if (/^[0-9a-f]{40}$/.test(commit)) versions.push(join(weightsDir, org, repo, commit));
+      }
+    }
+  }
+  const removed: string[] = [];
+  for (const v of versions.filter((v) => !kept.has(v))) {
+    await Deno.remove(v, { recursive: true });
+    removed.push(v);
+    for (let d = dirname(v); d.startsWith(weightsDir + "/"); d = dirname(d)) {
+      try {
+        await Deno.remove(d); // only succeeds when empty
+      } catch {
+        break;
+      }
+    }
+  }
+  return removed;
+}
+
+async function dirs(path: string): Promise<string[]> {
+  const out: string[] = [];
+  try {
+    for await (const e of Deno.readDir(path)) if (e.isDirectory) out.push(e.name);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return out;
+}

@@ -3,7 +3,7 @@
  * asked, text, tool_use), the stop reason in Anthropic's words, and usage with cached prompt
  * tokens apart when the engine reports them.
  */
-import { isRecord } from "../router/json_fields.ts";
+import { cachedPromptTokens, isRecord } from "../router/json_fields.ts";
 import { fnv1a } from "../router/hash.ts";
 import { type AnthropicErrorBody, anthropicErrorBody } from "./error_body.ts";
 
@@ -135,16 +135,14 @@ export function stopOf(
 }
 
 /**
- * Anthropic counts cached prompt tokens apart from input_tokens. Engines report them as OpenAI's
- * `prompt_tokens_details.cached_tokens` or llama.cpp's `timings.cache_n`; absent means unknown.
+ * Anthropic counts cached prompt tokens apart from input_tokens; the router reads them from the
+ * engine's answer (`cachedPromptTokens`), and when the answer does not say they are left out.
  */
 export function usageOf(body: unknown): AnthropicUsage {
   const usage = isRecord(body) && isRecord(body.usage) ? body.usage : {};
   const prompt = count(usage.prompt_tokens) ?? 0;
   const output = count(usage.completion_tokens) ?? 0;
-  const details = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
-  const timings = isRecord(body) && isRecord(body.timings) ? body.timings : {};
-  const cached = count(details.cached_tokens) ?? count(timings.cache_n);
+  const cached = cachedPromptTokens(body);
   if (cached === undefined) return { input_tokens: prompt, output_tokens: output };
   const read = Math.min(cached, prompt);
   return { input_tokens: prompt - read, output_tokens: output, cache_read_input_tokens: read };

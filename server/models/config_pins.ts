@@ -28,7 +28,11 @@ export class ConfigPins {
       catalog: ModelCatalog;
       reconciler: Reconciler;
       logger: Logger;
-      pin: (source: string, allowPickle: boolean) => Promise<PinnedSource | undefined>;
+      pin: (def: ModelDef) => Promise<PinnedSource | undefined>;
+      /** The model's shape once its files are pinned (a safetensors set's config.json). */
+      facts: (def: ModelDef, pinned: PinnedSource) => Promise<ModelFacts>;
+      /** Once stored: the weights start mirroring. */
+      stored: (def: ModelDef, pinned: PinnedSource) => Promise<void>;
     },
   ) {}
 
@@ -47,15 +51,21 @@ export class ConfigPins {
     };
     (async () => {
       try {
-        const pinned = await this.deps.pin(source, def.allowPickle);
+        const pinned = await this.deps.pin(def);
+        if (!current() || this.#closed || !pinned) return;
+        const facts = {
+          ...(current()?.facts ?? {}) as ModelFacts,
+          ...await this.deps.facts(def, pinned),
+        };
         const e = current();
-        if (!e || this.#closed || !pinned) return;
+        if (!e || this.#closed) return;
         await this.deps.catalog.upsert({
-          ...rowFromDef(def, (e.facts ?? {}) as ModelFacts, "config", e.stopped),
+          ...rowFromDef(def, facts, "config", e.stopped),
           origin: pinned,
         });
         this.deps.reconciler.hold(def.name, undefined);
         this.deps.logger.info("model source pinned", { model: def.name, source });
+        await this.deps.stored(def, pinned);
       } catch (err) {
         if (this.#closed || !current()) return;
         const wait = Math.min(pinRetryMaxMs, pinRetryFirstMs * 2 ** attempt);

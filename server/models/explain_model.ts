@@ -1,13 +1,23 @@
 /**
  * `explainModel(model, snapshot, shards)`: `ctl model explain NAME` and the admin API behind it.
- * For each profile (in the order the reconciler tries them): what one more replica needs, every
- * node considered with the constraint that rejected it (as data) and the same as text. Read-only;
- * room counts the shards the table has started but agents have not reported yet.
+ * First where each live replica is and why: its node, cards, memory and cores, the profile it
+ * was placed for, and its node judged again for it with its own room counted free (so a running
+ * replica never reads "no node fits" because it fills its own node). Then, per profile (in the
+ * order the reconciler tries them), what a new replica would need: every node considered with
+ * the constraint that rejected it (as data) and the same as text. Read-only; room counts the
+ * shards the table has started but agents have not reported yet.
  */
-import { type ClusterSnapshot, withReplicas } from "./cluster_snapshot.ts";
-import { explainText, place, type PlacementRequest, type PlaceResult } from "./placement.ts";
+import type { ClusterSnapshot } from "./cluster_snapshot.ts";
+import {
+  explainText,
+  type NodeVerdict,
+  place,
+  type PlacementRequest,
+  type PlaceResult,
+} from "./placement.ts";
+import { formatBytes } from "./memory_estimate.ts";
 import { type CatalogModel, replicaNeed } from "./replica_need.ts";
-import { liveStates, type Replica, replicaUse } from "./replica.ts";
+import { inUse, liveStates, type Replica } from "./replica.ts";
 
 export interface ProfileExplanation {
   profile: number;
@@ -16,23 +26,98 @@ export interface ProfileExplanation {
   text: string;
 }
 
+export interface ReplicaExplanation {
+  id: string;
+  node: string;
+  state: string;
+  profile: number;
+  gpus: number[];
+  perCardBytes: number;
+  ramBytes: number;
+  cores: number;
+  /** Its node, judged for this replica's profile with the replica's own room free. */
+  verdict?: NodeVerdict;
+  text: string;
+}
+
+export interface ModelExplanation {
+  replicas: ReplicaExplanation[];
+  /** What one more replica would need, per profile. */
+  profiles: ProfileExplanation[];
+}
+
 export function explainModel(
   model: CatalogModel,
   snapshot: ClusterSnapshot,
   shards: readonly Replica[],
-): ProfileExplanation[] {
-  const occupying = shards.filter((s) => liveStates.has(s.state) || s.state === "draining");
-  const view = withReplicas(
-    snapshot,
-    occupying.map(replicaUse),
-    new Map(occupying.map((s) => [s.id, s.node])),
+): ModelExplanation {
+  return {
+    replicas: explainReplicas(model, snapshot, shards),
+    profiles: explainNewReplica(model, snapshot, shards),
+  };
+}
+
+function explainReplicas(
+  model: CatalogModel,
+  snapshot: ClusterSnapshot,
+  shards: readonly Replica[],
+): ReplicaExplanation[] {
+  const view = inUse(snapshot, shards);
+  const live = shards.filter((s) =>
+    s.model === model.def.name && (liveStates.has(s.state) || s.state === "draining")
   );
+  return live.map((s) => {
+    const p = model.def.profiles[s.profile];
+    const node = view.nodes.find((n) => n.name === s.node);
+    const verdict = p && node
+      ? place({ ...replicaNeed(model, p).request, ignoreReplicas: new Set([s.id]) }, [node])
+        .considered[0]
+      : undefined;
+    const where = s.gpus.length
+      ? `card(s) ${s.gpus.join(",")} × ${formatBytes(s.perCardBytes)}`
+      : "the CPU";
+    const profile = p ? `profile ${s.profile} (${p.engine}${p.name ? `, ${p.name}` : ""})` : "";
+    const why = !node
+      ? "its node is not known now"
+      : !verdict
+      ? "its profile is gone (the model changed): it is replaced"
+      : verdict.ok
+      ? `the node still ${verdict.reason.replace(/^fits/, "fits it")}`
+      : `the node would not take it now: (${verdict.constraint}) ${verdict.reason}`;
+    return {
+      id: s.id,
+      node: s.node,
+      state: s.state,
+      profile: s.profile,
+      gpus: s.gpus,
+      perCardBytes: s.perCardBytes,
+      ramBytes: s.ramBytes,
+      cores: s.cores,
+      ...(verdict ? { verdict } : {}),
+      text: `replica ${s.id} on ${s.node} (${s.state}): ${where}, ${
+        formatBytes(s.ramBytes)
+      } memory, ${s.cores} core(s)${profile ? `, ${profile}` : ""}; ${why}`,
+    };
+  });
+}
+
+function explainNewReplica(
+  model: CatalogModel,
+  snapshot: ClusterSnapshot,
+  shards: readonly Replica[],
+): ProfileExplanation[] {
+  const view = inUse(snapshot, shards);
   return model.def.profiles
     .map((p, i) => ({ p, i }))
     .sort((a, b) => b.p.priority - a.p.priority || a.i - b.i)
     .map(({ p, i }) => {
       const { request } = replicaNeed(model, p);
       const result = place(request, view.nodes);
-      return { profile: i, request, result, text: explainText(request, result) };
+      return {
+        profile: i,
+        request,
+        result,
+        text: `a new replica: ${explainText(request, result)}`,
+      };
     });
 }

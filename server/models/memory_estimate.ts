@@ -14,6 +14,7 @@
  * serve form's rule; the raise keeps a small model with a huge pool from being under-sized).
  */
 import { type EngineName, engineTraits } from "../../core/engines/engine_traits.ts";
+import { dtypeBytes } from "./hf_config_facts.ts";
 
 export const GiB = 1024 ** 3;
 export const MiB = 1024 ** 2;
@@ -23,8 +24,13 @@ export interface ModelFacts {
   /** Bytes of weights (GGUF tensor data; sum of safetensors files). */
   weightsBytes?: number;
   layers?: number;
+  /** Attention heads (query heads); KV heads may be fewer (grouped-query attention). */
+  heads?: number;
   kvHeads?: number;
   headDim?: number;
+  hiddenSize?: number;
+  /** The weights' element type as config.json names it ("bfloat16"); the KV cache takes it. */
+  dtype?: string;
   trainedContext?: number;
   experts?: number;
   architecture?: string;
@@ -54,12 +60,15 @@ export interface EstimateInput {
   device: "gpu" | "cpu";
   /** Tokens in the KV pool: context length × slots. */
   poolTokens: number;
-  /** Bytes per KV element; 2 for an f16 cache. */
+  /** Bytes per KV element; default: the model's dtype (config.json), else 2 (an f16 cache). */
   kvBytes?: number;
 }
 
 /** The KV cache per token of pool; guessed from the weights when the shape is unknown. */
-export function kvPerToken(facts: ModelFacts, kvBytes = 2): { bytes: number; guessed?: string } {
+export function kvPerToken(
+  facts: ModelFacts,
+  kvBytes = dtypeBytes(facts.dtype) ?? 2,
+): { bytes: number; guessed?: string } {
   const { layers, kvHeads, headDim } = facts;
   if (layers && kvHeads && headDim) return { bytes: 2 * layers * kvHeads * headDim * kvBytes };
   // Llama-3.3-70B: 141 GB of bf16 weights, 0.33 MB per token; the ratio holds roughly for dense

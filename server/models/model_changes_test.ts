@@ -16,16 +16,24 @@ Deno.test("explain: every profile, every node, as data and text", () => {
     gpuNode("b", [48], { labels: { zone: "y" } }),
     gpuNode("c", [16], { labels: { zone: "x" } }),
   ];
-  const [e] = explainModel(m, { nodes }, []);
+  const [e] = explainModel(m, { nodes }, []).profiles;
   assert(e!.result.ok && e!.result.node === "a");
   assertEquals(e!.result.considered.map((v) => v.constraint), [undefined, "labels", "card_memory"]);
   assert(e!.text.includes("label zone=y (selector asks x)"), e!.text);
   // A shard the table started but no agent reported yet still takes its room.
   const w = new World(nodes, [m]);
   w.step();
-  const [again] = explainModel(m, { nodes }, w.shards);
+  const after = explainModel(m, { nodes }, w.shards);
+  const [again] = after.profiles;
   assert(!again!.result.ok);
   assertEquals(again!.result.considered[0]!.constraint, "card_memory");
+  // The replica that fills node a is explained as running there, not as "no node fits".
+  assertEquals(after.replicas.length, 1);
+  const [r] = after.replicas;
+  assertEquals([r!.node, r!.verdict?.ok, r!.gpus], ["a", true, [0]]);
+  assert(/^replica \S+ on a \(\w+\): card\(s\) 0 × /.test(r!.text), r!.text);
+  assert(r!.text.includes("the node still fits it on card(s) 0"), r!.text);
+  assert(again!.text.startsWith("a new replica: m:"), again!.text);
 });
 
 Deno.test("profiles: the higher priority first, the next when it fits nowhere", () => {

@@ -73,6 +73,8 @@ export const modelInputSchema = z.strictObject({
   description: z.string().max(4000).optional(),
   aliases: z.array(z.string().regex(/^[A-Za-z0-9][\w.:/-]{0,127}$/)).default([]),
   source: z.string().min(1).optional(),
+  /** A URL source's sha256: the bytes every node fetches are checked against it. */
+  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, "a sha256 is 64 hex digits").optional(),
   external: externalSchema.optional(),
   capabilities: z.array(z.enum(capabilities)).min(1).default(["chat", "completions"]),
   trained_context: positive(100_000_000).optional(),
@@ -108,6 +110,9 @@ export const modelInputSchema = z.strictObject({
     } catch (e) {
       bad(["source"], (e as Error).message);
     }
+  }
+  if (m.sha256 && !/^https?:\/\//i.test(m.source ?? "")) {
+    bad(["sha256"], "a sha256 is for a URL source (hf: sources are pinned by the hub's own sums)");
   }
   // The engines' own gate, here so that a refused flag (a key among them) is never stored.
   m.profiles.forEach((p, i) => {
@@ -162,6 +167,8 @@ export interface ModelDef {
   /** The text as written; `parsedSource` is its parsed form. */
   source?: string;
   parsedSource?: ModelSource;
+  /** A URL source's sha256 (lower-case hex). */
+  sha256?: string;
   external?: {
     url: string;
     model: string;
@@ -223,6 +230,7 @@ export function toModelDef(m: Parsed): ModelDef {
     def.source = m.source.trim();
     def.parsedSource = parseSource(m.source);
   }
+  opt(def, "sha256", m.sha256?.toLowerCase());
   if (m.external) {
     def.external = { url: m.external.url, model: m.external.model };
     opt(def.external, "apiKeyFile", m.external.api_key_file);

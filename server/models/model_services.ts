@@ -5,7 +5,6 @@
  * reconciler, which does the rest. A model declared in server.yaml is edited there: the API
  * refuses to add, change or remove it, saying so.
  */
-import { readGgufFile } from "../../core/gguf/read_gguf_file.ts";
 import type { Logger } from "../../core/log.ts";
 import { AppError } from "../../core/errors.ts";
 import type { ModelCatalog, ModelEntry } from "../router/catalog.ts";
@@ -18,35 +17,29 @@ import { ConfigPins } from "./config_pins.ts";
 import type { ModelFacts } from "./memory_estimate.ts";
 import type { ModelDef } from "./model_schema.ts";
 import { parseModel } from "./model_yaml.ts";
-import { planModel, type PlanOptions } from "./plan.ts";
+import type { PlanOptions } from "./plan.ts";
+import { planSource } from "./plan_source.ts";
 import type { Reconciler } from "./reconciler.ts";
-import { type CatalogModel, factsFromGguf } from "./replica_need.ts";
+import type { CatalogModel } from "./replica_need.ts";
+import { readModelFacts, type ReadPinnedConfig } from "./read_facts.ts";
 import type { ReplicaRecords } from "./replica_records.ts";
+import { type ReplicaRow, replicaRows } from "./replica_rows.ts";
+import { inUse } from "./replica.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import { isEmbedding } from "./replica_need.ts";
-import type { PinnedSource } from "../../core/weights/pinned_source.ts";
+import type { PinnedSource, RemoteSource } from "../../core/weights/pinned_source.ts";
+import type { MirrorService } from "../weights/mirror.ts";
 
 /**
  * Resolves an hf: or URL source to the commit and sha256s current now (server/weights/pinSource),
  * so every node later fetches exactly those bytes.
  */
-export type PinRemote = (source: string, opts: { allowPickle?: boolean }) => Promise<PinnedSource>;
+export type PinRemote = (
+  source: string,
+  opts: { allowPickle?: boolean; sha256?: string; safetensorsSet?: boolean },
+) => Promise<PinnedSource>;
 
-export interface ReplicaRow {
-  id: string;
-  model: string;
-  node: string;
-  state: string;
-  since: number;
-  gpus: number[];
-  /** What the replica holds on its node: host memory in bytes, and cores. */
-  ramBytes: number;
-  cores: number;
-  inFlight: number;
-  lastRequestAt?: number;
-  reason?: string;
-  fetched?: { bytes: number; total?: number; percent?: number };
-}
+export type { ReplicaRow } from "./replica_rows.ts";
 
 export class ModelServices {
   readonly #configPins: ConfigPins;
@@ -60,18 +53,34 @@ export class ModelServices {
       replicas: ReplicaTable;
       /** Absent: hf: and URL sources are refused (no way to pin them). */
       pin?: PinRemote;
+      /** Reads a pinned hf: set's config.json; absent: such a set's shape is guessed. */
+      readConfig?: ReadPinnedConfig;
+      /** The control plane's mirror: a model's remote weights are mirrored as it is added. */
+      mirror?: Pick<MirrorService, "addPinned">;
     },
   ) {
     this.#configPins = new ConfigPins({
       catalog: deps.catalog,
       reconciler: deps.reconciler,
       logger: deps.logger,
-      pin: (source, allowPickle) => this.#pinRemote(source, allowPickle),
+      pin: (def) => this.#pinRemote(def.source ?? "", def.allowPickle, def.sha256),
+      facts: (def, pinned) => this.factsFor(def, pinned),
+      stored: (def, pinned) =>
+        pinned.kind === "local" ? Promise.resolve() : this.#mirror(def, pinned).catch((e) => {
+          this.deps.logger.warn("a server.yaml model's weights are not mirrored", {
+            model: def.name,
+            error: (e as Error).message,
+          });
+        }),
     });
   }
 
   /** The pinned source of a remote (hf: or URL) model source; undefined for a path. */
-  async #pinRemote(source: string, allowPickle?: boolean): Promise<PinnedSource | undefined> {
+  async #pinRemote(
+    source: string,
+    allowPickle?: boolean,
+    sha256?: string,
+  ): Promise<PinnedSource | undefined> {
     const kind = parseSourceOrThrow(source).kind;
     if (kind === "path") return undefined;
     if (!this.deps.pin) {
@@ -79,21 +88,30 @@ export class ModelServices {
         detail: "this control plane cannot resolve hf: or URL sources (no hub configured)",
       }, "source");
     }
-    return await this.deps.pin(source, allowPickle ? { allowPickle } : {});
+    // A model is served from a whole safetensors set (engines read its folder), even where its
+    // source names one file of it.
+    return await this.deps.pin(source, {
+      safetensorsSet: true,
+      ...(allowPickle ? { allowPickle } : {}),
+      ...(sha256 ? { sha256 } : {}),
+    });
   }
 
   get reconciler(): Reconciler {
     return this.deps.reconciler;
   }
 
-  /** Facts read from the model's file when the control plane can see it (a local GGUF). */
-  async factsFor(def: ModelDef): Promise<ModelFacts> {
+  /**
+   * The model's shape, read where the control plane can: a local GGUF's header, a safetensors
+   * set's config.json (pinned, or in a local folder it sees). Unreadable: guessed, and logged.
+   */
+  async factsFor(def: ModelDef, pinned?: PinnedSource): Promise<ModelFacts> {
     const src = def.parsedSource;
-    if (src?.kind !== "path" || !/\.gguf$/i.test(src.path)) return {};
+    const path = src?.kind === "path" ? src.path : undefined;
     try {
-      return factsFromGguf((await readGgufFile(src.path)).facts);
+      return await readModelFacts(path, pinned, this.deps.readConfig);
     } catch (e) {
-      this.deps.logger.warn("could not read the model's GGUF header; the estimate guesses", {
+      this.deps.logger.warn("could not read the model's header or config; the estimate guesses", {
         model: def.name,
         error: (e as Error).message,
       });
@@ -199,14 +217,19 @@ export class ModelServices {
       pins.set(
         def.name,
         opts.pinned?.get(def.source) ??
-          await this.#pinRemote(def.source, def.allowPickle),
+          await this.#pinRemote(def.source, def.allowPickle, def.sha256),
       );
+    }
+    // The mirror is asked first: weights that do not fit its disk refuse the add, with figures.
+    for (const def of defs) {
+      const pinned = pins.get(def.name);
+      if (pinned && pinned.kind !== "local") await this.#mirror(def, pinned);
     }
     const out: ModelEntry[] = [];
     for (const def of defs) {
       out.push(
         await this.#save(
-          { def, facts: await this.factsFor(def) },
+          { def, facts: await this.factsFor(def, pins.get(def.name)) },
           opts.origin ?? "api",
           pins.get(def.name),
         ),
@@ -216,56 +239,44 @@ export class ModelServices {
     return out;
   }
 
-  async plan(source: string, opts: PlanOptions, pinnedOut?: Map<string, PinnedSource>) {
-    const def = { parsedSource: parseSourceOrThrow(source) } as ModelDef;
-    const src = def.parsedSource!;
-    if (src.kind === "hf" || src.kind === "url") {
-      // The files are not here to read a header from: the estimate is made from their sizes.
-      const pinned = (await this.#pinRemote(source))!;
-      pinnedOut?.set(source, pinned);
-      const files = pinned.kind === "local" ? [] : pinned.files.map((f) => ({
-        name: f.path.split("/").pop()!,
-        ...(f.size !== null ? { bytes: f.size } : {}),
-      }));
-      return this.#planFiles(source, files, {}, opts);
-    }
-    let facts: ModelFacts = {};
-    let bytes: number | undefined;
+  /**
+   * Starts mirroring a model's pinned weights, so a node without the internet can fetch them
+   * (progress: `ctl mirror list`). Weights that do not fit the mirror's disk are refused with
+   * the figures (weights_no_space); any other failure to start it is only logged, the mirror being
+   * a copy, not the source (nodes then fetch from the hub).
+   */
+  async #mirror(def: ModelDef, pinned: RemoteSource): Promise<void> {
+    if (!this.deps.mirror) return;
     try {
-      bytes = (await Deno.stat(src.path)).size;
-    } catch {
-      throw new AppError("invalid_request", { detail: `${src.path}: no such file` }, "source");
+      const v = await this.deps.mirror.addPinned(def.source ?? "", pinned);
+      this.deps.logger.info("model weights mirroring", {
+        model: def.name,
+        mirror: v.id,
+        status: v.status,
+        ...(v.bytesTotal !== null ? { bytesTotal: v.bytesTotal } : {}),
+      });
+    } catch (e) {
+      if (e instanceof AppError && e.code === "weights_no_space") throw e;
+      this.deps.logger.warn("the model's weights could not be mirrored; nodes fetch from the hub", {
+        model: def.name,
+        error: (e as Error).message,
+      });
     }
-    if (/\.gguf$/i.test(src.path)) {
-      try {
-        facts = factsFromGguf((await readGgufFile(src.path)).facts);
-      } catch (e) {
-        throw new AppError("invalid_request", { detail: (e as Error).message }, "source");
-      }
-    }
-    return this.#planFiles(source, [{ name: src.path.split("/").pop()!, bytes }], facts, opts);
   }
 
-  async #planFiles(
-    source: string,
-    files: { name: string; bytes?: number }[],
-    facts: ModelFacts,
-    opts: PlanOptions,
-  ) {
-    const { snap } = await this.deps.reconciler.view();
-    const names = new Set<string>();
-    const configNames = new Set<string>();
-    for (const e of this.deps.catalog.list()) {
-      names.add(e.name);
-      for (const a of ((e.def as { aliases?: string[] } | null)?.aliases ?? [])) names.add(a);
-      if (e.declaredIn === "config") configNames.add(e.name);
-    }
-    return planModel(
-      { source, files, facts },
-      snap.snapshot,
-      { names, configNames },
-      opts,
-    );
+  async plan(source: string, opts: PlanOptions, pinnedOut?: Map<string, PinnedSource>) {
+    const kind = parseSourceOrThrow(source).kind;
+    const pinned = kind === "hf" || kind === "url"
+      ? await this.#pinRemote(source, undefined, opts.sha256)
+      : undefined;
+    if (pinned) pinnedOut?.set(source, pinned);
+    const { snap, shards } = await this.deps.reconciler.view();
+    return await planSource(source, pinned, opts, {
+      // The room live replicas hold counts, as it does when the reconciler places the model.
+      cluster: inUse(snap.snapshot, shards),
+      catalog: this.deps.catalog,
+      ...(this.deps.readConfig ? { readConfig: this.deps.readConfig } : {}),
+    });
   }
 
   /** The serve form: plan, then add the entry the plan proposes. */
@@ -280,9 +291,11 @@ export class ModelServices {
   async explain(name: string) {
     const m = this.#managed(name);
     const { snap, shards } = await this.deps.reconciler.view();
+    const { replicas: running, profiles } = explainModel(m, snap.snapshot, shards);
     return {
       model: m.def.name,
-      profiles: explainModel(m, snap.snapshot, shards),
+      running,
+      profiles,
       notes: this.deps.reconciler.notes(m.def.name),
       replicas: this.replicas(m.def.name),
     };
@@ -348,6 +361,14 @@ export class ModelServices {
     return { model: e.name, removed: true, purge };
   }
 
+  /** `ctl weights prune`: nodes drop every fetched version no model in the catalog names. */
+  async pruneWeights() {
+    const keep = this.deps.catalog.list().flatMap((e) => e.origin ? [e.origin] : []);
+    const r = await this.deps.reconciler.pruneWeights(keep);
+    this.deps.logger.info("weights pruned", { nodes: r.nodes, failed: r.failed.length });
+    return r;
+  }
+
   /** A rolling restart: every live replica is marked stale, so the step replaces them one by one. */
   async restart(name: string) {
     const m = this.#managed(name);
@@ -394,32 +415,7 @@ export class ModelServices {
   }
 
   replicas(model?: string): ReplicaRow[] {
-    return this.deps.shards.all().filter((s) => !model || s.model === model)
-      .sort((a, b) => a.model.localeCompare(b.model) || a.createdAt - b.createdAt)
-      .map((s) => {
-        const row: ReplicaRow = {
-          id: s.id,
-          model: s.model,
-          node: this.deps.reconciler.nodeName(s.nodeId),
-          state: s.state,
-          since: s.stateSince,
-          gpus: s.gpus,
-          ramBytes: s.ramBytes,
-          cores: s.cores,
-          inFlight: s.inFlight,
-        };
-        if (s.lastRequestAt !== undefined) row.lastRequestAt = s.lastRequestAt;
-        if (s.reason !== undefined) row.reason = s.reason;
-        if (s.fetched) {
-          row.fetched = {
-            ...s.fetched,
-            ...(s.fetched.total
-              ? { percent: Math.floor((100 * s.fetched.bytes) / s.fetched.total) }
-              : {}),
-          };
-        }
-        return row;
-      });
+    return replicaRows(this.deps.shards.all(), (id) => this.deps.reconciler.nodeName(id), model);
   }
 }
 

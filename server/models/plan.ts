@@ -24,7 +24,7 @@ import {
 import type { ModelInput } from "./model_schema.ts";
 import { type EngineName, engineReading, engineTraits } from "../../core/engines/engine_traits.ts";
 import { isPickleName } from "./model_source.ts";
-import { place, tensorParallelProblem } from "./placement.ts";
+import { type Constraint, place, tensorParallelProblem } from "./placement.ts";
 import {
   type CatalogModel,
   chatSlots,
@@ -52,6 +52,8 @@ export interface PlanOptions {
   onDemand?: boolean;
   embeddings?: boolean;
   engine?: EngineName;
+  /** A URL source's sha256, carried into the entry. */
+  sha256?: string;
 }
 
 export interface PlanCatalog {
@@ -73,7 +75,8 @@ export type WarningCode =
   | "gpu_engine_without_gpu"
   | "node_too_small"
   | "context_shrunk"
-  | "estimate_guessed";
+  | "estimate_guessed"
+  | "no_room_now";
 
 export interface Layout {
   device: "gpu" | "cpu";
@@ -85,6 +88,8 @@ export interface Layout {
   nodes: string[];
   /** Nodes where a replica would be placed now, with what runs there today. */
   freeNow: string[];
+  /** Nodes large enough but without room now, each with the constraint that refuses it. */
+  busy: { node: string; constraint: Constraint; reason: string }[];
 }
 
 export interface Plan {
@@ -231,7 +236,12 @@ export function planModel(
     const sized = gpus > 0
       ? cardCapacity(pool, gpus).filter((c) => c.usable >= need.perCard.total).map((c) => c.node)
       : pool.filter((n) => n.ramTotal >= need.estimate.total).map((n) => n.name);
-    const freeNow = pool.filter((n) => place(need.request, [n]).ok).map((n) => n.name);
+    // The reconciler's own function on the same view: where it fits now is where it would go.
+    const verdicts = place(need.request, pool).considered;
+    const freeNow = verdicts.filter((v) => v.ok).map((v) => v.node);
+    const busy = verdicts.filter((v) => !v.ok && v.constraint && sized.includes(v.node)).map((
+      v,
+    ) => ({ node: v.node, constraint: v.constraint!, reason: v.reason }));
     const l: Layout = {
       device: gpus > 0 ? "gpu" : "cpu",
       gpus,
@@ -243,6 +253,7 @@ export function planModel(
       },
       nodes: sized,
       freeNow,
+      busy,
     };
     if (gpus > 0) l.perCard = need.perCard;
     return l;
@@ -320,6 +331,14 @@ export function planModel(
     );
   }
   const best = plan.layouts[0];
+  if (best && !best.freeNow.length && best.busy.length) {
+    warn(
+      "no_room_now",
+      `no node has room for it now; it waits for room: ${
+        best.busy.map((b) => `${b.node} (${b.constraint}) ${b.reason}`).join("; ")
+      }`,
+    );
+  }
   if (best) {
     plan.estimate = replicaNeed(model(context), profile(best.gpus)).estimate;
     if (plan.estimate.guessed.length) {
@@ -351,5 +370,6 @@ function entryFor(plan: Plan, best: Layout, opts: PlanOptions, src: PlanSource):
     }],
   };
   if (plan.trainedContext) entry.trained_context = plan.trainedContext;
+  if (opts.sha256) entry.sha256 = opts.sha256;
   return entry;
 }

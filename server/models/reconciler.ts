@@ -9,6 +9,7 @@
  * Only the leader reconciles; with one control plane that is always this one (`isLeader`, the
  * one place to change when there are several). Settings are read per step, so they change live.
  */
+import { safetensorsDir } from "./read_facts.ts";
 import { ulid } from "ulid";
 import { checkEngineFlags } from "../../core/engines/engine_flag_rules.ts";
 import { UnsafeFlagError } from "../../core/engines/launch_plan_error.ts";
@@ -370,7 +371,12 @@ export class Reconciler {
       this.#fetchThenStart(c, nodeId, origin, launch, profile?.args ?? c.args, settings);
       return;
     }
-    const path = c.source.startsWith("/") ? c.source : undefined;
+    // vLLM reads a set's folder (config and tokenizer beside the weights), never one file of it.
+    const path = !c.source.startsWith("/")
+      ? undefined
+      : traits?.reads === "safetensors"
+      ? safetensorsDir(c.source)
+      : c.source;
     await this.deps.hub.startReplica(nodeId, {
       shardId: c.shardId,
       model: c.model,
@@ -441,6 +447,17 @@ export class Reconciler {
    * Once no replica of `model` is left, every connected node removes `origin`'s files, keeping
    * those any source in `keep` (the other models' origins) names. Waits at most `waitMs`.
    */
+  /** Every connected node removes the fetched versions none of `keep` names. */
+  async pruneWeights(keep: PinnedSource[]): Promise<{ nodes: number; failed: string[] }> {
+    const failed: string[] = [];
+    const nodes = this.deps.hub.connected();
+    for (const n of nodes) {
+      await this.deps.hub.weightsCommand(n.nodeId, { type: "remove_weights", paths: [], keep })
+        .catch((e) => failed.push(`${this.nodeName(n.nodeId)}: ${(e as Error).message}`));
+    }
+    return { nodes: nodes.length, failed };
+  }
+
   async purgeWeights(
     model: string,
     origin: PinnedSource,

@@ -7,7 +7,7 @@
  * reason). Agents report fetching/starting/ready/failed; the reconciler's commands set pending
  * (start), draining (drain) and stopped (stop).
  */
-import type { ReplicaUse } from "./cluster_snapshot.ts";
+import { type ClusterSnapshot, type ReplicaUse, withReplicas } from "./cluster_snapshot.ts";
 
 export const replicaStates = [
   "pending",
@@ -124,6 +124,19 @@ export function applyCommands(
     s.reason = c.reason;
   }
   return out;
+}
+
+/**
+ * The cluster with the room its live replicas hold (what agents report plus what the table has
+ * started that they have not yet): what the plan, explain and the reconciler's step all place on.
+ */
+export function inUse(snapshot: ClusterSnapshot, shards: readonly Replica[]): ClusterSnapshot {
+  const occupying = shards.filter((s) => liveStates.has(s.state) || s.state === "draining");
+  return withReplicas(
+    snapshot,
+    occupying.map(replicaUse),
+    new Map(occupying.map((s) => [s.id, s.node])),
+  );
 }
 
 /** What a shard takes from its node, as placement counts it. */

@@ -17,26 +17,48 @@ import { ModelServices } from "./model_services.ts";
 import { Reconciler, type ReconcilerSettings } from "./reconciler.ts";
 import { ReplicaRecords } from "./replica_records.ts";
 import { HfClient } from "../weights/hf_client.ts";
+import type { MirrorService } from "../weights/mirror.ts";
 import { parseSource as parseWeightsSource } from "../weights/parse_source.ts";
 import { pinSource } from "../weights/pin_source.ts";
 import { readHubToken } from "../weights/start_mirror.ts";
 import type { PinRemote } from "./model_services.ts";
+import type { ReadPinnedConfig } from "./read_facts.ts";
+import { createHash } from "node:crypto";
 
-/** Pins hf: and URL sources against the configured hub (the token read once, never logged). */
-export async function remotePinner(
+/**
+ * Pins hf: and URL sources against the configured hub (the token read once, never logged), and
+ * reads a pinned set's config.json back at its commit, checked against the pinned sha256.
+ */
+export async function remoteWeights(
   config: Pick<ServerConfig, "hfEndpoint" | "hfTokenFile">,
   doFetch: typeof fetch = fetch,
-): Promise<PinRemote> {
+): Promise<{ pin: PinRemote; readConfig: ReadPinnedConfig }> {
   const endpoint = config.hfEndpoint.replace(/\/+$/, "");
   const token = await readHubToken(config.hfTokenFile);
   const hub = endpoint
     ? new HfClient({ endpoint, fetch: doFetch, ...(token ? { token } : {}) })
     : null;
-  return (source, opts) =>
-    pinSource(parseWeightsSource(source, endpoint ? { hubEndpoint: endpoint } : {}), {
-      hub,
-      ...opts,
-    });
+  return {
+    pin: (source, { sha256, ...opts }) =>
+      pinSource(
+        parseWeightsSource(source, {
+          ...(endpoint ? { hubEndpoint: endpoint } : {}),
+          ...(sha256 ? { sha256 } : {}),
+        }),
+        { hub, ...opts },
+      ),
+    readConfig: async (pinned) => {
+      if (pinned.kind !== "hf" || !hub) return undefined;
+      const file = pinned.files.find((f) => f.path === "config.json");
+      if (!file) return undefined;
+      const bytes = await hub.readSmallFile(pinned.repo, pinned.commit, file.path);
+      const sha = createHash("sha256").update(bytes).digest("hex");
+      if (sha !== file.sha256) {
+        throw new Error(`${pinned.repo}/${file.path} changed since it was pinned (sha256 ${sha})`);
+      }
+      return JSON.parse(new TextDecoder().decode(bytes));
+    },
+  };
 }
 
 export interface ModelsRuntime {
@@ -88,6 +110,7 @@ export async function startModels(
     replicas: ReplicaTable;
     hub: NodeHub;
     nodes: NodeStore;
+    mirror?: MirrorService;
   },
 ): Promise<ModelsRuntime> {
   const shards = await ReplicaRecords.load(deps.store);
@@ -107,7 +130,8 @@ export async function startModels(
     shards,
     logger: deps.logger.child({ component: "models" }),
     replicas: deps.replicas,
-    pin: await remotePinner(config),
+    ...await remoteWeights(config),
+    ...(deps.mirror ? { mirror: deps.mirror } : {}),
   });
   await services.loadConfig(config.models ?? []);
   const gate = createModelGate({

@@ -58,8 +58,13 @@ export class JoinCodes {
     };
   }
 
-  /** Uses the code and creates the node; a code that is unknown, used or expired is refused. */
-  async redeem(secret: string, name: string): Promise<JoinedNode> {
+  /**
+   * Uses the code and creates the node; a code that is unknown, used or expired is refused. A
+   * name another node has is made distinct (host-2, host-3, …): agents joined from one host
+   * would otherwise all be named after it, and `ctl nodes … NAME` could not tell them apart.
+   */
+  async redeem(secret: string, asked: string): Promise<JoinedNode> {
+    let name = asked;
     const hash = await sha256Hex(secret);
     const now = this.deps.clock.now();
     const nodeId = ulid();
@@ -71,6 +76,8 @@ export class JoinCodes {
       if (code.usedAt !== null) throw new AppError("join_code_used");
       if (code.expiresAt <= now) throw new AppError("join_code_expired");
       await tx.update(joinCodes).set({ usedAt: now, nodeId }).where(eq(joinCodes.id, code.id));
+      const taken = new Set((await tx.select({ name: nodes.name }).from(nodes)).map((n) => n.name));
+      for (let i = 2; taken.has(name); i++) name = `${asked}-${i}`;
       await tx.insert(nodes).values({
         id: nodeId,
         name,

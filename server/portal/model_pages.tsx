@@ -109,7 +109,7 @@ export function modelPages(
   app.post("/admin/models/:name{.+}/remove", async (c) => {
     const { ctx, v } = await gate(c);
     const form = await readForm(c);
-    const purge = form.purge === "true" ? "?purge=true" : "";
+    const purge = form.purge === "true" ? "?purge=true" : "?purge=false";
     const r = await attempt(ctx, () => call(c, form._csrf, "DELETE", `${modelPath(c)}${purge}`));
     return await modelsPage(c, ctx, v, { notice: done(ctx, r) });
   });

@@ -12,37 +12,39 @@ export function safeJson(text: string): unknown {
   }
 }
 
-/**
- * Tokens from an answer's usage. Cached prompt tokens come from OpenAI's
- * `usage.prompt_tokens_details.cached_tokens`, else llama.cpp's `timings.cache_n` or
- * `tokens_cached`, else what llama.cpp's timings show it did not recompute.
- */
+/** Tokens from an answer's usage; cached prompt tokens as `cachedPromptTokens` reads them. */
 export function readUsage(
   v: unknown,
 ): { promptTokens: number; completionTokens: number; cachedTokens: number } {
   const usage = isRecord(v) && isRecord(v.usage) ? v.usage : {};
-  const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
-  const details = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details : undefined;
-  const timings = isRecord(v) && isRecord(v.timings) ? v.timings : undefined;
-  const cached = details?.cached_tokens ?? timings?.cache_n ??
-    (isRecord(v) ? v.tokens_cached : undefined) ?? notRecomputed(usage, timings);
   return {
-    promptTokens: n(usage.prompt_tokens),
-    completionTokens: n(usage.completion_tokens),
-    cachedTokens: n(cached),
+    promptTokens: count(usage.prompt_tokens) ?? 0,
+    completionTokens: count(usage.completion_tokens) ?? 0,
+    cachedTokens: cachedPromptTokens(v) ?? 0,
   };
 }
 
 /**
- * llama.cpp builds whose usage has no cached count still report in `timings.prompt_n` the prompt
- * tokens they computed: the rest of the prompt came from the slot's cache.
+ * Prompt tokens the engine took from its cache, or undefined when the answer does not say. OpenAI
+ * (and vLLM) say `usage.prompt_tokens_details.cached_tokens`; newer llama.cpp builds
+ * `timings.cache_n`. Older ones (the 2025-02 build) have neither, and their `tokens_cached` is the
+ * slot's whole past, not the prefix reused, so it is not read; there the prompt tokens the engine
+ * did not process, `usage.prompt_tokens - timings.prompt_n`, are the cached ones (a repeated
+ * prompt is processed as 1 token).
  */
-function notRecomputed(
-  usage: Record<string, unknown>,
-  timings: Record<string, unknown> | undefined,
-): number | undefined {
-  const prompt = usage.prompt_tokens;
-  const computed = timings?.prompt_n;
-  if (typeof prompt !== "number" || typeof computed !== "number") return undefined;
-  return Math.max(0, prompt - computed);
+export function cachedPromptTokens(v: unknown): number | undefined {
+  if (!isRecord(v)) return undefined;
+  const usage = isRecord(v.usage) ? v.usage : {};
+  const details = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  const timings = isRecord(v.timings) ? v.timings : {};
+  const stated = count(details.cached_tokens) ?? count(timings.cache_n);
+  if (stated !== undefined) return stated;
+  const prompt = count(usage.prompt_tokens);
+  const processed = count(timings.prompt_n);
+  if (prompt === undefined || processed === undefined) return undefined;
+  return Math.max(0, prompt - processed);
+}
+
+function count(x: unknown): number | undefined {
+  return typeof x === "number" && Number.isFinite(x) && x >= 0 ? x : undefined;
 }

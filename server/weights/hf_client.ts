@@ -70,9 +70,15 @@ export class HfClient {
     commit: string,
     path: string,
   ): Promise<{ sha256: string; size: number }> {
+    const bytes = await this.readSmallFile(repo, commit, path);
+    return { sha256: createHash("sha256").update(bytes).digest("hex"), size: bytes.byteLength };
+  }
+
+  /** The bytes of a small file (config.json), refused past the small-file limit. */
+  async readSmallFile(repo: string, commit: string, path: string): Promise<Uint8Array> {
     const rel = `/${repo}/resolve/${commit}/${path.split("/").map(encodeURIComponent).join("/")}`;
     const res = await this.#get(rel, `${repo}/${path}`);
-    const hash = createHash("sha256");
+    const chunks: Uint8Array[] = [];
     let size = 0;
     for await (const chunk of res.body ?? new ReadableStream<Uint8Array>()) {
       size += chunk.byteLength;
@@ -80,9 +86,15 @@ export class HfClient {
         await res.body?.cancel();
         throw new HubError(`${path} is not in LFS yet larger than ${smallFileLimit} bytes`);
       }
-      hash.update(chunk);
+      chunks.push(chunk);
     }
-    return { sha256: hash.digest("hex"), size };
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.byteLength;
+    }
+    return out;
   }
 
   async #json(path: string, what: string): Promise<unknown> {

@@ -70,6 +70,15 @@ export class MirrorService {
       hub: this.deps.hub,
       ...(input.allowPickle ? { allowPickle: true } : {}),
     }) as RemoteSource;
+    return await this.addPinned(input.source, pinned);
+  }
+
+  /**
+   * Starts fetching a source already pinned (a model's, as it is added: the very commit and sums
+   * its nodes will fetch); answers at once with the version, an existing one when it is there.
+   */
+  async addPinned(source: string, pinned: RemoteSource): Promise<MirrorVersion> {
+    await this.deps.fetcher.checkSpace(pinned);
     const dir = versionDir(pinned);
     const digest = manifestDigest(pinned);
     const [existing] = await this.deps.store.db.select().from(mirrorVersions)
@@ -86,7 +95,7 @@ export class MirrorService {
     }
     const row: MirrorRow = {
       id: ulid(),
-      source: shown(input.source.trim()),
+      source: shown(source.trim()),
       versionDir: dir,
       digest,
       pinned,

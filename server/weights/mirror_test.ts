@@ -22,12 +22,13 @@ async function withMirror(
       settled: (id: string) => Promise<MirrorVersion>;
     },
   ) => Promise<void>,
+  opts: { freeBytes?: (dir: string) => Promise<number | null> } = {},
 ) {
   const fx = await hubFixture();
   const h = await startHarness();
   const mirror = await startMirror(
     { dataDir: fx.dir, hfEndpoint: fx.hub.url, hfTokenFile: "", mirrorDir: "" },
-    { store: h.store, clock: h.clock, logger: silentLogger },
+    { store: h.store, clock: h.clock, logger: silentLogger, ...opts },
   );
   const app = buildApp({ ...h.deps, mirror });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
@@ -210,4 +211,24 @@ Deno.test("llmgw mirror add/list/remove drive the admin API", async () => {
       console.log = log;
     }
   });
+});
+
+Deno.test("a version that does not fit the mirror's disk is refused at once, with the figures", async () => {
+  await withMirror(async ({ url, admin }) => {
+    const res = await fetch(`${url}/api/v1/mirror`, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ source: "hf:acme/tiny" }),
+    });
+    assertEquals(res.status, 507);
+    const body = await res.json();
+    assertEquals(body.error.code, "weights_no_space");
+    // 2.5 MB of shards plus the small files, against 1 MiB free.
+    assert(
+      /needs 2\.\d MiB more on .*mirror, but only 1\.0 MiB is free/.test(body.error.message),
+      body.error.message,
+    );
+    const list = await (await fetch(`${url}/api/v1/mirror`, { headers: admin })).json();
+    assertEquals(list.data, [], "nothing was queued");
+  }, { freeBytes: () => Promise.resolve(1024 * 1024) });
 });

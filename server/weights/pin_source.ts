@@ -43,6 +43,12 @@ export interface PinOptions {
   /** The hub; null where it is not configured (then hf: sources are refused). */
   hub: HfClient | null;
   allowPickle?: boolean;
+  /**
+   * One .safetensors file named brings its folder's set (weights, config, tokenizer), and the
+   * engine is given the folder: what a model served by vLLM needs. Off, one file is one file
+   * (`mirror add` of a single shard).
+   */
+  safetensorsSet?: boolean;
 }
 
 export async function pinSource(parsed: ParsedSource, opts: PinOptions): Promise<PinnedSource> {
@@ -66,7 +72,7 @@ export async function pinSource(parsed: ParsedSource, opts: PinOptions): Promise
       return pinned;
     }
     case "hf":
-      return await pinHf(parsed, opts.hub, allow);
+      return await pinHf(parsed, opts.hub, allow, opts.safetensorsSet === true);
   }
 }
 
@@ -74,6 +80,7 @@ async function pinHf(
   parsed: Extract<ParsedSource, { kind: "hf" }>,
   hub: HfClient | null,
   allow: boolean,
+  wholeSet: boolean,
 ): Promise<PinnedSource> {
   const name = `hf:${parsed.repo}${parsed.path ? `/${parsed.path}` : ""}`;
   const unresolvable = (detail: string) =>
@@ -87,7 +94,9 @@ async function pinHf(
     const commit = await hub.commitOf(parsed.repo, parsed.revision);
     const files = (await hub.tree(parsed.repo, commit)).filter((e) => e.type === "file");
     const { chosen, entry } = parsed.path
-      ? chooseFile(files, parsed.path, unresolvable)
+      ? wholeSet && /\.safetensors$/i.test(parsed.path)
+        ? safetensorsOf(files, parsed.path, unresolvable)
+        : chooseFile(files, parsed.path, unresolvable)
       : chooseSet(files, allow, parsed.repo, unresolvable);
     // Refuse the whole set before fetching even its small files.
     const names: PinnedSource = {
@@ -124,7 +133,7 @@ function chooseFile(
   files: TreeEntry[],
   path: string,
   unresolvable: (d: string) => AppError,
-): { chosen: TreeEntry[]; entry: string } {
+): { chosen: TreeEntry[]; entry?: string } {
   const file = files.find((f) => f.path === path);
   if (!file) throw unresolvable(`the repository has no file '${path}' at that revision`);
   const split = splitPattern.exec(path);
@@ -142,6 +151,32 @@ function chooseFile(
     );
   }
   return { chosen: parts, entry: parts[0]!.path };
+}
+
+/**
+ * One .safetensors file named: its folder's weights and companions come with it, and the engine
+ * is given the folder (vLLM reads config and tokenizer beside the weights; a file alone is refused).
+ */
+function safetensorsOf(
+  files: TreeEntry[],
+  path: string,
+  unresolvable: (d: string) => AppError,
+): { chosen: TreeEntry[]; entry?: string } {
+  if (!files.some((f) => f.path === path)) {
+    throw unresolvable(`the repository has no file '${path}' at that revision`);
+  }
+  const folder = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
+  const inFolder = (f: TreeEntry) =>
+    folder
+      ? f.path.startsWith(`${folder}/`) && !f.path.slice(folder.length + 1).includes("/")
+      : !f.path.includes("/");
+  const base = (f: TreeEntry) => f.path.slice(folder ? folder.length + 1 : 0);
+  const chosen = files.filter((f) =>
+    inFolder(f) &&
+    (base(f).endsWith(".safetensors") || companionFiles.has(base(f)) ||
+      base(f).endsWith(".index.json"))
+  );
+  return folder ? { chosen, entry: folder } : { chosen };
 }
 
 function chooseSet(

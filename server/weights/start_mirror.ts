@@ -21,7 +21,14 @@ export async function readHubToken(file: string): Promise<string | undefined> {
 
 export async function startMirror(
   config: Pick<ServerConfig, "dataDir" | "hfEndpoint" | "hfTokenFile" | "mirrorDir">,
-  deps: { store: Store; clock: Clock; logger: Logger; fetch?: typeof fetch },
+  deps: {
+    store: Store;
+    clock: Clock;
+    logger: Logger;
+    fetch?: typeof fetch;
+    /** Free bytes of the mirror's filesystem; tests give a small disk. */
+    freeBytes?: (dir: string) => Promise<number | null>;
+  },
 ): Promise<MirrorService> {
   const token = await readHubToken(config.hfTokenFile);
   const endpoint = config.hfEndpoint.replace(/\/+$/, "");
@@ -36,6 +43,7 @@ export async function startMirror(
     clock: deps.clock,
     logger,
     weightsDir: mirrorDir,
+    ...(deps.freeBytes ? { freeBytes: deps.freeBytes } : {}),
     ...(endpoint ? { hub: { endpoint, ...(token ? { token } : {}) } } : {}),
   });
   return new MirrorService({

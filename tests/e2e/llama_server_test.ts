@@ -1,27 +1,32 @@
 /**
  * A real llama-server behind `llmgw up --model`, serving the tiny random GGUF fixture. Runs only
- * when LLAMA_SERVER names the binary: CI has none and relies on the simulated engine.
+ * when LLAMA_SERVER names the binary and the fixture is found (LLMGW_FIXTURES, else the shared
+ * fixtures beside the repository): CI has neither and relies on the simulated engine.
  */
 import OpenAI from "openai";
 import { assert, assertEquals } from "../assert.ts";
 import { startAppliance } from "../helpers/appliance.ts";
+import { fixture as findFixture, fixturesDir } from "../helpers/fixtures.ts";
 
 const llamaServer = Deno.env.get("LLAMA_SERVER");
-const fixture =
-  new URL("../../../shared/fixtures/tiny-random-llama.gguf", import.meta.url).pathname;
-const why = "set LLAMA_SERVER to a llama-server binary to run it";
-if (!llamaServer) console.warn(`llama_server_test: skipped, ${why}`);
+const fixture = llamaServer ? findFixture("tiny-random-llama.gguf") : undefined;
+const why = !llamaServer
+  ? "set LLAMA_SERVER to a llama-server binary to run it"
+  : !fixture
+  ? `no tiny-random-llama.gguf in ${fixturesDir()} (set LLMGW_FIXTURES to its folder)`
+  : "";
+if (why) console.warn(`llama_server_test: skipped, ${why}`);
 
 Deno.test({
   name: `llmgw up --model serves a GGUF through a real llama-server${
-    llamaServer ? "" : ` (skipped: ${why})`
+    why ? ` (skipped: ${why})` : ""
   }`,
-  ignore: !llamaServer,
+  ignore: why !== "",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
     const app = await startAppliance({
-      args: ["--model", fixture, "--engines-llama-server", llamaServer!],
+      args: ["--model", fixture!, "--engines-llama-server", llamaServer!],
       timeoutMs: 120_000,
     });
     try {
@@ -43,6 +48,30 @@ Deno.test({
       }
       assert(chunks > 1, "the answer arrived in pieces");
       assert((usage?.completion_tokens ?? 0) > 0, "usage was reported");
+
+      // `up` starts llama-server with its chat template (--jinja), so `tools` are answered; the
+      // random weights make a parsed call certain only when one is forced.
+      const tools: OpenAI.ChatCompletionTool[] = [{
+        type: "function",
+        function: {
+          name: "get_time",
+          description: "The time now",
+          parameters: { type: "object", properties: {} },
+        },
+      }];
+      const ask = {
+        model: "tiny-random-llama",
+        messages: [{ role: "user" as const, content: "time?" }],
+      };
+      await client.chat.completions.create({ ...ask, tools, max_tokens: 8 });
+      const forced = await client.chat.completions.create({
+        ...ask,
+        tools,
+        tool_choice: "required",
+        max_tokens: 256,
+      });
+      const call = forced.choices[0]?.message.tool_calls?.[0];
+      assertEquals(call?.type === "function" ? call.function.name : undefined, "get_time");
 
       // Rounds of concurrent requests (41 in all, inside the default 60 a minute) over kept-alive
       // connections, with a pause longer than the engine's keep-alive: llama-server closes kept

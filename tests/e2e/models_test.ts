@@ -86,6 +86,11 @@ profiles:
         assertEquals(r.gpus, [1], "the 80 GiB card");
         const ex = await ctl("model", "explain", "large");
         assertEquals(ex.code, 0, ex.text);
+        assertMatch(
+          ex.text,
+          /replica \S+ on big \(ready\): card\(s\) 1 × .*the node still fits it/,
+        );
+        assertMatch(ex.text, /a new replica: large:/);
         assertMatch(ex.text, /judge/);
         assertMatch(ex.text, /cpu/);
         assertMatch(ex.text, /role|label/i);

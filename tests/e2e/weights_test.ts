@@ -3,11 +3,11 @@
  * agent process joined over the cluster listener (no GPU). A model whose source is
  * `hf:org/repo/file.gguf` is pinned when added (its origin in the catalog), the node fetches it
  * (the replica goes through `fetching`, with bytes and a percent), starts the sim engine on the
- * fetched path and answers through /v1. `ctl model remove --purge` then makes the node delete the
- * file. Nodes try the control plane's mirror first (over the cluster listener, with their own
+ * fetched path and answers through /v1. `ctl model remove` then makes the node delete the file
+ * (by default: weights no model uses any more go). Nodes try the control plane's mirror first (over the cluster listener, with their own
  * credential; nothing configured) and the hub after.
  */
-import { assert, assertEquals } from "../assert.ts";
+import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { eventually } from "../helpers/llmgw_process.ts";
 import {
   quickClusterFlags,
@@ -134,7 +134,8 @@ Deno.test({
     assertEquals(sha256Hex(await Deno.readFile(path)), sha256Hex(bytes));
     assertEquals(await c.chat("tiny"), 200);
 
-    const rm = await c.ctl("model", "remove", "tiny", "--purge");
+    // No --purge: weights no model uses any more go by default.
+    const rm = await c.ctl("model", "remove", "tiny");
     assertEquals(rm.code, 0, rm.text);
     await eventually("the node purged the file", async () => {
       try {
@@ -194,5 +195,32 @@ Deno.test({
     assertEquals(sha256Hex(await Deno.readFile(path)), sha256Hex(bytes));
     assertEquals(await c.chat("kept"), 200);
     assertEquals(c.hub.fileRequests("kept.gguf").length, mirroring, "the node asked the hub");
+  });
+});
+
+Deno.test({
+  name: "weights: remove --keep-weights keeps the node's files; ctl weights prune removes them",
+  ...e2e,
+}, async () => {
+  await withCluster(async (c) => {
+    const commit = c.hub.putRepo("acme/kept", { "kept.gguf": generatedBytes(200_000, 3) });
+    const other = c.hub.putRepo("acme/used", { "used.gguf": generatedBytes(100_000, 4) });
+    await c.joinNode({ hubRoute: true });
+    await c.serveModel("kept", "hf:acme/kept/kept.gguf");
+    await c.serveModel("used", "hf:acme/used/used.gguf");
+    const kept = `${c.root}/node/weights/acme/kept/${commit}/kept.gguf`;
+    const used = `${c.root}/node/weights/acme/used/${other}/used.gguf`;
+    const rm = await c.ctl("model", "remove", "kept", "--keep-weights");
+    assertEquals(rm.code, 0, rm.text);
+    await eventually("kept's replica gone", async () => {
+      const rows = (await c.admin("GET", "replicas?model=kept")).body.data as unknown[];
+      return rows.length === 0 ? true : undefined;
+    }, 20_000);
+    assert((await Deno.stat(kept)).isFile, "--keep-weights kept the file");
+    const pruned = await c.ctl("weights", "prune");
+    assertEquals(pruned.code, 0, pruned.text);
+    assertEquals(pruned.text, "asked 1 node(s) to remove the weights no model uses");
+    await assertRejects(() => Deno.stat(`${c.root}/node/weights/acme/kept`), Deno.errors.NotFound);
+    assert((await Deno.stat(used)).isFile, "a model's weights stay");
   });
 });

@@ -30,6 +30,7 @@ import { people } from "./people.ts";
 import { prices } from "./prices.ts";
 import { orgs, projects, teams } from "./tree.ts";
 import { usage } from "./usage.ts";
+import { weights } from "./weights.ts";
 
 /** In the order `ctl --help` lists them. */
 export const nouns: Noun[] = [
@@ -48,6 +49,7 @@ export const nouns: Noun[] = [
   model,
   replicas,
   restart,
+  weights,
   backup,
   config,
   notify,

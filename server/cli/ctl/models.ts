@@ -36,6 +36,7 @@ async function planBody(given: string, values: Values) {
     ...(values["on-demand"] ? { on_demand: true } : {}),
     ...(values.embeddings ? { embeddings: true } : {}),
     ...(typeof values.engine === "string" ? { engine: values.engine } : {}),
+    ...(typeof values.sha256 === "string" ? { sha256: values.sha256 } : {}),
   };
 }
 
@@ -110,6 +111,7 @@ const planFlags: FlagSpecs = {
   "on-demand": { type: "boolean" },
   embeddings: { type: "boolean" },
   engine: { type: "string" },
+  sha256: { type: "string" },
 };
 
 export const models: Noun = {
@@ -162,7 +164,7 @@ export const model: Noun = {
   verbs: {
     plan: {
       help:
-        `  model plan SOURCE [--name N] [--context T] [--slots S] [--replicas R] [--on-demand] [--embeddings] [--engine E]
+        `  model plan SOURCE [--name N] [--context T] [--slots S] [--replicas R] [--on-demand] [--embeddings] [--engine E] [--sha256 HEX]
                                               What serving SOURCE would take on this cluster`,
       flags: planFlags,
       run: async (ctx) => {
@@ -196,12 +198,15 @@ export const model: Noun = {
     },
     explain: {
       help:
-        `  model explain NAME                          Every node considered and what rejected it`,
+        `  model explain NAME                          Where each replica runs and why; what a new one needs`,
       run: async (ctx) => {
-        const r = await ctx.api.get(`models/${name(ctx, "model explain")}/explain`).json<
-          { profiles: { text: string }[]; notes: { kind: string; message: string }[] }
-        >();
+        const r = await ctx.api.get(`models/${name(ctx, "model explain")}/explain`).json<{
+          running?: { text: string }[];
+          profiles: { text: string }[];
+          notes: { kind: string; message: string }[];
+        }>();
         const text = [
+          ...(r.running?.length ? r.running.map((x) => x.text) : ["no replica is running"]),
           ...r.profiles.map((p) => p.text),
           ...r.notes.map((n) => `${n.kind}: ${n.message}`),
         ].join("\n");
@@ -271,11 +276,14 @@ export const model: Noun = {
     ),
     start: stopOrStart("start"),
     remove: {
-      help: `  model remove NAME [--purge]                 Take it out of the catalog`,
-      flags: { purge: { type: "boolean" } },
+      help:
+        `  model remove NAME [--keep-weights]          Take it out of the catalog, and its files no other
+                                              model uses off the nodes (unless --keep-weights)`,
+      // --purge is what removing does by default now; it is still accepted.
+      flags: { purge: { type: "boolean" }, "keep-weights": { type: "boolean" } },
       run: async (ctx) => {
         const r = await ctx.api.delete(`models/${name(ctx, "model remove")}`, {
-          searchParams: ctx.values.purge ? { purge: "true" } : {},
+          searchParams: ctx.values["keep-weights"] ? { purge: "false" } : {},
         }).json();
         return printOne(ctx.json, r, `Removed ${ctx.args[0]}`);
       },

@@ -121,6 +121,7 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "post /models/{name}/start": {},
       "post /models/{name}/smoke": {},
       "post /models/{name}/restart": {},
+      "post /weights/prune": {},
       "put /settings": { log_level: "debug" },
       "post /notify/test": {},
       "post /backup": {},

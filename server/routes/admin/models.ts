@@ -23,6 +23,7 @@ const planInput = z.strictObject({
   on_demand: z.boolean().optional(),
   embeddings: z.boolean().optional(),
   engine: z.enum(engineNames).optional(),
+  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, "a sha256 is 64 hex digits").optional(),
 });
 const contextInput = z.strictObject({
   tokens: count.optional(),
@@ -66,6 +67,7 @@ export function modelRoutes(
     if (p.on_demand !== undefined) o.onDemand = p.on_demand;
     if (p.embeddings !== undefined) o.embeddings = p.embeddings;
     if (p.engine) o.engine = p.engine;
+    if (p.sha256) o.sha256 = p.sha256.toLowerCase();
     return o;
   };
 
@@ -102,6 +104,7 @@ export function modelRoutes(
       ...(q.on_demand ? { on_demand: q.on_demand === "true" } : {}),
       ...(q.embeddings ? { embeddings: q.embeddings === "true" } : {}),
       ...(q.engine ? { engine: q.engine } : {}),
+      ...(q.sha256 ? { sha256: q.sha256 } : {}),
     });
     return c.json(await svc().plan(p.source, planOpts(p)));
   });
@@ -244,9 +247,20 @@ export function modelRoutes(
       action: "model.remove",
       snapshot: (c) => deps.catalog.get(c.req.param("name") ?? "") ?? null,
     },
-    summary: "Remove a model (query purge=true: and its files)",
+    summary: "Remove a model and the files no other model uses (query purge=false: keep them)",
   }, async (c, { actor }) => {
     requireWrite(actor, "staff", cluster, c.req.path);
-    return c.json(await svc().remove(name(c), c.req.query("purge") === "true"));
+    // Weights no model uses any more only take disk: they go unless kept on purpose.
+    return c.json(await svc().remove(name(c), c.req.query("purge") !== "false"));
+  });
+  r.add({
+    ...base,
+    method: "post",
+    path: "/weights/prune",
+    audit: { action: "weights.prune" },
+    summary: "Every node removes the fetched weights no model uses",
+  }, async (c, { actor }) => {
+    requireWrite(actor, "staff", cluster, c.req.path);
+    return c.json(await svc().pruneWeights());
   });
 }
