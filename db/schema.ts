@@ -355,3 +355,28 @@ export const portalPrefs = sqliteTable("portal_prefs", {
   timeZone: text("time_zone"),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/**
+ * Leases among control planes sharing this store: the row named `leader` says which one places
+ * replicas, reconciles and sends notifications. Whoever finds it expired takes it over and adds
+ * one to `epoch`, so anything the old holder still does can be told apart (a fencing token).
+ * Times are the holders' wall clocks: control planes sharing a store keep them in sync (NTP).
+ */
+export const controlLeases = sqliteTable("control_leases", {
+  name: text("name").primaryKey(),
+  holderId: text("holder_id").notNull(),
+  /** Where the holder's client API answers (shown by `/leader`). */
+  holderUrl: text("holder_url").notNull(),
+  epoch: integer("epoch").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+});
+
+/**
+ * One counter per kind of shared state (keys, settings, catalog, limits): a control plane that
+ * changes one adds to its counter, and the others, polling the row, reload their caches.
+ */
+export const changeCounters = sqliteTable("change_counters", {
+  topic: text("topic").primaryKey(),
+  version: integer("version").notNull(),
+  changedAt: integer("changed_at").notNull(),
+});

@@ -32,7 +32,7 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
     c.res.headers.set("x-request-id", requestId);
   });
   app.use("*", accessLog(logger.child({ component: "access" }), deps.metrics, deps.tracer));
-  app.route("/", healthRoutes({ replicas }));
+  app.route("/", healthRoutes({ replicas, leadership: deps.leadership }));
   app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch }));
   app.route("/v1", messagesRoutes({ keys, limits, dispatch }));
   app.route("/", rerankRoutes({ keys, limits, catalog, dispatch }));

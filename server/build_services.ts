@@ -8,6 +8,7 @@ import type { Clock } from "../core/clock.ts";
 import type { LevelControl, Logger } from "../core/log.ts";
 import type { Store } from "../db/store.ts";
 import { AdminTokens } from "./auth/admin_tokens.ts";
+import { type LeaderGate, soleLeader } from "./control/leadership.ts";
 import type { OidcConfig } from "./auth/oidc.ts";
 import { type ServerConfig, serverSettings } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
@@ -46,6 +47,8 @@ export interface ServiceEdges {
   onKeyRefused?: (endpoint: string) => void;
   /** How keys are looked up; the store by default. */
   keyLookup?: KeyLookup;
+  /** Whether this control plane leads (the store's lease); always, when not given. */
+  leadership?: LeaderGate;
 }
 
 export interface Services {
@@ -69,6 +72,10 @@ export async function buildServices(
 ): Promise<Services> {
   const config: ServerConfig = { ...fileConfig };
   const stops = new StopList();
+  edges = {
+    ...edges,
+    leadership: edges.leadership ?? soleLeader(config.publicUrl || `http://${config.listen}`),
+  };
   try {
     const settings = await openSettings(config, edges);
     const core = await buildCore(config, edges, stops);
@@ -142,6 +149,7 @@ function composeDeps(
     notifier: notifications.notifier,
     notifySender: notifications.sender ?? noWebhooks,
     portal: config.portal ? { publicUrl: config.publicUrl } : undefined,
+    leadership: edges.leadership!,
   };
 }
 
@@ -195,7 +203,14 @@ async function buildCore(config: ServerConfig, edges: ServiceEdges, stops: StopL
     breakerCooldownMs: config.breakerCooldownMs,
     now: () => clock.now(),
   });
-  const notifications = await startNotifications(config, { clock, logger, replicas });
+  const leadership = edges.leadership!;
+  // One sender of webhooks among the control planes: the leader.
+  const notifications = await startNotifications(config, {
+    clock,
+    logger,
+    replicas,
+    mayNotify: () => leadership.isLeader,
+  });
   stops.push(() => notifications.close(0));
   const usage = new UsageRecorder({
     store: edges.store,
@@ -317,6 +332,7 @@ async function startCluster(
     replicas,
     hub: listener.services.hub,
     nodes: listener.nodeStore,
+    leadership: edges.leadership!,
   });
   stops.push(() => models.close());
   return { listener, models };

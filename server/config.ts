@@ -19,6 +19,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import type { ModelDef } from "./models/model_schema.ts";
 import { parseModelList } from "./models/model_yaml.ts";
 import { AppError } from "../core/errors.ts";
+import { controlSettings } from "./control/control_settings.ts";
 
 /** OpenTelemetry traces (server/observe/tracing.ts). */
 export const otelSettings = {
@@ -338,6 +339,7 @@ export const serverSettings = {
     "A replica fetching or starting with no progress this long has failed, in ms",
     { min: 1_000 },
   ),
+  ...controlSettings,
   ...otelSettings,
   ...notifySettings,
 };

@@ -5,7 +5,9 @@
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { LevelControl, Logger } from "../core/log.ts";
 import { openStore, type Store } from "../db/store.ts";
+import { newUlid } from "../core/ulid.ts";
 import { buildApp } from "./app.ts";
+import { Leadership } from "./control/leadership.ts";
 import { oidcConfigFrom } from "./auth/oidc.ts";
 import { buildServices, type Services } from "./build_services.ts";
 import type { ServerConfig } from "./config.ts";
@@ -58,12 +60,21 @@ export async function startControlPlane(
   const clock = opts.clock ?? systemClock;
   const { logger } = opts;
   const opened = await openData(fileConfig, opts.store);
+  const leadership = new Leadership({
+    store: opened.store,
+    clock,
+    logger,
+    id: fileConfig.controlId || `cp-${newUlid().toLowerCase()}`,
+    url: fileConfig.publicUrl || `http://${fileConfig.listen}`,
+    ttlMs: () => services.config.leaseTtlMs,
+  });
   let services: Services;
   try {
     services = await buildServices(fileConfig, {
       store: opened.store,
       clock,
       logger,
+      leadership,
       ...(opts.logLevel ? { logLevel: opts.logLevel } : {}),
       oidc: await oidcConfigFrom(fileConfig, fileConfig.publicUrl || `http://${fileConfig.listen}`),
     });
@@ -75,9 +86,12 @@ export async function startControlPlane(
   let background: Background | undefined;
   let listeners: Listeners;
   try {
-    background = await startBackground(config, deps);
+    background = await startBackground(config, deps, leadership);
     listeners = await startListeners(config, services.metrics, buildApp(deps).fetch, logger);
+    leadership.setUrl(config.publicUrl || listeners.listener.url);
+    await leadership.start();
   } catch (e) {
+    await leadership.stop();
     background?.stop();
     await services.close();
     opened.close();
@@ -98,6 +112,8 @@ export async function startControlPlane(
     drain: (graceMs = config.shutdownGraceMs) => listener.drain(graceMs),
     cutRequests: () => listener.cutNow(),
     async close() {
+      // A standby takes the lease over at its next try, not after the lease's life.
+      await leadership.stop();
       // Requests in flight finish (or are cut after the grace) before anything they use stops.
       await listener.drain(config.shutdownGraceMs);
       background.stop();
@@ -160,11 +176,13 @@ interface Background {
 
 /**
  * What runs beside the requests: outside providers' endpoints following the catalog, usage
- * retention and the engines' load. (Tests start the ones they exercise themselves.)
+ * retention (the leader's alone) and the engines' load. (Tests start the ones they exercise
+ * themselves.)
  */
 async function startBackground(
   config: ServerConfig,
   deps: Pick<AppDeps, "store" | "clock" | "logger" | "replicas" | "catalog">,
+  leadership: Leadership,
 ): Promise<Background> {
   await followExternalModels(deps.catalog, deps.replicas, deps.logger);
   const retention = new UsageRetention({
@@ -174,7 +192,11 @@ async function startBackground(
     // Read at each sweep: a live setting changes it.
     retainDays: () => config.usageRetainDays,
   });
-  await retention.start();
+  leadership.duty({
+    name: "usage retention",
+    start: () => retention.start(),
+    stop: () => retention.stop(),
+  });
   const loadPoller = new LoadPoller(deps.replicas, {
     intervalMs: config.loadPollMs,
     clock: deps.clock,

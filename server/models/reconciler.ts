@@ -6,8 +6,8 @@
  * stop-shard, drain → the replica is marked draining in the router (no new requests; the step
  * stops it once its in-flight requests end or the grace is over).
  *
- * Only the leader reconciles; with one control plane that is always this one (`isLeader`, the
- * one place to change when there are several). Settings are read per step, so they change live.
+ * Only the leader reconciles (`deps.isLeader`, from server/control/leadership.ts): a standby's
+ * timer runs but its steps do nothing. Settings are read per step, so they change live.
  */
 import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
@@ -42,6 +42,8 @@ export interface ReconcilerDeps {
   replicas: ReplicaTable;
   shards: ReplicaRecords;
   settings: () => ReconcilerSettings;
+  /** Whether this control plane holds the leader lease now; always, when not given. */
+  isLeader?: () => boolean;
 }
 
 export function replicaIdOf(nodeId: string, shardId: string): string {
@@ -69,9 +71,9 @@ export class Reconciler {
     this.#startedAt = deps.clock.now();
   }
 
-  /** Only the leader places and stops replicas. One control plane today: always. */
+  /** Only the leader places and stops replicas. */
   isLeader(): boolean {
-    return true;
+    return this.deps.isLeader?.() ?? true;
   }
 
   start(): void {

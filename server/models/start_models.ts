@@ -21,6 +21,7 @@ import { parseSource as parseWeightsSource } from "../weights/parse_source.ts";
 import { pinSource } from "../weights/pin_source.ts";
 import { readHubToken } from "../weights/start_mirror.ts";
 import type { PinRemote } from "./model_services.ts";
+import type { LeaderGate } from "../control/leadership.ts";
 
 /** Pins hf: and URL sources against the configured hub (the token read once, never logged). */
 export async function remotePinner(
@@ -87,6 +88,8 @@ export async function startModels(
     replicas: ReplicaTable;
     hub: NodeHub;
     nodes: NodeStore;
+    /** Only the leader reconciles; always this one, when not given. */
+    leadership?: LeaderGate;
   },
 ): Promise<ModelsRuntime> {
   const shards = await ReplicaRecords.load(deps.store);
@@ -99,6 +102,7 @@ export async function startModels(
     replicas: deps.replicas,
     shards,
     settings: () => reconcilerSettings(config),
+    ...(deps.leadership ? { isLeader: () => deps.leadership!.isLeader } : {}),
   });
   const services = new ModelServices({
     catalog: deps.catalog,
@@ -117,6 +121,15 @@ export async function startModels(
   deps.hub.onReport = () => reconciler.kick();
   deps.catalog.subscribe(() => reconciler.kick());
   reconciler.start();
+  deps.leadership?.duty({
+    name: "reconciler",
+    // What the previous leader placed is in the store, not in this control plane's copy.
+    start: async () => {
+      await shards.reload();
+      reconciler.kick();
+    },
+    stop: () => {},
+  });
   return {
     services,
     gate,
