@@ -380,3 +380,36 @@ export const changeCounters = sqliteTable("change_counters", {
   version: integer("version").notNull(),
   changedAt: integer("changed_at").notNull(),
 });
+
+/**
+ * The control planes sharing this store, each row refreshed every few seconds by its own: join
+ * codes carry every live one's cluster URLs, so a node can move to another when its own goes.
+ */
+export const controlPlanes = sqliteTable("control_planes", {
+  id: text("id").primaryKey(),
+  /** Where its client API answers. */
+  url: text("url").notNull(),
+  /** The https URLs nodes dial. */
+  clusterUrls: text("cluster_urls", { mode: "json" }).$type<string[]>().notNull(),
+  seenAt: integer("seen_at").notNull(),
+});
+
+/**
+ * The replicas the leader's nodes report, as every control plane routes to them: the leader
+ * writes them every second, the standbys read them. A standby's last use of one is in
+ * `replica_use`, so the leader does not evict a replica busy behind a standby.
+ */
+export const routableReplicas = sqliteTable("routable_replicas", {
+  id: text("id").primaryKey(),
+  model: text("model").notNull(),
+  baseUrl: text("base_url").notNull(),
+  state: text("state").notNull(),
+  slots: integer("slots"),
+  publishedAt: integer("published_at").notNull(),
+});
+
+export const replicaUse = sqliteTable("replica_use", {
+  replicaId: text("replica_id").notNull(),
+  controlId: text("control_id").notNull(),
+  lastUsedAt: integer("last_used_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.replicaId, t.controlId] })]);

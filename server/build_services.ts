@@ -9,6 +9,8 @@ import type { LevelControl, Logger } from "../core/log.ts";
 import type { Store } from "../db/store.ts";
 import { AdminTokens } from "./auth/admin_tokens.ts";
 import { type LeaderGate, soleLeader } from "./control/leadership.ts";
+import type { ChangeFeed } from "./control/change_feed.ts";
+import { type SharedReplicas, shareReplicas } from "./control/shared_replicas.ts";
 import type { OidcConfig } from "./auth/oidc.ts";
 import { type ServerConfig, serverSettings } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
@@ -49,6 +51,10 @@ export interface ServiceEdges {
   keyLookup?: KeyLookup;
   /** Whether this control plane leads (the store's lease); always, when not given. */
   leadership?: LeaderGate;
+  /** The other live control planes' cluster URLs, for join codes; none, when not given. */
+  peerUrls?: () => Promise<string[]>;
+  /** How caches learn of other control planes' writes; nobody else writes, when not given. */
+  changes?: ChangeFeed;
 }
 
 export interface Services {
@@ -161,6 +167,7 @@ async function closeAll(
     cluster: Cluster | undefined;
   },
 ): Promise<void> {
+  p.cluster?.shared.stop();
   p.cluster?.models.close();
   p.routing.upstream.close();
   await p.tracer?.close();
@@ -249,8 +256,15 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
     logger,
     unknownPerMinute: config.unknownKeysPerMinute,
     ...(edges.keyLookup ? { lookup: edges.keyLookup } : {}),
+    ...(edges.changes ? { changes: edges.changes } : {}),
   });
-  const catalog = await ModelCatalog.load({ store, clock });
+  const catalog = await ModelCatalog.load({
+    store,
+    clock,
+    ...(edges.changes ? { changes: edges.changes } : {}),
+  });
+  edges.changes?.on("catalog", () => catalog.reload());
+  edges.changes?.on("keys", () => keys.forgetCached());
   const people = await startPeople({
     store,
     clock,
@@ -267,6 +281,7 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
     flushMs: config.accountingFlushMs,
     oidc: edges.oidc,
     publicUrl: config.publicUrl,
+    ...(edges.changes ? { changes: edges.changes } : {}),
   });
   stops.push(() => people.close());
   return {
@@ -310,7 +325,7 @@ async function startCluster(
     hubRef: { hub?: NodeHub };
   },
   stops: StopList,
-): Promise<{ listener: ClusterListener; models: ModelsRuntime }> {
+): Promise<{ listener: ClusterListener; models: ModelsRuntime; shared: SharedReplicas }> {
   const { store, clock, logger } = edges;
   const { replicas, catalog } = made;
   const listener = await startClusterListener(config, {
@@ -321,6 +336,8 @@ async function startCluster(
     catalog,
     events: made.notifications.nodeEvents,
     mirror: made.mirror,
+    leadership: edges.leadership!,
+    ...(edges.peerUrls ? { peerUrls: edges.peerUrls } : {}),
   });
   stops.push(() => listener.close());
   made.hubRef.hub = listener.services.hub;
@@ -335,7 +352,17 @@ async function startCluster(
     leadership: edges.leadership!,
   });
   stops.push(() => models.close());
-  return { listener, models };
+  const shared = shareReplicas({
+    store,
+    clock,
+    logger,
+    leadership: edges.leadership!,
+    replicas,
+    listener,
+    keepMs: () => config.nodeLostAfterMs,
+  });
+  stops.push(() => shared.stop());
+  return { listener, models, shared };
 }
 
 function buildRouting(

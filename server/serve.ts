@@ -8,6 +8,8 @@ import { openStore, type Store } from "../db/store.ts";
 import { newUlid } from "../core/ulid.ts";
 import { buildApp } from "./app.ts";
 import { Leadership } from "./control/leadership.ts";
+import { ControlPresence } from "./control/presence.ts";
+import { PollingChangeFeed } from "./control/change_feed.ts";
 import { oidcConfigFrom } from "./auth/oidc.ts";
 import { buildServices, type Services } from "./build_services.ts";
 import type { ServerConfig } from "./config.ts";
@@ -21,6 +23,10 @@ import { followExternalModels } from "./router/external.ts";
 import { LoadPoller } from "./router/load_poller.ts";
 import type { UsageRecorder } from "./usage/recorder.ts";
 import { UsageRetention } from "./usage/retention.ts";
+
+/** How often the caches look for other control planes' changes, and reload anyway. */
+const changePollMs = 1_000;
+const safetyReloadMs = 60_000;
 
 export interface ControlPlane {
   /** The address clients use, e.g. `http://127.0.0.1:8080`. */
@@ -68,13 +74,29 @@ export async function startControlPlane(
     url: fileConfig.publicUrl || `http://${fileConfig.listen}`,
     ttlMs: () => services.config.leaseTtlMs,
   });
+  const presence = new ControlPresence({
+    store: opened.store,
+    clock,
+    logger,
+    id: leadership.id,
+    everyMs: () => Math.max(100, Math.floor(services.config.leaseTtlMs / 3)),
+  });
+  const changes = new PollingChangeFeed({
+    store: opened.store,
+    clock,
+    logger,
+    pollMs: changePollMs,
+    reloadMs: safetyReloadMs,
+  });
   let services: Services;
   try {
     services = await buildServices(fileConfig, {
+      changes,
       store: opened.store,
       clock,
       logger,
       leadership,
+      peerUrls: () => presence.clusterUrls(),
       ...(opts.logLevel ? { logLevel: opts.logLevel } : {}),
       oidc: await oidcConfigFrom(fileConfig, fileConfig.publicUrl || `http://${fileConfig.listen}`),
     });
@@ -86,11 +108,16 @@ export async function startControlPlane(
   let background: Background | undefined;
   let listeners: Listeners;
   try {
+    await changes.start();
     background = await startBackground(config, deps, leadership);
     listeners = await startListeners(config, services.metrics, buildApp(deps).fetch, logger);
-    leadership.setUrl(config.publicUrl || listeners.listener.url);
+    const url = config.publicUrl || listeners.listener.url;
+    leadership.setUrl(url);
+    await presence.start(url, services.clusterUrls ?? []);
     await leadership.start();
   } catch (e) {
+    changes.stop();
+    presence.stop();
     await leadership.stop();
     background?.stop();
     await services.close();
@@ -114,6 +141,8 @@ export async function startControlPlane(
     async close() {
       // A standby takes the lease over at its next try, not after the lease's life.
       await leadership.stop();
+      presence.stop();
+      changes.stop();
       // Requests in flight finish (or are cut after the grace) before anything they use stops.
       await listener.drain(config.shutdownGraceMs);
       background.stop();

@@ -52,7 +52,8 @@ export function replicaIdOf(nodeId: string, shardId: string): string {
 
 export class Reconciler {
   readonly #log: Logger;
-  readonly #startedAt: number;
+  /** Since when this control plane leads: a node silent since before is not lost yet. */
+  #startedAt: number;
   readonly #demand = new Map<string, Demand>();
   #notes = new Map<string, Note[]>();
   readonly #held = new Map<string, string>();
@@ -74,6 +75,15 @@ export class Reconciler {
   /** Only the leader places and stops replicas. */
   isLeader(): boolean {
     return this.deps.isLeader?.() ?? true;
+  }
+
+  /**
+   * This control plane has just become the leader: nodes that were on the previous one get
+   * `lost_after_ms` to reconnect here before their replicas are counted lost.
+   */
+  tookOver(): void {
+    this.#startedAt = this.deps.clock.now();
+    this.kick();
   }
 
   start(): void {

@@ -126,7 +126,7 @@ export async function startModels(
     // What the previous leader placed is in the store, not in this control plane's copy.
     start: async () => {
       await shards.reload();
-      reconciler.kick();
+      reconciler.tookOver();
     },
     stop: () => {},
   });

@@ -5,6 +5,7 @@
  */
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
+import type { ChangeFeed } from "../control/change_feed.ts";
 import type { Store } from "../../db/store.ts";
 import { Admission } from "../accounting/admission.ts";
 import { BudgetBook } from "../accounting/budgets.ts";
@@ -48,12 +49,19 @@ export interface PeopleOptions {
   oidc: OidcConfig | null;
   publicUrl: string;
   fetch?: typeof fetch;
+  /** How the limits learn of other control planes' changes. */
+  changes?: ChangeFeed;
 }
 
 export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
   const { store, clock, logger } = o;
   const tenancy = await Tenancy.load({ store, clock });
-  const limits = await LimitsBook.load({ store, clock });
+  const limits = await LimitsBook.load({
+    store,
+    clock,
+    ...(o.changes ? { changes: o.changes } : {}),
+  });
+  o.changes?.on("limits", () => limits.reload());
   const prices = new PriceBook({ catalog: o.catalog, defaultPrice: o.defaultPrice });
   const budgets = new BudgetBook({ store, clock, logger });
   await budgets.catchUp(tenancy);

@@ -1,0 +1,36 @@
+CREATE TABLE `change_counters` (
+	`topic` text PRIMARY KEY NOT NULL,
+	`version` integer NOT NULL,
+	`changed_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `control_leases` (
+	`name` text PRIMARY KEY NOT NULL,
+	`holder_id` text NOT NULL,
+	`holder_url` text NOT NULL,
+	`epoch` integer NOT NULL,
+	`expires_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `control_planes` (
+	`id` text PRIMARY KEY NOT NULL,
+	`url` text NOT NULL,
+	`cluster_urls` text NOT NULL,
+	`seen_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `replica_use` (
+	`replica_id` text NOT NULL,
+	`control_id` text NOT NULL,
+	`last_used_at` integer NOT NULL,
+	PRIMARY KEY(`replica_id`, `control_id`)
+);
+--> statement-breakpoint
+CREATE TABLE `routable_replicas` (
+	`id` text PRIMARY KEY NOT NULL,
+	`model` text NOT NULL,
+	`base_url` text NOT NULL,
+	`state` text NOT NULL,
+	`slots` integer,
+	`published_at` integer NOT NULL
+);
