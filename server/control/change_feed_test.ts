@@ -1,0 +1,56 @@
+import { assertEquals } from "../../tests/assert.ts";
+import { systemClock } from "../../core/clock.ts";
+import { silentLogger } from "../../core/log.ts";
+import { openStore, type Store } from "../../db/store.ts";
+import { LimitsBook } from "../accounting/limits.ts";
+import { eventually } from "../../tests/helpers/llmgw_process.ts";
+import { ModelCatalog } from "../router/catalog.ts";
+import { PollingChangeFeed } from "./change_feed.ts";
+
+/** A control plane's caches over its own connections to the shared store file. */
+async function plane(path: string, stores: Store[], feeds: PollingChangeFeed[]) {
+  const store = await openStore(path);
+  stores.push(store);
+  const changes = new PollingChangeFeed({
+    store,
+    clock: systemClock,
+    logger: silentLogger,
+    pollMs: 50,
+    reloadMs: 60_000,
+  });
+  feeds.push(changes);
+  const catalog = await ModelCatalog.load({ store, clock: systemClock, changes });
+  const limits = await LimitsBook.load({ store, clock: systemClock, changes });
+  changes.on("catalog", () => catalog.reload());
+  changes.on("limits", () => limits.reload());
+  await changes.start();
+  return { catalog, limits };
+}
+
+Deno.test("a change on one control plane reaches another's catalog and limits through the counters", async () => {
+  const dir = await Deno.makeTempDir();
+  const stores: Store[] = [];
+  const feeds: PollingChangeFeed[] = [];
+  try {
+    const a = await plane(`${dir}/llmgw.db`, stores, feeds);
+    const b = await plane(`${dir}/llmgw.db`, stores, feeds);
+    const heard: string[] = [];
+    b.catalog.subscribe((entry, name) => heard.push(`${name}:${entry ? "set" : "gone"}`));
+
+    await a.catalog.upsert({ name: "m1", engine: "sim", source: "/models/m1.gguf" });
+    await eventually("m1 on b", () => Promise.resolve(b.catalog.get("m1") ? true : undefined));
+    await a.limits.set({ kind: "global", id: "global" }, { rpm: 123 });
+    await eventually(
+      "the limit on b",
+      () =>
+        Promise.resolve(b.limits.get({ kind: "global", id: "global" }).rpm === 123 || undefined),
+    );
+    await a.catalog.remove("m1");
+    await eventually("m1 gone on b", () => Promise.resolve(b.catalog.get("m1") ? undefined : true));
+    assertEquals(heard, ["m1:set", "m1:gone"]);
+  } finally {
+    for (const f of feeds) f.stop();
+    for (const s of stores) s.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
