@@ -413,3 +413,13 @@ export const replicaUse = sqliteTable("replica_use", {
   controlId: text("control_id").notNull(),
   lastUsedAt: integer("last_used_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.replicaId, t.controlId] })]);
+
+/**
+ * A standby's requests waiting for a model with no replica (on demand): the leader, which alone
+ * starts replicas, reads them and counts them as its own waiting requests.
+ */
+export const modelDemand = sqliteTable("model_demand", {
+  model: text("model").notNull(),
+  controlId: text("control_id").notNull(),
+  wantedAt: integer("wanted_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.model, t.controlId] })]);

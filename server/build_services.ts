@@ -360,7 +360,10 @@ async function startCluster(
     replicas,
     listener,
     keepMs: () => config.nodeLostAfterMs,
+    want: (model) => models.reconciler.want(model),
+    demandMs: () => config.requestWaitMs,
   });
+  models.reconciler.onStandbyWant = (model) => shared.wantOnLeader(model);
   stops.push(() => shared.stop());
   return { listener, models, shared };
 }

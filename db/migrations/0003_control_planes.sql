@@ -19,6 +19,13 @@ CREATE TABLE `control_planes` (
 	`seen_at` integer NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE `model_demand` (
+	`model` text NOT NULL,
+	`control_id` text NOT NULL,
+	`wanted_at` integer NOT NULL,
+	PRIMARY KEY(`model`, `control_id`)
+);
+--> statement-breakpoint
 CREATE TABLE `replica_use` (
 	`replica_id` text NOT NULL,
 	`control_id` text NOT NULL,

@@ -8,10 +8,10 @@
  * Rows the leader stops reporting go at once; rows a previous leader wrote age out after
  * `keepMs` (the nodes' `lost_after_ms`), the time they get to reconnect to the new one.
  */
-import { inArray, lt, ne } from "drizzle-orm";
+import { gt, inArray, lt, ne } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
-import { replicaUse, routableReplicas } from "../../db/schema.ts";
+import { modelDemand, replicaUse, routableReplicas } from "../../db/schema.ts";
 import type { Store } from "../../db/store.ts";
 import type { ReplicaState, ReplicaTable } from "../router/replicas.ts";
 import type { ClusterListener } from "../nodes/cluster_listener.ts";
@@ -29,6 +29,10 @@ export interface SharedReplicasDeps {
   apiKeyOf: (id: string) => string;
   everyMs: number;
   keepMs: () => number;
+  /** The leader's reconciler counting a waiting request for `model`; the result ends it. */
+  want: (model: string) => () => void;
+  /** How long a standby's demand counts (the request's own wait for a replica). */
+  demandMs: () => number;
 }
 
 export class SharedReplicas {
@@ -41,6 +45,11 @@ export class SharedReplicas {
   /** When this control plane last wrote each replica's use. */
   #useWritten = new Map<string, number>();
   #busy = false;
+  /** Models this (standby) control plane asked the leader for, and when it last wrote so. */
+  #asked = new Map<string, number>();
+  /** The leader: standbys' demand it counts, each until its time is up. */
+  #held = new Map<string, { done: () => void; timer: ReturnType<typeof setTimeout> }>();
+  #demandReadAt = 0;
 
   constructor(private readonly deps: SharedReplicasDeps) {
     this.#log = deps.logger.child({ component: "shared-replicas" });
@@ -52,6 +61,30 @@ export class SharedReplicas {
 
   stop(): void {
     clearInterval(this.#timer);
+    for (const h of this.#held.values()) {
+      clearTimeout(h.timer);
+      h.done();
+    }
+    this.#held.clear();
+  }
+
+  /**
+   * A request on this standby waits for `model`: the leader is asked (through the store) to
+   * start it. Written at most once a second per model.
+   */
+  wantOnLeader(model: string): void {
+    const now = this.deps.clock.now();
+    if (now - (this.#asked.get(model) ?? 0) < 1_000) return;
+    this.#asked.set(model, now);
+    const row = { model, controlId: this.deps.leadership.id, wantedAt: now };
+    this.deps.store.write((tx) =>
+      tx.insert(modelDemand).values(row).onConflictDoUpdate({
+        target: [modelDemand.model, modelDemand.controlId],
+        set: { wantedAt: now },
+      })
+    ).then(() => this.step()).catch((e) =>
+      this.#log.warn("could not ask the leader for a model", { model, error: e as Error })
+    );
   }
 
   /** One round: publish (leader) or mirror (everyone), and exchange replicas' last use. */
@@ -62,6 +95,7 @@ export class SharedReplicas {
       if (this.deps.leadership.isLeader) {
         await this.#publish();
         await this.#readUse();
+        await this.#readDemand();
       } else {
         this.#published.clear();
       }
@@ -147,6 +181,27 @@ export class SharedReplicas {
     for (const r of changed) this.#useWritten.set(r.id, r.lastRequestAt!);
   }
 
+  /** Standbys' waiting requests count as the leader's own until their wait is over. */
+  async #readDemand(): Promise<void> {
+    const since = this.#demandReadAt;
+    const now = this.deps.clock.now();
+    const rows = await this.deps.store.db.select().from(modelDemand)
+      .where(gt(modelDemand.wantedAt, since));
+    this.#demandReadAt = Math.max(since, ...rows.map((r) => r.wantedAt));
+    const holdMs = this.deps.demandMs();
+    for (const r of rows) {
+      if (r.wantedAt + holdMs <= now) continue;
+      const held = this.#held.get(r.model);
+      if (held) clearTimeout(held.timer);
+      const done = held?.done ?? this.deps.want(r.model);
+      const timer = setTimeout(() => {
+        this.#held.delete(r.model);
+        done();
+      }, r.wantedAt + holdMs - now);
+      this.#held.set(r.model, { done, timer });
+    }
+  }
+
   /** The leader's idle clock takes the latest use any control plane saw. */
   async #readUse(): Promise<void> {
     const rows = await this.deps.store.db.select().from(replicaUse)
@@ -170,10 +225,12 @@ const everyMs = 1_000;
 
 /** Started for a control plane with a cluster listener: its hub's replicas are its own. */
 export function shareReplicas(
-  deps: Pick<SharedReplicasDeps, "store" | "clock" | "logger" | "leadership" | "replicas"> & {
-    listener: ClusterListener;
-    keepMs: () => number;
-  },
+  deps:
+    & Pick<
+      SharedReplicasDeps,
+      "store" | "clock" | "logger" | "leadership" | "replicas" | "keepMs" | "want" | "demandMs"
+    >
+    & { listener: ClusterListener },
 ): SharedReplicas {
   const { listener, ...rest } = deps;
   const shared = new SharedReplicas({

@@ -66,6 +66,8 @@ export class Reconciler {
   readonly #seen = new Map<string, number>();
   /** Called after every step (waiters for a model's first replica look again). */
   onStep: () => void = () => {};
+  /** A standby's request waits for `model`: the leader must be told, since only it starts one. */
+  onStandbyWant: (model: string) => void = () => {};
 
   constructor(private readonly deps: ReconcilerDeps) {
     this.#log = deps.logger.child({ component: "reconciler" });
@@ -139,6 +141,7 @@ export class Reconciler {
     d.waiting++;
     d.lastRequestAt = this.deps.clock.now();
     this.#demand.set(model, d);
+    if (!this.isLeader()) this.onStandbyWant(model);
     this.kick();
     let done = false;
     return () => {

@@ -46,7 +46,16 @@ const serverFlags = [
   "300",
   "--engines-sim-tokens-per-second",
   "2000",
+  "--on-demand-request-wait-ms",
+  "15000",
 ];
+
+const onDemandModel = `
+name: later
+source: /models/later.gguf
+on_demand: true
+profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
+`;
 
 const simModel = `
 name: shared
@@ -239,6 +248,16 @@ Deno.test({
       store.close();
     }
     assertEquals(await enginePid(newAdmin), pidBefore);
+
+    // Placement goes on: an on-demand model added on the standby, asked for there, is started
+    // by the new leader and answered by the standby.
+    const standby = survivors.find((u) => u !== urls[Number(next.id.slice(2))])!;
+    const onDemand = await adminJson(standby, token)("POST", "models", { yaml: onDemandModel });
+    assertEquals(onDemand.status, 201, JSON.stringify(onDemand.body));
+    const res = await shortChat(standby, key, "later");
+    assertEquals(res.status, 200, await res.clone().text());
+    assertEquals(res.headers.get("x-llmgw-served-model"), "later");
+    await res.body?.cancel();
   } finally {
     for (const p of procs) await p.kill("SIGTERM").catch(() => {});
     await Deno.remove(root, { recursive: true }).catch(() => {});
