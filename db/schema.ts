@@ -423,3 +423,15 @@ export const modelDemand = sqliteTable("model_demand", {
   controlId: text("control_id").notNull(),
   wantedAt: integer("wanted_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.model, t.controlId] })]);
+
+/**
+ * Single sign-on flows begun and not yet finished, where every control plane sees them: the
+ * browser may come back to another one. Keyed by the state's sha256; the PKCE verifier and
+ * nonce must be read back as they are, and live only for the flow's ten minutes.
+ */
+export const signInFlows = sqliteTable("sign_in_flows", {
+  stateHash: text("state_hash").primaryKey(),
+  verifier: text("verifier").notNull(),
+  nonce: text("nonce").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+});

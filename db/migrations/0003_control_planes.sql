@@ -41,3 +41,10 @@ CREATE TABLE `routable_replicas` (
 	`slots` integer,
 	`published_at` integer NOT NULL
 );
+--> statement-breakpoint
+CREATE TABLE `sign_in_flows` (
+	`state_hash` text PRIMARY KEY NOT NULL,
+	`verifier` text NOT NULL,
+	`nonce` text NOT NULL,
+	`expires_at` integer NOT NULL
+);

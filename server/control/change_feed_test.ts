@@ -5,6 +5,7 @@ import { openStore, type Store } from "../../db/store.ts";
 import { LimitsBook } from "../accounting/limits.ts";
 import { eventually } from "../../tests/helpers/llmgw_process.ts";
 import { ModelCatalog } from "../router/catalog.ts";
+import { Tenancy } from "../tenancy/tenancy.ts";
 import { PollingChangeFeed } from "./change_feed.ts";
 
 /** A control plane's caches over its own connections to the shared store file. */
@@ -21,13 +22,15 @@ async function plane(path: string, stores: Store[], feeds: PollingChangeFeed[]) 
   feeds.push(changes);
   const catalog = await ModelCatalog.load({ store, clock: systemClock, changes });
   const limits = await LimitsBook.load({ store, clock: systemClock, changes });
+  const tenancy = await Tenancy.load({ store, clock: systemClock, changes });
   changes.on("catalog", () => catalog.reload());
   changes.on("limits", () => limits.reload());
+  changes.on("tenancy", () => tenancy.reload());
   await changes.start();
-  return { catalog, limits };
+  return { catalog, limits, tenancy };
 }
 
-Deno.test("a change on one control plane reaches another's catalog and limits through the counters", async () => {
+Deno.test("a change on one control plane reaches another's catalog, limits and orgs through the counters", async () => {
   const dir = await Deno.makeTempDir();
   const stores: Store[] = [];
   const feeds: PollingChangeFeed[] = [];
@@ -45,6 +48,8 @@ Deno.test("a change on one control plane reaches another's catalog and limits th
       () =>
         Promise.resolve(b.limits.get({ kind: "global", id: "global" }).rpm === 123 || undefined),
     );
+    const org = await a.tenancy.createOrg("Acme");
+    await eventually("the org on b", () => Promise.resolve(b.tenancy.orgs.get(org.id)?.name));
     await a.catalog.remove("m1");
     await eventually("m1 gone on b", () => Promise.resolve(b.catalog.get("m1") ? undefined : true));
     assertEquals(heard, ["m1:set", "m1:gone"]);
