@@ -197,7 +197,9 @@ async function openSettings(config: ServerConfig, edges: ServiceEdges): Promise<
     defs: serverSettings,
     config: config as unknown as Record<string, unknown>,
     ...(config.overridden ? { overridden: config.overridden } : {}),
+    ...(edges.changes ? { changes: edges.changes } : {}),
   });
+  edges.changes?.on("settings", () => settings.reload());
   if (edges.logLevel) edges.logLevel.level = config.logLevel;
   return settings;
 }

@@ -1,5 +1,6 @@
 /**
- * How a control plane's caches (catalog, keys, limits, orgs/teams/projects/people) learn that another control plane sharing the
+ * How a control plane's caches (catalog, keys, limits, orgs/teams/projects/people, live
+ * settings) learn that another control plane sharing the
  * store changed what they hold. `ChangeFeed` is the seam: the store's own notification where it
  * has one (PostgreSQL's LISTEN/NOTIFY), and here the portable one, `PollingChangeFeed`: a
  * counter row per topic (`change_counters`), added to after a write and read every `pollMs`.
@@ -12,7 +13,7 @@ import type { Logger } from "../../core/log.ts";
 import { changeCounters } from "../../db/schema.ts";
 import type { Store } from "../../db/store.ts";
 
-export type ChangeTopic = "catalog" | "keys" | "limits" | "tenancy";
+export type ChangeTopic = "catalog" | "keys" | "limits" | "tenancy" | "settings";
 
 export interface ChangeFeed {
   /** Says that this control plane changed `topic` in the store (after the write). */

@@ -5,6 +5,8 @@ import { openStore, type Store } from "../../db/store.ts";
 import { LimitsBook } from "../accounting/limits.ts";
 import { eventually } from "../../tests/helpers/llmgw_process.ts";
 import { ModelCatalog } from "../router/catalog.ts";
+import { int, live } from "../../core/settings.ts";
+import { ClusterSettings } from "../settings/cluster_settings.ts";
 import { Tenancy } from "../tenancy/tenancy.ts";
 import { PollingChangeFeed } from "./change_feed.ts";
 
@@ -26,11 +28,23 @@ async function plane(path: string, stores: Store[], feeds: PollingChangeFeed[]) 
   changes.on("catalog", () => catalog.reload());
   changes.on("limits", () => limits.reload());
   changes.on("tenancy", () => tenancy.reload());
+  const config: Record<string, unknown> = { waitMs: 100 };
+  const settings = await ClusterSettings.open({
+    store,
+    clock: systemClock,
+    logger: silentLogger,
+    defs: { waitMs: live(int("test.wait_ms", 100, "a live test setting")) },
+    config,
+    changes,
+  });
+  const applied: unknown[] = [];
+  settings.onChange("waitMs", (v) => applied.push(v));
+  changes.on("settings", () => settings.reload());
   await changes.start();
-  return { catalog, limits, tenancy };
+  return { catalog, limits, tenancy, settings, config, applied };
 }
 
-Deno.test("a change on one control plane reaches another's catalog, limits and orgs through the counters", async () => {
+Deno.test("a change on one control plane reaches another's catalog, limits, orgs and live settings through the counters", async () => {
   const dir = await Deno.makeTempDir();
   const stores: Store[] = [];
   const feeds: PollingChangeFeed[] = [];
@@ -50,6 +64,12 @@ Deno.test("a change on one control plane reaches another's catalog, limits and o
     );
     const org = await a.tenancy.createOrg("Acme");
     await eventually("the org on b", () => Promise.resolve(b.tenancy.orgs.get(org.id)?.name));
+    await a.settings.set({ "test.wait_ms": 250 });
+    await eventually(
+      "the setting on b",
+      () => Promise.resolve(b.applied.length ? true : undefined),
+    );
+    assertEquals([b.config.waitMs, b.applied], [250, [250]]);
     await a.catalog.remove("m1");
     await eventually("m1 gone on b", () => Promise.resolve(b.catalog.get("m1") ? undefined : true));
     assertEquals(heard, ["m1:set", "m1:gone"]);
