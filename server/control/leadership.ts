@@ -69,6 +69,11 @@ export interface LeadershipDeps {
   url: string;
   /** Read at each renewal, so a live change applies. */
   ttlMs: () => number;
+  /**
+   * Time that only moves forward, for how long our lease still holds here (performance.now by
+   * default): the wall clock in the store may jump, or be a test's controllable clock.
+   */
+  monotonic?: () => number;
 }
 
 export class Leadership implements LeaderGate {
@@ -76,8 +81,9 @@ export class Leadership implements LeaderGate {
   #url: string;
   readonly #log: Logger;
   readonly #duties: LeaderDuty[] = [];
-  /** Our lease's end by our clock, while we hold it. */
+  /** Our lease's end by the monotonic clock, while we hold it. */
   #heldUntil = 0;
+  readonly #monotonic: () => number;
   #epoch = 0;
   #leading = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -87,12 +93,13 @@ export class Leadership implements LeaderGate {
   constructor(private readonly deps: LeadershipDeps) {
     this.id = deps.id;
     this.#url = deps.url;
+    this.#monotonic = deps.monotonic ?? (() => performance.now());
     this.#log = deps.logger.child({ component: "leadership" });
   }
 
   /** True while this control plane holds an unlapsed lease. */
   get isLeader(): boolean {
-    return this.#leading && this.deps.clock.now() < this.#heldUntil;
+    return this.#leading && this.#monotonic() < this.#heldUntil;
   }
 
   /** The epoch of the lease this control plane holds (0 when it never led). */
@@ -144,6 +151,8 @@ export class Leadership implements LeaderGate {
     return this.#serial(async () => {
       if (this.#stopped) return;
       const now = this.deps.clock.now();
+      // Taken before the write: the lease holds here no longer than it does in the store.
+      const since = this.#monotonic();
       const ttl = this.deps.ttlMs();
       let epoch: number | undefined | "unknown";
       try {
@@ -155,12 +164,12 @@ export class Leadership implements LeaderGate {
       if (typeof epoch === "number") {
         const gained = !this.#leading || epoch !== this.#epoch;
         if (gained && this.#leading) this.#lose(`the lease moved to epoch ${epoch}`);
-        this.#heldUntil = now + ttl;
+        this.#heldUntil = since + ttl;
         this.#epoch = epoch;
         if (gained) this.#gain();
       } else if (epoch === undefined && this.#leading) {
         this.#lose("another control plane holds the lease");
-      } else if (this.#leading && this.deps.clock.now() >= this.#heldUntil) {
+      } else if (this.#leading && this.#monotonic() >= this.#heldUntil) {
         // The store cannot be reached: we lead only as long as the lease we last wrote.
         this.#lose("the lease lapsed unrenewed");
       }

@@ -21,6 +21,7 @@ async function twoPlanes() {
       id,
       url: `http://${id}.test`,
       ttlMs: () => ttlMs,
+      monotonic: () => clock.now(),
     });
     const log: string[] = [];
     const duty: LeaderDuty = {
