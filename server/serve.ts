@@ -5,7 +5,6 @@
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { LevelControl, Logger } from "../core/log.ts";
 import { openStore, type Store } from "../db/store.ts";
-import { newUlid } from "../core/ulid.ts";
 import { buildApp } from "./app.ts";
 import { Leadership } from "./control/leadership.ts";
 import { ControlPresence } from "./control/presence.ts";
@@ -70,7 +69,9 @@ export async function startControlPlane(
     store: opened.store,
     clock,
     logger,
-    id: fileConfig.controlId || `cp-${newUlid().toLowerCase()}`,
+    // The same on a restart, so a control plane killed and started again takes its own lease
+    // back at once; different for every machine and data directory.
+    id: fileConfig.controlId || `${Deno.hostname()}:${fileConfig.dataDir}`,
     url: fileConfig.publicUrl || `http://${fileConfig.listen}`,
     ttlMs: () => services.config.leaseTtlMs,
   });

@@ -11,6 +11,6 @@ export const controlSettings = {
   controlId: text(
     "control.id",
     "",
-    "This control plane's name in the leader lease and /leader (empty: a new one at each start)",
+    "This control plane's name in the leader lease and /leader (empty: HOSTNAME:DATA_DIR)",
   ),
 };
