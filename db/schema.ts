@@ -535,3 +535,83 @@ export const batchLines = sqliteTable(
     index("batch_lines_todo").on(t.batchId, t.status),
   ],
 );
+
+/**
+ * Leases among control planes sharing this store: the row named `leader` says which one places
+ * replicas, reconciles and sends notifications. Whoever finds it expired takes it over and adds
+ * one to `epoch`, so anything the old holder still does can be told apart (a fencing token).
+ * Times are the holders' wall clocks: control planes sharing a store keep them in sync (NTP).
+ */
+export const controlLeases = sqliteTable("control_leases", {
+  name: text("name").primaryKey(),
+  holderId: text("holder_id").notNull(),
+  /** Where the holder's client API answers (shown by `/leader`). */
+  holderUrl: text("holder_url").notNull(),
+  epoch: integer("epoch").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+});
+
+/**
+ * One counter per kind of shared state (keys, settings, catalog, limits): a control plane that
+ * changes one adds to its counter, and the others, polling the row, reload their caches.
+ */
+export const changeCounters = sqliteTable("change_counters", {
+  topic: text("topic").primaryKey(),
+  version: integer("version").notNull(),
+  changedAt: integer("changed_at").notNull(),
+});
+
+/**
+ * The control planes sharing this store, each row refreshed every few seconds by its own: join
+ * codes carry every live one's cluster URLs, so a node can move to another when its own goes.
+ */
+export const controlPlanes = sqliteTable("control_planes", {
+  id: text("id").primaryKey(),
+  /** Where its client API answers. */
+  url: text("url").notNull(),
+  /** The https URLs nodes dial. */
+  clusterUrls: text("cluster_urls", { mode: "json" }).$type<string[]>().notNull(),
+  seenAt: integer("seen_at").notNull(),
+});
+
+/**
+ * The replicas the leader's nodes report, as every control plane routes to them: the leader
+ * writes them every second, the standbys read them. A standby's last use of one is in
+ * `replica_use`, so the leader does not evict a replica busy behind a standby.
+ */
+export const routableReplicas = sqliteTable("routable_replicas", {
+  id: text("id").primaryKey(),
+  model: text("model").notNull(),
+  baseUrl: text("base_url").notNull(),
+  state: text("state").notNull(),
+  slots: integer("slots"),
+  publishedAt: integer("published_at").notNull(),
+});
+
+export const replicaUse = sqliteTable("replica_use", {
+  replicaId: text("replica_id").notNull(),
+  controlId: text("control_id").notNull(),
+  lastUsedAt: integer("last_used_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.replicaId, t.controlId] })]);
+
+/**
+ * A standby's requests waiting for a model with no replica (on demand): the leader, which alone
+ * starts replicas, reads them and counts them as its own waiting requests.
+ */
+export const modelDemand = sqliteTable("model_demand", {
+  model: text("model").notNull(),
+  controlId: text("control_id").notNull(),
+  wantedAt: integer("wanted_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.model, t.controlId] })]);
+
+/**
+ * Single sign-on flows begun and not yet finished, where every control plane sees them: the
+ * browser may come back to another one. Keyed by the state's sha256; the PKCE verifier and
+ * nonce must be read back as they are, and live only for the flow's ten minutes.
+ */
+export const signInFlows = sqliteTable("sign_in_flows", {
+  stateHash: text("state_hash").primaryKey(),
+  verifier: text("verifier").notNull(),
+  nonce: text("nonce").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+});

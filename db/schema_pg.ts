@@ -381,3 +381,55 @@ export const batchLines = pgTable(
     index("batch_lines_todo").on(t.batchId, t.status),
   ],
 );
+
+export const controlLeases = pgTable("control_leases", {
+  name: text("name").primaryKey(),
+  holderId: text("holder_id").notNull(),
+  /** Where the holder's client API answers (shown by `/leader`). */
+  holderUrl: text("holder_url").notNull(),
+  epoch: bigint("epoch", { mode: "number" }).notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+});
+
+export const changeCounters = pgTable("change_counters", {
+  topic: text("topic").primaryKey(),
+  version: bigint("version", { mode: "number" }).notNull(),
+  changedAt: bigint("changed_at", { mode: "number" }).notNull(),
+});
+
+export const controlPlanes = pgTable("control_planes", {
+  id: text("id").primaryKey(),
+  /** Where its client API answers. */
+  url: text("url").notNull(),
+  /** The https URLs nodes dial. */
+  clusterUrls: text("cluster_urls").$type<string[]>().notNull(),
+  seenAt: bigint("seen_at", { mode: "number" }).notNull(),
+});
+
+export const routableReplicas = pgTable("routable_replicas", {
+  id: text("id").primaryKey(),
+  model: text("model").notNull(),
+  baseUrl: text("base_url").notNull(),
+  state: text("state").notNull(),
+  slots: bigint("slots", { mode: "number" }),
+  publishedAt: bigint("published_at", { mode: "number" }).notNull(),
+});
+
+export const replicaUse = pgTable("replica_use", {
+  replicaId: text("replica_id").notNull(),
+  controlId: text("control_id").notNull(),
+  lastUsedAt: bigint("last_used_at", { mode: "number" }).notNull(),
+}, (t) => [primaryKey({ columns: [t.replicaId, t.controlId] })]);
+
+export const modelDemand = pgTable("model_demand", {
+  model: text("model").notNull(),
+  controlId: text("control_id").notNull(),
+  wantedAt: bigint("wanted_at", { mode: "number" }).notNull(),
+}, (t) => [primaryKey({ columns: [t.model, t.controlId] })]);
+
+export const signInFlows = pgTable("sign_in_flows", {
+  stateHash: text("state_hash").primaryKey(),
+  verifier: text("verifier").notNull(),
+  nonce: text("nonce").notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+});

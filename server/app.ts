@@ -38,7 +38,7 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
     c.res.headers.set("x-request-id", requestId);
   });
   app.use("*", accessLog(logger.child({ component: "access" }), deps.metrics, deps.tracer));
-  app.route("/", healthRoutes({ replicas }));
+  app.route("/", healthRoutes({ replicas, leadership: deps.leadership }));
   app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch }));
   app.route("/v1", messagesRoutes({ keys, limits, catalog, people, dispatch }));
   app.route("/v1", responsesRoutes({ keys, limits, dispatch, responses, clock: deps.clock }));

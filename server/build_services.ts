@@ -11,6 +11,9 @@ import type { Clock } from "../core/clock.ts";
 import type { LevelControl, Logger } from "../core/log.ts";
 import type { Store } from "../db/store.ts";
 import { AdminTokens } from "./auth/admin_tokens.ts";
+import { type LeaderGate, soleLeader } from "./control/leadership.ts";
+import type { ChangeFeed } from "./control/change_feed.ts";
+import { type SharedReplicas, shareReplicas } from "./control/shared_replicas.ts";
 import type { OidcConfig } from "./auth/oidc.ts";
 import { type ServerConfig, serverSettings } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
@@ -54,6 +57,12 @@ export interface ServiceEdges {
   onKeyRefused?: (endpoint: string) => void;
   /** How keys are looked up; the store by default. */
   keyLookup?: KeyLookup;
+  /** Whether this control plane leads (the store's lease); always, when not given. */
+  leadership?: LeaderGate;
+  /** The other live control planes' cluster URLs, for join codes; none, when not given. */
+  peerUrls?: () => Promise<string[]>;
+  /** How caches learn of other control planes' writes; nobody else writes, when not given. */
+  changes?: ChangeFeed;
 }
 
 export interface Services {
@@ -79,6 +88,10 @@ export async function buildServices(
 ): Promise<Services> {
   const config: ServerConfig = { ...fileConfig };
   const stops = new StopList();
+  edges = {
+    ...edges,
+    leadership: edges.leadership ?? soleLeader(config.publicUrl || `http://${config.listen}`),
+  };
   try {
     const settings = await openSettings(config, edges);
     const core = await buildCore(config, edges, stops);
@@ -173,6 +186,7 @@ function composeDeps(
       nodes: cluster?.listener.services,
       modelServices: cluster?.models.services,
     }),
+    leadership: edges.leadership!,
   };
 }
 
@@ -184,6 +198,7 @@ async function closeAll(
     cluster: Cluster | undefined;
   },
 ): Promise<void> {
+  p.cluster?.shared.stop();
   p.cluster?.models.close();
   await p.slotShares.close();
   p.routing.upstream.close();
@@ -215,7 +230,9 @@ async function openSettings(config: ServerConfig, edges: ServiceEdges): Promise<
     config: config as unknown as Record<string, unknown>,
     ...(config.overridden ? { overridden: config.overridden } : {}),
     ...(config.inFile ? { inFile: config.inFile } : {}),
+    ...(edges.changes ? { changes: edges.changes } : {}),
   });
+  edges.changes?.on("settings", () => settings.reload());
   if (edges.logLevel) edges.logLevel.level = config.logLevel;
   return settings;
 }
@@ -228,7 +245,14 @@ async function buildCore(config: ServerConfig, edges: ServiceEdges, stops: StopL
     breakerCooldownMs: config.breakerCooldownMs,
     now: () => clock.now(),
   });
-  const notifications = await startNotifications(config, { clock, logger, replicas });
+  const leadership = edges.leadership!;
+  // One sender of webhooks among the control planes: the leader.
+  const notifications = await startNotifications(config, {
+    clock,
+    logger,
+    replicas,
+    mayNotify: () => leadership.isLeader,
+  });
   stops.push(() => notifications.close(0));
   const usage = new UsageRecorder({
     store: edges.store,
@@ -282,8 +306,15 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
     logger,
     unknownPerMinute: config.unknownKeysPerMinute,
     ...(edges.keyLookup ? { lookup: edges.keyLookup } : {}),
+    ...(edges.changes ? { changes: edges.changes } : {}),
   });
-  const catalog = await ModelCatalog.load({ store, clock });
+  const catalog = await ModelCatalog.load({
+    store,
+    clock,
+    ...(edges.changes ? { changes: edges.changes } : {}),
+  });
+  edges.changes?.on("catalog", () => catalog.reload());
+  edges.changes?.on("keys", () => keys.forgetCached());
   const people = await startPeople({
     store,
     clock,
@@ -303,6 +334,7 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
     oidc: edges.oidc,
     publicUrl: config.publicUrl,
     firstPasswordFile: firstPasswordPath(config.dataDir),
+    ...(edges.changes ? { changes: edges.changes } : {}),
   });
   stops.push(() => people.close());
   return {
@@ -347,7 +379,7 @@ async function startCluster(
     hubRef: { hub?: NodeHub };
   },
   stops: StopList,
-): Promise<{ listener: ClusterListener; models: ModelsRuntime }> {
+): Promise<{ listener: ClusterListener; models: ModelsRuntime; shared: SharedReplicas }> {
   const { store, clock, logger } = edges;
   const { replicas, catalog } = made;
   const listener = await startClusterListener(config, {
@@ -358,6 +390,8 @@ async function startCluster(
     catalog,
     events: made.notifications.nodeEvents,
     mirror: made.mirror,
+    leadership: edges.leadership!,
+    ...(edges.peerUrls ? { peerUrls: edges.peerUrls } : {}),
   });
   stops.push(() => listener.close());
   made.hubRef.hub = listener.services.hub;
@@ -371,9 +405,23 @@ async function startCluster(
     nodes: listener.nodeStore,
     // hf: and URL models are mirrored when added: the mirror fetches the very pin stored.
     mirror: made.mirror,
+    leadership: edges.leadership!,
   });
   stops.push(() => models.close());
-  return { listener, models };
+  const shared = shareReplicas({
+    store,
+    clock,
+    logger,
+    leadership: edges.leadership!,
+    replicas,
+    listener,
+    keepMs: () => config.nodeLostAfterMs,
+    want: (model) => models.reconciler.want(model),
+    demandMs: () => config.requestWaitMs,
+  });
+  models.reconciler.onStandbyWant = (model) => shared.wantOnLeader(model);
+  stops.push(() => shared.stop());
+  return { listener, models, shared };
 }
 
 function buildRouting(

@@ -22,6 +22,7 @@ import type { ModelDef } from "./models/model_schema.ts";
 import { parseModelList } from "./models/model_yaml.ts";
 import { AppError } from "../core/errors.ts";
 import { edgeSettings } from "./edge/settings.ts";
+import { controlSettings } from "./control/control_settings.ts";
 
 /** OpenTelemetry traces (server/observe/tracing.ts). */
 export const otelSettings = {
@@ -415,6 +416,7 @@ export const serverSettings = {
     "The largest MCP tool call's arguments, and the largest answer passed back, in bytes",
     { min: 1_024 },
   ),
+  ...controlSettings,
   ...otelSettings,
   ...notifySettings,
 };

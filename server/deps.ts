@@ -8,6 +8,7 @@
  */
 import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
+import type { LeaderGate } from "./control/leadership.ts";
 import type { Store } from "../db/store.ts";
 import type { AdminTokens } from "./auth/admin_tokens.ts";
 import type { KeyService } from "./keys/keys.ts";
@@ -91,4 +92,6 @@ export interface AppDeps {
   readonly mcp: Mcp;
   /** The browser portal (server/portal/), or undefined when it is off. */
   readonly portal: PortalOptions | undefined;
+  /** Whether this control plane leads the ones sharing its store (`/leader`). */
+  readonly leadership: LeaderGate;
 }

@@ -7,6 +7,9 @@ import { type Clock, systemClock } from "../core/clock.ts";
 import type { LevelControl, Logger } from "../core/log.ts";
 import { openStore, type Store } from "../db/store.ts";
 import { buildApp, dispatchDeps } from "./app.ts";
+import { Leadership } from "./control/leadership.ts";
+import { ControlPresence } from "./control/presence.ts";
+import { PollingChangeFeed } from "./control/change_feed.ts";
 import { oidcConfigFrom } from "./auth/oidc.ts";
 import { buildServices, type Services } from "./build_services.ts";
 import type { ServerConfig } from "./config.ts";
@@ -20,6 +23,10 @@ import { followExternalModels } from "./router/external.ts";
 import { LoadPoller } from "./router/load_poller.ts";
 import type { UsageRecorder } from "./usage/recorder.ts";
 import { UsageRetention } from "./usage/retention.ts";
+
+/** How often the caches look for other control planes' changes, and reload anyway. */
+const changePollMs = 1_000;
+const safetyReloadMs = 60_000;
 
 export interface ControlPlane {
   /** The address clients use, e.g. `http://127.0.0.1:8080`. */
@@ -59,12 +66,39 @@ export async function startControlPlane(
   const clock = opts.clock ?? systemClock;
   const { logger } = opts;
   const opened = await openData(fileConfig, opts.store);
+  const leadership = new Leadership({
+    store: opened.store,
+    clock,
+    logger,
+    // The same on a restart, so a control plane killed and started again takes its own lease
+    // back at once; different for every machine and data directory.
+    id: fileConfig.controlId || `${Deno.hostname()}:${fileConfig.dataDir}`,
+    url: fileConfig.publicUrl || `http://${fileConfig.listen}`,
+    ttlMs: () => services.config.leaseTtlMs,
+  });
+  const presence = new ControlPresence({
+    store: opened.store,
+    clock,
+    logger,
+    id: leadership.id,
+    everyMs: () => Math.max(100, Math.floor(services.config.leaseTtlMs / 3)),
+  });
+  const changes = new PollingChangeFeed({
+    store: opened.store,
+    clock,
+    logger,
+    pollMs: changePollMs,
+    reloadMs: safetyReloadMs,
+  });
   let services: Services;
   try {
     services = await buildServices(fileConfig, {
+      changes,
       store: opened.store,
       clock,
       logger,
+      leadership,
+      peerUrls: () => presence.clusterUrls(),
       ...(opts.logLevel ? { logLevel: opts.logLevel } : {}),
       oidc: await oidcConfigFrom(fileConfig, fileConfig.publicUrl || `http://${fileConfig.listen}`),
     });
@@ -76,9 +110,17 @@ export async function startControlPlane(
   let background: Background | undefined;
   let listeners: Listeners;
   try {
-    background = await startBackground(config, deps);
+    await changes.start();
+    background = await startBackground(config, deps, leadership);
     listeners = await startListeners(config, services.metrics, buildApp(deps).fetch, logger);
+    const url = config.publicUrl || listeners.listener.url;
+    leadership.setUrl(url);
+    await presence.start(url, services.clusterUrls ?? []);
+    await leadership.start();
   } catch (e) {
+    changes.stop();
+    presence.stop();
+    await leadership.stop();
     background?.stop();
     await services.close();
     await opened.close();
@@ -99,6 +141,10 @@ export async function startControlPlane(
     drain: (graceMs = config.shutdownGraceMs) => listener.drain(graceMs),
     cutRequests: () => listener.cutNow(),
     async close() {
+      // A standby takes the lease over at its next try, not after the lease's life.
+      await leadership.stop();
+      presence.stop();
+      changes.stop();
       // Requests in flight finish (or are cut after the grace) before anything they use stops.
       await listener.drain(config.shutdownGraceMs);
       background.stop();
@@ -168,11 +214,13 @@ interface Background {
 
 /**
  * What runs beside the requests: outside providers' endpoints following the catalog, usage
- * retention and the engines' load. (Tests start the ones they exercise themselves.)
+ * retention (the leader's alone) and the engines' load. (Tests start the ones they exercise
+ * themselves.)
  */
 async function startBackground(
   config: ServerConfig,
   deps: AppDeps,
+  leadership: Leadership,
 ): Promise<Background> {
   await followExternalModels(deps.catalog, deps.replicas, deps.logger);
   const retention = new UsageRetention({
@@ -182,7 +230,11 @@ async function startBackground(
     // Read at each sweep: a live setting changes it.
     retainDays: () => config.usageRetainDays,
   });
-  await retention.start();
+  leadership.duty({
+    name: "usage retention",
+    start: () => retention.start(),
+    stop: () => retention.stop(),
+  });
   const loadPoller = new LoadPoller(deps.replicas, {
     intervalMs: config.loadPollMs,
     clock: deps.clock,

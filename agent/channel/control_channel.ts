@@ -2,8 +2,10 @@
  * The agent's end of the control channel: one WebSocket over TLS to a control plane, trusting the
  * cluster CA only, the credential in the upgrade's Authorization header (never the URL). When the
  * connection fails or falls silent (see Liveness) it reconnects with backoff and jitter, trying
- * each control plane it was given in turn. A credential the control plane refuses (the node was
- * removed) ends the channel: retrying would only be refused again.
+ * each control plane it was given in turn. A standby sends it on (`notLeaderCloseCode`): it tries
+ * the next at once, so a node finds a new leader as soon as there is one. A credential the
+ * control plane refuses (the node was removed) ends the channel: retrying would only be refused
+ * again.
  */
 import type { Logger } from "../../core/log.ts";
 import { Liveness } from "../../core/protocol/liveness.ts";
@@ -14,6 +16,7 @@ import {
   serverMessageSchema,
 } from "../../core/protocol/messages.ts";
 import { backoffDelay, wakeableSleep } from "../../core/backoff_delay.ts";
+import { notLeaderCloseCode } from "../../core/protocol/close_codes.ts";
 
 export interface ChannelOptions {
   urls: string[];
@@ -31,6 +34,12 @@ export interface ChannelOptions {
   onDisconnected?(): void;
   /** The control plane refused the credential: this node was removed. */
   onRevoked(reason: string): void;
+}
+
+/** How one connection ended. */
+interface Outcome {
+  kind: "was_open" | "failed" | "revoked" | "not_leader";
+  reason: string;
 }
 
 /** Close code the control plane uses for a removed node. */
@@ -97,14 +106,18 @@ export class ControlChannel {
         this.#o.onRevoked(outcome.reason);
         break;
       }
-      failures = outcome.kind === "was_open" ? 1 : failures + 1;
+      failures = outcome.kind === "failed" ? failures + 1 : 1;
       const delay = backoffDelay(failures, this.#o.reconnectBaseMs ?? 250, this.#o.reconnectMaxMs);
-      logger.warn("control channel down; reconnecting", {
-        url,
-        reason: outcome.reason,
-        next: urls[(i + 1) % urls.length],
-        inMs: Math.round(delay),
-      });
+      if (outcome.kind === "not_leader") {
+        logger.info("that control plane is a standby; trying the next", { url });
+      } else {
+        logger.warn("control channel down; reconnecting", {
+          url,
+          reason: outcome.reason,
+          next: urls[(i + 1) % urls.length],
+          inMs: Math.round(delay),
+        });
+      }
       const sleep = wakeableSleep(delay);
       this.#wake = sleep.wake;
       await sleep.done;
@@ -114,10 +127,8 @@ export class ControlChannel {
   /** One connection, from dial to close. */
   #connectOnce(
     url: string,
-  ): Promise<{ kind: "was_open" | "failed" | "revoked"; reason: string }> {
-    const { promise, resolve } = Promise.withResolvers<
-      { kind: "was_open" | "failed" | "revoked"; reason: string }
-    >();
+  ): Promise<Outcome> {
+    const { promise, resolve } = Promise.withResolvers<Outcome>();
     let socket: WebSocket;
     try {
       socket = new WebSocket(`${url.replace(/^http/, "ws")}/cluster/v1/channel`, {
@@ -175,6 +186,7 @@ export class ControlChannel {
       if (this.#socket === socket) this.#socket = undefined;
       if (opened) this.#o.onDisconnected?.();
       if (code === revokedCloseCode) return resolve({ kind: "revoked", reason });
+      if (code === notLeaderCloseCode) return resolve({ kind: "not_leader", reason });
       if (opened) return resolve({ kind: "was_open", reason });
       // The WebSocket API hides the upgrade's status: ask whether the credential is refused.
       this.#credentialRefused(url).then((refused) =>

@@ -90,10 +90,31 @@ CREATE TABLE "budget_slices" (
 	CONSTRAINT "budget_slices_scope_kind_scope_id_period_period_start_unit_pk" PRIMARY KEY("scope_kind","scope_id","period","period_start","unit")
 );
 --> statement-breakpoint
+CREATE TABLE "change_counters" (
+	"topic" text PRIMARY KEY NOT NULL,
+	"version" bigint NOT NULL,
+	"changed_at" bigint NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "cluster_settings" (
 	"key" text PRIMARY KEY NOT NULL,
 	"value" text NOT NULL,
 	"updated_at" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "control_leases" (
+	"name" text PRIMARY KEY NOT NULL,
+	"holder_id" text NOT NULL,
+	"holder_url" text NOT NULL,
+	"epoch" bigint NOT NULL,
+	"expires_at" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "control_planes" (
+	"id" text PRIMARY KEY NOT NULL,
+	"url" text NOT NULL,
+	"cluster_urls" text NOT NULL,
+	"seen_at" bigint NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "files" (
@@ -169,6 +190,13 @@ CREATE TABLE "mirror_versions" (
 	"completed_at" bigint
 );
 --> statement-breakpoint
+CREATE TABLE "model_demand" (
+	"model" text NOT NULL,
+	"control_id" text NOT NULL,
+	"wanted_at" bigint NOT NULL,
+	CONSTRAINT "model_demand_model_control_id_pk" PRIMARY KEY("model","control_id")
+);
+--> statement-breakpoint
 CREATE TABLE "models" (
 	"name" text PRIMARY KEY NOT NULL,
 	"engine" text NOT NULL,
@@ -238,6 +266,13 @@ CREATE TABLE "rate_counts" (
 	CONSTRAINT "rate_counts_plane_name_window_start_pk" PRIMARY KEY("plane","name","window_start")
 );
 --> statement-breakpoint
+CREATE TABLE "replica_use" (
+	"replica_id" text NOT NULL,
+	"control_id" text NOT NULL,
+	"last_used_at" bigint NOT NULL,
+	CONSTRAINT "replica_use_replica_id_control_id_pk" PRIMARY KEY("replica_id","control_id")
+);
+--> statement-breakpoint
 CREATE TABLE "replicas" (
 	"id" text PRIMARY KEY NOT NULL,
 	"node_id" text NOT NULL,
@@ -260,6 +295,15 @@ CREATE TABLE "replicas" (
 	"desired_at" bigint
 );
 --> statement-breakpoint
+CREATE TABLE "routable_replicas" (
+	"id" text PRIMARY KEY NOT NULL,
+	"model" text NOT NULL,
+	"base_url" text NOT NULL,
+	"state" text NOT NULL,
+	"slots" bigint,
+	"published_at" bigint NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "sessions" (
 	"id" text PRIMARY KEY NOT NULL,
 	"token_hash" text NOT NULL,
@@ -268,6 +312,13 @@ CREATE TABLE "sessions" (
 	"expires_at" bigint NOT NULL,
 	"revoked_at" bigint,
 	CONSTRAINT "sessions_token_hash_unique" UNIQUE("token_hash")
+);
+--> statement-breakpoint
+CREATE TABLE "sign_in_flows" (
+	"state_hash" text PRIMARY KEY NOT NULL,
+	"verifier" text NOT NULL,
+	"nonce" text NOT NULL,
+	"expires_at" bigint NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "slot_demand" (

@@ -5,6 +5,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
+import type { ChangeFeed } from "../control/change_feed.ts";
 import type { Store } from "../../db/store.ts";
 import { limits } from "../../db/schema.ts";
 import type { Scope } from "../tenancy/tenancy.ts";
@@ -72,18 +73,32 @@ export function globMatch(pattern: string, name: string): boolean {
 
 const keyOf = (s: Scope) => `${s.kind}:${s.id}`;
 
+export interface LimitsBookDeps {
+  store: Store;
+  clock: Clock;
+  /** Told of each change, so the other control planes' books reload. */
+  changes?: ChangeFeed;
+}
+
 export class LimitsBook {
   readonly #byScope = new Map<string, LimitSet>();
 
-  private constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  private constructor(private readonly deps: LimitsBookDeps) {}
 
-  static async load(deps: { store: Store; clock: Clock }): Promise<LimitsBook> {
+  static async load(deps: LimitsBookDeps): Promise<LimitsBook> {
     const book = new LimitsBook(deps);
-    for (const r of await deps.store.db.select().from(limits)) {
-      const { scopeKind, scopeId, updatedAt: _, ...set } = r;
-      book.#byScope.set(keyOf({ kind: scopeKind, id: scopeId }), set);
-    }
+    await book.reload();
     return book;
+  }
+
+  /** Reads every level's limits again (another control plane changed them). */
+  async reload(): Promise<void> {
+    const rows = await this.deps.store.db.select().from(limits);
+    this.#byScope.clear();
+    for (const r of rows) {
+      const { scopeKind, scopeId, updatedAt: _, ...set } = r;
+      this.#byScope.set(keyOf({ kind: scopeKind, id: scopeId }), set);
+    }
   }
 
   get(scope: Scope): LimitSet {
@@ -106,6 +121,7 @@ export class LimitsBook {
       })
     );
     this.#byScope.set(keyOf(scope), next);
+    this.deps.changes?.changed("limits");
     return next;
   }
 
@@ -114,6 +130,7 @@ export class LimitsBook {
       tx.delete(limits).where(and(eq(limits.scopeKind, scope.kind), eq(limits.scopeId, scope.id)))
     );
     this.#byScope.delete(keyOf(scope));
+    this.deps.changes?.changed("limits");
   }
 
   effective(chain: Scope[]): Effective {

@@ -9,6 +9,7 @@ import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import { AppError } from "../../core/errors.ts";
+import type { SignInFlows } from "./sign_in_flows.ts";
 import type { Person, Role, Tenancy } from "../tenancy/tenancy.ts";
 import type { AuditLog } from "../audit/audit.ts";
 import type { Actor } from "../tenancy/access.ts";
@@ -89,7 +90,6 @@ export class Oidc {
   #jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
   #reason: string | null = null;
   #triedAt = 0;
-  readonly #pending = new Map<string, { verifier: string; nonce: string; until: number }>();
 
   constructor(
     private readonly deps: {
@@ -97,6 +97,7 @@ export class Oidc {
       clock: Clock;
       logger: Logger;
       tenancy: Tenancy;
+      flows: SignInFlows;
       audit?: AuditLog;
       fetch?: typeof fetch;
     },
@@ -188,14 +189,11 @@ export class Oidc {
   async start(): Promise<{ url: string; state: string }> {
     if (!(await this.discover())) throw this.#unavailable();
     const c = this.deps.config!;
-    const now = this.deps.clock.now();
-    for (const [k, v] of this.#pending) if (v.until <= now) this.#pending.delete(k);
-    // Starting a sign-in needs no credential: bound the pending ones so a flood cannot fill memory.
-    if (this.#pending.size >= 10_000) this.#pending.delete(this.#pending.keys().next().value!);
     const state = randomToken("", 24);
     const nonce = randomToken("", 24);
     const verifier = randomToken("", 48);
-    this.#pending.set(state, { verifier, nonce, until: now + pendingTtlMs });
+    // In the store, not in memory: the browser may come back to another control plane.
+    await this.deps.flows.put(state, { verifier, nonce }, pendingTtlMs);
     const challenge = Buffer.from(sha256HexSync(verifier), "hex").toString("base64url");
     const url = new URL(this.#discovery!.authorization_endpoint);
     url.search = new URLSearchParams({
@@ -217,9 +215,8 @@ export class Oidc {
   ): Promise<Person> {
     if (!(await this.discover())) throw this.#unavailable();
     const c = this.deps.config!;
-    const pending = this.#pending.get(input.state);
-    this.#pending.delete(input.state);
-    if (!pending || pending.until <= this.deps.clock.now() || input.boundState !== input.state) {
+    const pending = await this.deps.flows.take(input.state);
+    if (!pending || input.boundState !== input.state) {
       throw new AppError("invalid_credentials");
     }
     const body = new URLSearchParams({

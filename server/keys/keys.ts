@@ -11,6 +11,7 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
+import type { ChangeFeed } from "../control/change_feed.ts";
 import type { Store } from "../../db/store.ts";
 import { apiKeys } from "../../db/schema.ts";
 import { randomToken, sha256HexSync } from "../auth/secrets.ts";
@@ -85,6 +86,8 @@ export interface KeyServiceDeps {
   logger?: Logger;
   /** Unknown keys one client address may present per minute before it gets 429s. */
   unknownPerMinute?: number;
+  /** Told of each revocation, so the other control planes drop the key from their caches. */
+  changes?: ChangeFeed;
 }
 
 export class KeyService {
@@ -169,6 +172,7 @@ export class KeyService {
     for (const [hash, entry] of this.#cache) {
       if (entry.result.ok && entry.result.key.id === id) this.#cache.delete(hash);
     }
+    this.deps.changes?.changed("keys");
     const { keyHash: _, ...info } = row;
     return info;
   }
@@ -262,7 +266,13 @@ export class KeyService {
     for (const [hash, entry] of this.#cache) {
       if (entry.result.ok && ids.has(entry.result.key.id)) this.#cache.delete(hash);
     }
+    if (ids.size) this.deps.changes?.changed("keys");
     return ids.size;
+  }
+
+  /** Another control plane revoked keys: every cached answer is read again from the store. */
+  forgetCached(): void {
+    this.#cache.clear();
   }
 
   async byIds(ids: string[]): Promise<ApiKeyInfo[]> {

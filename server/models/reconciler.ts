@@ -6,8 +6,8 @@
  * stop-shard, drain → the replica is marked draining in the router (no new requests; the step
  * stops it once its in-flight requests end or the grace is over).
  *
- * Only the leader reconciles; with one control plane that is always this one (`isLeader`, the
- * one place to change when there are several). Settings are read per step, so they change live.
+ * Only the leader reconciles (`deps.isLeader`, from server/control/leadership.ts): a standby's
+ * timer runs but its steps do nothing. Settings are read per step, so they change live.
  */
 import { safetensorsDir } from "./read_facts.ts";
 import { ulid } from "ulid";
@@ -46,6 +46,8 @@ export interface ReconcilerDeps {
   replicas: ReplicaTable;
   shards: ReplicaRecords;
   settings: () => ReconcilerSettings;
+  /** Whether this control plane holds the leader lease now; always, when not given. */
+  isLeader?: () => boolean;
 }
 
 export function replicaIdOf(nodeId: string, shardId: string): string {
@@ -54,7 +56,8 @@ export function replicaIdOf(nodeId: string, shardId: string): string {
 
 export class Reconciler {
   readonly #log: Logger;
-  readonly #startedAt: number;
+  /** Since when this control plane leads: a node silent since before is not lost yet. */
+  #startedAt: number;
   readonly #demand = new Map<string, Demand>();
   #notes = new Map<string, Note[]>();
   readonly #held = new Map<string, string>();
@@ -67,15 +70,26 @@ export class Reconciler {
   readonly #seen = new Map<string, number>();
   /** Called after every step (waiters for a model's first replica look again). */
   onStep: () => void = () => {};
+  /** A standby's request waits for `model`: the leader must be told, since only it starts one. */
+  onStandbyWant: (model: string) => void = () => {};
 
   constructor(private readonly deps: ReconcilerDeps) {
     this.#log = deps.logger.child({ component: "reconciler" });
     this.#startedAt = deps.clock.now();
   }
 
-  /** Only the leader places and stops replicas. One control plane today: always. */
+  /** Only the leader places and stops replicas. */
   isLeader(): boolean {
-    return true;
+    return this.deps.isLeader?.() ?? true;
+  }
+
+  /**
+   * This control plane has just become the leader: nodes that were on the previous one get
+   * `lost_after_ms` to reconnect here before their replicas are counted lost.
+   */
+  tookOver(): void {
+    this.#startedAt = this.deps.clock.now();
+    this.kick();
   }
 
   start(): void {
@@ -131,6 +145,7 @@ export class Reconciler {
     d.waiting++;
     d.lastRequestAt = this.deps.clock.now();
     this.#demand.set(model, d);
+    if (!this.isLeader()) this.onStandbyWant(model);
     this.kick();
     let done = false;
     return () => {

@@ -81,9 +81,17 @@ export class ReplicaRecords {
 
   static async load(store: Store): Promise<ReplicaRecords> {
     const t = new ReplicaRecords(store);
-    const rows = await store.db.select().from(replicas).where(isNotNull(replicas.state));
-    for (const r of rows) t.#byId.set(r.id, fromRow(r));
+    await t.reload();
     return t;
+  }
+
+  /**
+   * Reads the placements again: a control plane that becomes the leader takes over what the
+   * previous one placed, which its own copy never saw.
+   */
+  async reload(): Promise<void> {
+    const rows = await this.store.db.select().from(replicas).where(isNotNull(replicas.state));
+    this.#byId = new Map(rows.map((r) => [r.id, fromRow(r)]));
   }
 
   all(): StoredReplica[] {

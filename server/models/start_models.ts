@@ -24,6 +24,7 @@ import { readHubToken } from "../weights/start_mirror.ts";
 import type { PinRemote } from "./model_services.ts";
 import type { ReadPinnedConfig } from "./read_facts.ts";
 import { createHash } from "node:crypto";
+import type { LeaderGate } from "../control/leadership.ts";
 
 /**
  * Pins hf: and URL sources against the configured hub (the token read once, never logged), and
@@ -111,6 +112,8 @@ export async function startModels(
     hub: NodeHub;
     nodes: NodeStore;
     mirror?: MirrorService;
+    /** Only the leader reconciles; always this one, when not given. */
+    leadership?: LeaderGate;
   },
 ): Promise<ModelsRuntime> {
   const shards = await ReplicaRecords.load(deps.store);
@@ -123,6 +126,7 @@ export async function startModels(
     replicas: deps.replicas,
     shards,
     settings: () => reconcilerSettings(config),
+    ...(deps.leadership ? { isLeader: () => deps.leadership!.isLeader } : {}),
   });
   const services = new ModelServices({
     catalog: deps.catalog,
@@ -142,6 +146,15 @@ export async function startModels(
   deps.hub.onReport = () => reconciler.kick();
   deps.catalog.subscribe(() => reconciler.kick());
   reconciler.start();
+  deps.leadership?.duty({
+    name: "reconciler",
+    // What the previous leader placed is in the store, not in this control plane's copy.
+    start: async () => {
+      await shards.reload();
+      reconciler.tookOver();
+    },
+    stop: () => {},
+  });
   return {
     services,
     gate,

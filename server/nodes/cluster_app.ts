@@ -9,6 +9,7 @@ import type { Logger } from "../../core/log.ts";
 import { bearerToken } from "../auth/admin_tokens.ts";
 import { errorResponse, makeOnError } from "../errors.ts";
 import { AppError } from "../../core/errors.ts";
+import { notLeaderCloseCode, notLeaderReason } from "../../core/protocol/close_codes.ts";
 import { readJsonBody } from "../router/read_body.ts";
 import type { MirrorService } from "../weights/mirror.ts";
 import { serveMirrorFile } from "../weights/serve_mirror_file.ts";
@@ -29,6 +30,8 @@ export function clusterApp(
     logger: Logger;
     /** Absent when the control plane keeps no mirror: every file is then not found. */
     mirror?: MirrorService;
+    /** Whether this control plane leads now; a standby sends nodes on (always leads, if absent). */
+    leads?: () => boolean;
   },
 ): Hono {
   const app = new Hono();
@@ -55,7 +58,11 @@ export function clusterApp(
       throw new AppError("invalid_request", { detail: "this endpoint takes a WebSocket upgrade" });
     }
     const { socket, response } = Deno.upgradeWebSocket(c.req.raw);
-    socket.onopen = () => deps.hub.accept(node, socket);
+    socket.onopen = () => {
+      // Closed after the upgrade, not refused before it: the agent reads the close code.
+      if (deps.leads && !deps.leads()) socket.close(notLeaderCloseCode, notLeaderReason);
+      else deps.hub.accept(node, socket);
+    };
     return response;
   });
 

@@ -5,6 +5,8 @@
  */
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
+import { notLeaderCloseCode, notLeaderReason } from "../../core/protocol/close_codes.ts";
+import type { LeaderGate } from "../control/leadership.ts";
 import { ConfigError } from "../../core/settings.ts";
 import type { Store } from "../../db/store.ts";
 import { parseListen, type ServerConfig } from "../config.ts";
@@ -17,12 +19,15 @@ import { clusterApp } from "./cluster_app.ts";
 import { JoinCodes } from "./join_codes.ts";
 import { type NodeEvents, NodeHub } from "./node_hub.ts";
 import { NodeStore } from "./node_store.ts";
+import { replicaKey } from "./replica_key.ts";
 
 export interface ClusterListener {
   urls: string[];
   services: NodeServices;
   /** The stored nodes (the reconciler's snapshot reads labels and cordons from it). */
   nodeStore: NodeStore;
+  /** The engine key of replica `nodeId/shardId` (derived from the cluster secret). */
+  replicaKeyOf(id: string): string;
   close(): Promise<void>;
 }
 
@@ -52,6 +57,10 @@ export async function startClusterListener(
     events?: NodeEvents;
     /** Served to nodes at /cluster/v1/mirror/. */
     mirror?: MirrorService;
+    /** The other live control planes' cluster URLs, carried by join codes beside this one's. */
+    peerUrls?: () => Promise<string[]>;
+    /** Only the leader holds nodes' channels; always this one, when not given. */
+    leadership?: LeaderGate;
   },
 ): Promise<ClusterListener> {
   await ensureClusterTls(config.dataDir, tlsNames(config.tlsNames));
@@ -78,7 +87,10 @@ export async function startClusterListener(
   const joinCodes = new JoinCodes({
     store: deps.store,
     clock: deps.clock,
-    cluster: () => ({ urls, caFingerprint: tls.caFingerprint }),
+    cluster: async () => ({
+      urls: [...new Set([...urls, ...(await deps.peerUrls?.() ?? [])])],
+      caFingerprint: tls.caFingerprint,
+    }),
   });
   const app = clusterApp({
     joinCodes,
@@ -86,6 +98,13 @@ export async function startClusterListener(
     hub,
     logger: deps.logger,
     ...(deps.mirror ? { mirror: deps.mirror } : {}),
+    ...(deps.leadership ? { leads: () => deps.leadership!.isLeader } : {}),
+  });
+  // A control plane that stops leading sends its nodes on to the one that does.
+  deps.leadership?.duty({
+    name: "nodes' channels",
+    start: () => {},
+    stop: () => hub.release(notLeaderCloseCode, notLeaderReason),
   });
   const { hostname, port } = parseListen(config.clusterListen);
   const listening = Promise.withResolvers<Deno.NetAddr>();
@@ -119,6 +138,10 @@ export async function startClusterListener(
     urls,
     services: { hub, joinCodes, joinCodeTtlMs: config.joinCodeTtlMs },
     nodeStore: nodes,
+    replicaKeyOf(id) {
+      const slash = id.indexOf("/");
+      return replicaKey(clusterSecret, id.slice(0, slash), id.slice(slash + 1));
+    },
     async close() {
       hub.close();
       await server.shutdown();

@@ -32,13 +32,13 @@ export class JoinCodes {
     private readonly deps: {
       store: Store;
       clock: Clock;
-      /** The cluster's https URLs and CA fingerprint, written into each code. */
-      cluster: () => { urls: string[]; caFingerprint: string };
+      /** The cluster's https URLs (every live control plane's) and CA fingerprint, for each code. */
+      cluster: () => Promise<{ urls: string[]; caFingerprint: string }>;
     },
   ) {}
 
   async create(input: { labels: Record<string, string>; ttlMs: number }): Promise<CreatedJoinCode> {
-    const { urls, caFingerprint } = this.deps.cluster();
+    const { urls, caFingerprint } = await this.deps.cluster();
     const secret = randomToken("", 32);
     const now = this.deps.clock.now();
     const row = {

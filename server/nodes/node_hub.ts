@@ -10,6 +10,7 @@
  * What must survive a restart (the node, its desired shards) is in the store (NodeStore).
  */
 import { ulid } from "ulid";
+import { notLeaderReason } from "../../core/protocol/close_codes.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import { Liveness } from "../../core/protocol/liveness.ts";
@@ -652,6 +653,11 @@ export class NodeHub {
     };
   }
 
+  /** Closes every channel with `code`: the nodes dial another control plane. */
+  release(code: number, reason: string): void {
+    for (const live of [...this.#live.values()]) this.#drop(live, code, reason);
+  }
+
   close(): void {
     clearInterval(this.#timer);
     for (const live of [...this.#live.values()]) this.#drop(live, 1001, "control plane stopping");
@@ -665,6 +671,7 @@ const notLoss = new Set([
   "node removed",
   replacedReason,
   "control plane stopping",
+  notLeaderReason,
   agentStopping,
 ]);
 

@@ -30,7 +30,13 @@ export async function startNotifications(
     | "notifyQuietMs"
     | "notifyDiskLowBytes"
   >,
-  deps: { clock: Clock; logger: Logger; replicas: ReplicaTable },
+  deps: {
+    clock: Clock;
+    logger: Logger;
+    replicas: ReplicaTable;
+    /** Whether this control plane sends webhooks now (only the leader does); always, when not given. */
+    mayNotify?: () => boolean;
+  },
 ): Promise<Notifications> {
   const logger = deps.logger.child({ component: "notify" });
   const urls = config.notifyWebhooks.split(",").map((u) => u.trim()).filter(Boolean);
@@ -64,7 +70,9 @@ export async function startNotifications(
     })
     : undefined;
   const notifier = new Notifier({
-    send: (e) => sender?.send(e),
+    send: (e) => {
+      if (deps.mayNotify?.() ?? true) sender?.send(e);
+    },
     clock: deps.clock,
     logger,
     quietMs: config.notifyQuietMs,

@@ -4,6 +4,7 @@
  */
 import { eq } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
+import type { ChangeFeed } from "../control/change_feed.ts";
 import type { Store } from "../../db/store.ts";
 import { models } from "../../db/schema.ts";
 
@@ -39,18 +40,45 @@ export type ModelInput =
     allowPickle?: boolean;
   };
 
+export interface CatalogDeps {
+  store: Store;
+  clock: Clock;
+  /** Told of each change, so the other control planes' catalogs reload. */
+  changes?: ChangeFeed;
+}
+
 export class ModelCatalog {
   #byName = new Map<string, ModelEntry>();
   /** Alias → model name, from each entry's `def.aliases`. */
   #aliases = new Map<string, string>();
   #listeners: ((entry: ModelEntry | undefined, name: string) => void)[] = [];
 
-  private constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  private constructor(private readonly deps: CatalogDeps) {}
 
-  static async load(deps: { store: Store; clock: Clock }): Promise<ModelCatalog> {
+  static async load(deps: CatalogDeps): Promise<ModelCatalog> {
     const catalog = new ModelCatalog(deps);
     for (const row of await deps.store.db.select().from(models)) catalog.#set(row);
     return catalog;
+  }
+
+  /**
+   * Reads the store again after another control plane changed it; listeners hear of each model
+   * added, changed or removed.
+   */
+  async reload(): Promise<void> {
+    const rows = await this.deps.store.db.select().from(models);
+    const names = new Set(rows.map((r) => r.name));
+    for (const row of rows) {
+      const had = this.#byName.get(row.name);
+      if (had && had.updatedAt === row.updatedAt) continue;
+      this.#set(row);
+      for (const fn of this.#listeners) fn(row, row.name);
+    }
+    for (const name of [...this.#byName.keys()]) {
+      if (names.has(name)) continue;
+      this.#unset(name);
+      for (const fn of this.#listeners) fn(undefined, name);
+    }
   }
 
   /** By name, or by one of its aliases. */
@@ -117,6 +145,7 @@ export class ModelCatalog {
     );
     this.#set(row);
     for (const fn of this.#listeners) fn(row, row.name);
+    this.deps.changes?.changed("catalog");
     return row;
   }
 
@@ -133,6 +162,7 @@ export class ModelCatalog {
     );
     this.#byName.set(name, row);
     for (const fn of this.#listeners) fn(row, name);
+    this.deps.changes?.changed("catalog");
     return true;
   }
 
@@ -142,6 +172,7 @@ export class ModelCatalog {
     );
     this.#unset(name);
     for (const fn of this.#listeners) fn(undefined, name);
+    if (removed.length) this.deps.changes?.changed("catalog");
     return removed.length > 0;
   }
 }

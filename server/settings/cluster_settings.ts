@@ -10,6 +10,7 @@ import { inArray } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { SettingDefs } from "../../core/settings.ts";
+import type { ChangeFeed } from "../control/change_feed.ts";
 import type { Store } from "../../db/store.ts";
 import { clusterSettings } from "../../db/schema.ts";
 import { AppError } from "../../core/errors.ts";
@@ -51,6 +52,8 @@ export class ClusterSettings {
       /** The running config, changed in place for live settings. */
       config: Values;
       overridden: ReadonlySet<string>;
+      /** Told of each change, so the other control planes reload. */
+      changes?: ChangeFeed;
     },
   ) {
     for (const [name, d] of Object.entries(deps.defs)) this.#byKey.set(d.key, name);
@@ -69,6 +72,7 @@ export class ClusterSettings {
     overridden?: ReadonlySet<string>;
     /** Settings server.yaml sets: each whose value differs from the store's is logged. */
     inFile?: ReadonlySet<string>;
+    changes?: ChangeFeed;
   }): Promise<ClusterSettings> {
     const overridden = deps.overridden ?? new Set<string>();
     const inFile = deps.inFile ?? new Set<string>();
@@ -170,7 +174,26 @@ export class ClusterSettings {
       }
     }
     this.deps.logger.info("settings changed", { ...result });
+    this.deps.changes?.changed("settings");
     return result;
+  }
+
+  /**
+   * Takes live settings another control plane changed in the store into this one's config, and
+   * applies them. Settings that need a restart wait for one, as on the control plane that set them.
+   */
+  async reload(): Promise<void> {
+    const rows = await this.deps.store.db.select().from(clusterSettings);
+    for (const row of rows) {
+      const name = this.#byKey.get(row.key);
+      const def = name ? this.deps.defs[name] : undefined;
+      if (!name || !def || def.secret || !def.live || this.deps.overridden.has(name)) continue;
+      const r = def.schema.safeParse(row.value);
+      if (!r.success || JSON.stringify(r.data) === JSON.stringify(this.deps.config[name])) continue;
+      this.deps.config[name] = r.data;
+      for (const fn of this.#appliers.get(name) ?? []) fn(r.data);
+      this.deps.logger.info("a setting changed on another control plane applied", { key: row.key });
+    }
   }
 
   /** The stored values of some keys (for tests and `ctl config get`). */

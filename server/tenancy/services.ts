@@ -5,6 +5,8 @@
  */
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
+import { SignInFlows } from "../auth/sign_in_flows.ts";
+import type { ChangeFeed } from "../control/change_feed.ts";
 import type { Store } from "../../db/store.ts";
 import { Admission } from "../accounting/allowance.ts";
 import { RateWindows } from "../accounting/rate_windows.ts";
@@ -65,12 +67,17 @@ export interface PeopleOptions {
   publicUrl: string;
   firstPasswordFile?: string;
   fetch?: typeof fetch;
+  /** How the limits learn of other control planes' changes. */
+  changes?: ChangeFeed;
 }
 
 export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
   const { store, clock, logger } = o;
-  const tenancy = await Tenancy.load({ store, clock });
-  const limits = await LimitsBook.load({ store, clock });
+  const changes = o.changes ? { changes: o.changes } : {};
+  const tenancy = await Tenancy.load({ store, clock, ...changes });
+  o.changes?.on("tenancy", () => tenancy.reload());
+  const limits = await LimitsBook.load({ store, clock, ...changes });
+  o.changes?.on("limits", () => limits.reload());
   const prices = new PriceBook({
     catalog: o.catalog,
     defaultPrice: o.defaultPrice,
@@ -105,6 +112,7 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
   const audit = new AuditLog({ store, clock });
   const oidc = new Oidc({
     config: o.oidc,
+    flows: new SignInFlows({ store, clock }),
     audit,
     clock,
     logger,

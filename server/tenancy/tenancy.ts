@@ -6,6 +6,7 @@
 import { eq } from "drizzle-orm";
 import { ulid } from "ulid";
 import type { Clock } from "../../core/clock.ts";
+import type { ChangeFeed } from "../control/change_feed.ts";
 import type { Store } from "../../db/store.ts";
 import { orgs, projects, type roles, teams, users } from "../../db/schema.ts";
 import { AppError } from "../../core/errors.ts";
@@ -79,22 +80,48 @@ function checkName(name: string, field = "name"): string {
   return n;
 }
 
+export interface TenancyDeps {
+  store: Store;
+  clock: Clock;
+  /** Told of each change, so the other control planes reload. */
+  changes?: ChangeFeed;
+}
+
+function refill<K, V>(map: Map<K, V>, entries: [K, V][]): void {
+  map.clear();
+  for (const [k, v] of entries) map.set(k, v);
+}
+
 export class Tenancy {
   readonly orgs = new Map<string, Org>();
   readonly teams = new Map<string, Team>();
   readonly projects = new Map<string, Project>();
   readonly people = new Map<string, Person>();
 
-  private constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  private constructor(private readonly deps: TenancyDeps) {}
 
-  static async load(deps: { store: Store; clock: Clock }): Promise<Tenancy> {
+  static async load(deps: TenancyDeps): Promise<Tenancy> {
     const t = new Tenancy(deps);
-    const db = deps.store.db;
-    for (const r of await db.select().from(orgs)) t.orgs.set(r.id, r);
-    for (const r of await db.select().from(teams)) t.teams.set(r.id, r);
-    for (const r of await db.select().from(projects)) t.projects.set(r.id, r);
-    for (const r of await db.select().from(users)) t.people.set(r.id, toPerson(r));
+    await t.reload();
     return t;
+  }
+
+  /**
+   * Reads orgs, teams, projects and people again (another control plane changed them). All is
+   * read before the maps change, so no request sees them half filled.
+   */
+  async reload(): Promise<void> {
+    const db = this.deps.store.db;
+    const [o, t, p, u] = await Promise.all([
+      db.select().from(orgs),
+      db.select().from(teams),
+      db.select().from(projects),
+      db.select().from(users),
+    ]);
+    refill(this.orgs, o.map((r) => [r.id, r]));
+    refill(this.teams, t.map((r) => [r.id, r]));
+    refill(this.projects, p.map((r) => [r.id, r]));
+    refill(this.people, u.map((r) => [r.id, toPerson(r)]));
   }
 
   org(id: string): Org {
@@ -165,6 +192,7 @@ export class Tenancy {
   ): Promise<T["$inferSelect"]> {
     await this.deps.store.write((tx) => tx.insert(table).values(row));
     mirror.set(row.id, row);
+    this.deps.changes?.changed("tenancy");
     return row;
   }
 
@@ -178,6 +206,7 @@ export class Tenancy {
       tx.update(table).set({ name: row.name }).where(eq(table.id, row.id))
     );
     mirror.set(row.id, row);
+    this.deps.changes?.changed("tenancy");
     return row;
   }
 
@@ -233,6 +262,7 @@ export class Tenancy {
     await this.deps.store.write((tx) => tx.insert(users).values(row));
     const person = toPerson(row);
     this.people.set(row.id, person);
+    this.deps.changes?.changed("tenancy");
     return person;
   }
 
@@ -251,6 +281,7 @@ export class Tenancy {
     );
     const person = toPerson(row!);
     this.people.set(id, person);
+    this.deps.changes?.changed("tenancy");
     return person;
   }
 
