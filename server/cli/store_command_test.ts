@@ -130,6 +130,109 @@ async function fillBox(dataDir: string): Promise<void> {
         updatedAt: now,
       });
       await tx.insert(t.portalPrefs).values({ userId: admin!.id, locale: "tr", updatedAt: now });
+      await tx.insert(t.mcpServers).values({
+        name: "jira",
+        url: "http://127.0.0.1:9/mcp",
+        headers: { authorization: "/etc/llmgw/jira.token" },
+        createdAt: now,
+        updatedAt: now,
+      });
+      await tx.insert(t.guardPolicies).values({
+        name: "pii",
+        scopeKind: "global",
+        scopeId: "global",
+        applyTo: "both",
+        rules: [{ kind: "pii", action: "redact" }],
+        updatedAt: now,
+      });
+      await tx.insert(t.storedResponses).values({
+        id: "resp_1",
+        keyId: "k1",
+        createdAt: now,
+        expiresAt: now + 1,
+        response: { id: "resp_1" },
+        input: [],
+        context: [],
+      });
+      await tx.insert(t.files).values({
+        id: "file-1",
+        keyId: "k1",
+        purpose: "batch",
+        filename: "in.jsonl",
+        bytes: 10,
+        createdAt: now,
+      });
+      await tx.insert(t.batches).values({
+        id: "batch_1",
+        keyId: "k1",
+        endpoint: "/v1/chat/completions",
+        inputFileId: "file-1",
+        completionWindow: "24h",
+        status: "in_progress",
+        createdAt: now,
+        expiresAt: now + 1,
+      });
+      await tx.insert(t.batchLines).values({
+        batchId: "batch_1",
+        customId: "c1",
+        line: 1,
+        body: { model: "m" },
+      });
+      await tx.insert(t.rateCounts).values({
+        plane: "p1",
+        name: "key:k1:rpm",
+        windowStart: now,
+        count: 3,
+        reportedAt: now,
+      });
+      await tx.insert(t.budgetSlices).values({
+        scopeKind: "key",
+        scopeId: "k1",
+        period: "day",
+        periodStart: now,
+        unit: "tokens",
+        committed: 5,
+        lastGrant: 5,
+      });
+      await tx.insert(t.slotDemand).values({
+        plane: "p1",
+        replicaId: "r1",
+        demand: 2,
+        reportedAt: now,
+      });
+      await tx.insert(t.controlLeases).values({
+        name: "leader",
+        holderId: "cp1",
+        holderUrl: "http://127.0.0.1:8080",
+        epoch: 1,
+        expiresAt: now,
+      });
+      await tx.insert(t.changeCounters).values({ topic: "catalog", version: 1, changedAt: now });
+      await tx.insert(t.controlPlanes).values({
+        id: "cp1",
+        url: "http://127.0.0.1:8080",
+        clusterUrls: ["https://127.0.0.1:8443"],
+        seenAt: now,
+      });
+      await tx.insert(t.routableReplicas).values({
+        id: "n1/r1",
+        model: "m",
+        baseUrl: "http://127.0.0.1:9",
+        state: "ready",
+        publishedAt: now,
+      });
+      await tx.insert(t.replicaUse).values({
+        replicaId: "n1/r1",
+        controlId: "cp1",
+        lastUsedAt: now,
+      });
+      await tx.insert(t.modelDemand).values({ model: "m", controlId: "cp1", wantedAt: now });
+      await tx.insert(t.signInFlows).values({
+        stateHash: "sh",
+        verifier: "v",
+        nonce: "n",
+        expiresAt: now,
+      });
       for (let i = 0; i < 2500; i += 500) {
         await tx.insert(t.usage).values(
           Array.from({ length: 500 }, (_, j) => ({

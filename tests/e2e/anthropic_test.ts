@@ -60,7 +60,10 @@ Deno.test({
         assertEquals(deltas, (plain!.content[0] as Anthropic.TextBlock).text);
         assertEquals(final.stop_reason, "max_tokens");
         assertEquals(final.usage.output_tokens, 16);
-        assertEquals(final.usage.input_tokens, plain!.usage.input_tokens);
+        // The engine keeps the first answer's prompt in its cache: the second reads most of it
+        // from there, which Anthropic's usage counts apart from the input it processed.
+        const prompt = (u: Anthropic.Usage) => u.input_tokens + (u.cache_read_input_tokens ?? 0);
+        assertEquals(prompt(final.usage), prompt(plain!.usage));
       });
 
       await t.step("a tool call round trip: tool_use, then tool_result", async () => {

@@ -98,6 +98,7 @@ const documented = new Set([
   "--gpu-memory-utilization",
   "--load-format",
   "--task",
+  "--enable-prefix-caching",
 ]);
 
 Deno.test({
@@ -159,6 +160,8 @@ profiles: [{ engine: vllm, gpus: 1 }]
       port,
       "--served-model-name",
       "vl",
+      // A chat model: vLLM keeps shared prompt prefixes (automatic prefix caching).
+      "--enable-prefix-caching",
       "--max-model-len",
       "1024",
       "--max-num-seqs",
