@@ -5,6 +5,7 @@ import type { KeyService } from "../keys/keys.ts";
 import type { BatchService } from "../batches/batch_service.ts";
 import { readJsonBody } from "../router/read_body.ts";
 import { requireApiKey } from "./require_api_key.ts";
+import { listPage, pageLimit } from "./list_page.ts";
 
 export function batchesRoutes(deps: {
   keys: Pick<KeyService, "check">;
@@ -19,15 +20,9 @@ export function batchesRoutes(deps: {
     return c.json(await deps.batches.create(c.get("apiKey").id, req));
   });
   app.get("/batches", async (c) => {
-    const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 20) || 20, 1), 100);
+    const limit = pageLimit(c.req.query("limit"), 20, 100);
     const data = await deps.batches.list(c.get("apiKey").id, limit);
-    return c.json({
-      object: "list",
-      data,
-      first_id: data[0]?.id ?? null,
-      last_id: data.at(-1)?.id ?? null,
-      has_more: data.length === limit,
-    });
+    return c.json(listPage(data, data.length === limit));
   });
   app.get(
     "/batches/:id",

@@ -5,6 +5,7 @@ import type { KeyService } from "../keys/keys.ts";
 import { AppError } from "../../core/errors.ts";
 import { type FilePurpose, filePurposes, type FileStore } from "../files/file_store.ts";
 import { requireApiKey } from "./require_api_key.ts";
+import { listPage, pageLimit } from "./list_page.ts";
 
 /** What a multipart envelope adds around the file itself, at most. */
 const envelopeBytes = 64 * 1024;
@@ -49,18 +50,12 @@ export function filesRoutes(deps: {
 
   app.get("/files", async (c) => {
     const purpose = c.req.query("purpose");
-    const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 100) || 100, 1), 10_000);
+    const limit = pageLimit(c.req.query("limit"), 100, 10_000);
     const data = await deps.files.list(c.get("apiKey").id, {
       limit,
       ...(purpose ? { purpose } : {}),
     });
-    return c.json({
-      object: "list",
-      data,
-      first_id: data[0]?.id ?? null,
-      last_id: data.at(-1)?.id ?? null,
-      has_more: data.length === limit,
-    });
+    return c.json(listPage(data, data.length === limit));
   });
 
   app.get(

@@ -20,6 +20,7 @@ import { type ResponseContext, toResponse } from "../responses/response.ts";
 import { translateStream } from "../responses/stream.ts";
 import type { ResponseStore, StoredResponse } from "../responses/response_store.ts";
 import { requireApiKey } from "./require_api_key.ts";
+import { listPage, pageLimit } from "./list_page.ts";
 
 type Json = Record<string, unknown>;
 
@@ -135,18 +136,12 @@ async function kept(deps: ResponsesDeps, c: Context<AppEnv>): Promise<StoredResp
 /** OpenAI's list of input items: newest first unless `order=asc`, `after` and `limit` paging. */
 function inputItems(s: StoredResponse, c: Context<AppEnv>): Json {
   const asc = c.req.query("order") === "asc";
-  const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 20) || 20, 1), 100);
+  const limit = pageLimit(c.req.query("limit"), 20, 100);
   let items = asc ? [...s.input] : [...s.input].reverse();
   const after = c.req.query("after");
   if (after) items = items.slice(items.findIndex((i) => i.id === after) + 1);
   const data = items.slice(0, limit);
-  return {
-    object: "list",
-    data,
-    first_id: data[0]?.id ?? null,
-    last_id: data.at(-1)?.id ?? null,
-    has_more: items.length > data.length,
-  };
+  return listPage(data, items.length > data.length);
 }
 
 function notFound(id: string, param: string | null = null): AppError {
