@@ -8,11 +8,13 @@ import { createLogger } from "../../core/log.ts";
 import {
   int,
   num,
+  oneOf,
   parseArgsOptions,
   resolveSettings,
   settingsHelp,
   text,
 } from "../../core/settings.ts";
+import { embeddingModes } from "./engine.ts";
 import { startSimEngine } from "./serve.ts";
 
 export const simEngineSettings = {
@@ -36,6 +38,15 @@ export const simEngineSettings = {
   embeddingDims: {
     ...int("sim.embedding_dims", 64, "Length of /v1/embeddings vectors", { min: 1, max: 65536 }),
     flag: "embedding-dims",
+  },
+  embeddingMode: {
+    ...oneOf(
+      "sim.embedding_mode",
+      embeddingModes,
+      "random",
+      "random: noise seeded by each text; lexical: a hashed bag of words, so texts sharing words are near",
+    ),
+    flag: "embedding-mode",
   },
 };
 
@@ -80,6 +91,7 @@ export const simEngineCommand: Command = {
         model: s.model,
         slots: s.slots,
         embeddingDims: s.embeddingDims,
+        embeddingMode: s.embeddingMode,
         reranking: parsed.values.reranking === true || parsed.values.rerank === true,
         apiKey: env.LLAMA_API_KEY,
         logger: log,

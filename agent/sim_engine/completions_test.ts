@@ -64,6 +64,31 @@ Deno.test("embeddings have the configured length and unit norm, and are determin
   });
 });
 
+Deno.test("lexical embeddings put texts that share words nearer than texts that do not", async () => {
+  await withSimEngine(
+    { ...fast, embeddingDims: 256, embeddingMode: "lexical" },
+    async ({ openai }) => {
+      const texts = [
+        "How do I rotate an API key for my project?",
+        "Rotate the project API key from the portal",
+        "Which GPU cards does the cluster have free?",
+      ];
+      const r = await openai.embeddings.create({ model: "e", input: texts });
+      const [a, b, c] = r.data.map((d) => d.embedding);
+      const cos = (x: number[], y: number[]) => x.reduce((s, v, i) => s + v * y[i]!, 0);
+      assert(cos(a!, b!) > 0.5, `neighbours ${cos(a!, b!)}`);
+      assert(cos(a!, c!) < 0.2, `strangers ${cos(a!, c!)}`);
+      assert(cos(a!, b!) > cos(a!, c!) + 0.3);
+      // Random mode (the default) keeps texts apart however many words they share.
+      await withSimEngine({ ...fast, embeddingDims: 256 }, async ({ openai: random }) => {
+        const q = await random.embeddings.create({ model: "e", input: texts.slice(0, 2) });
+        const [x, y] = q.data.map((d) => d.embedding);
+        assert(cos(x!, y!) < 0.3, `random ${cos(x!, y!)}`);
+      });
+    },
+  );
+});
+
 Deno.test("the model list names the configured model", async () => {
   await withSimEngine({ model: "tiny-sim" }, async ({ openai }) => {
     const list = [];

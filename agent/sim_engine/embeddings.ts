@@ -1,4 +1,4 @@
-/** POST /v1/embeddings: a deterministic unit vector per input, as floats or base64 float32. */
+/** POST /v1/embeddings: a deterministic unit vector per input (random or lexical), as floats or base64 float32. */
 import type { Context } from "hono";
 import type { Engine } from "./engine.ts";
 import { hashText, prng, prompts } from "./generate.ts";
@@ -23,7 +23,10 @@ export function embeddingHandler(engine: Engine) {
       }, 400);
     }
     const data = inputs.map(({ key }, index) => {
-      const v = truncated(embed(key, engine.embeddingDims), dims);
+      const full = engine.embeddingMode === "lexical"
+        ? embedLexical(key, engine.embeddingDims)
+        : embed(key, engine.embeddingDims);
+      const v = truncated(full, dims);
       return { object: "embedding", index, embedding: base64 ? toBase64(v) : Array.from(v) };
     });
     const tokens = inputs.reduce((n, x) => n + x.tokens, 0);
@@ -51,6 +54,32 @@ export function embed(text: string, dims: number): Float32Array {
   for (let i = 0; i < dims; i++) v[i] = v[i]! / norm;
   return v;
 }
+
+/**
+ * A hashed bag of words: each distinct word adds ±(1 + ln count) at its hashed place, so two texts'
+ * cosine grows with the words they share. Words are lower-cased letter/digit runs; one-letter
+ * words and a few English fillers are left out, as they would make every pair of texts near.
+ */
+export function embedLexical(text: string, dims: number): Float32Array {
+  const counts = new Map<string, number>();
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (word.length < 2 || FILLERS.has(word)) continue;
+    counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  const v = new Float32Array(dims);
+  for (const [word, n] of counts) {
+    const h = hashText(word);
+    const i = h % dims;
+    v[i] = (v[i] ?? 0) + (h & 0x80000000 ? -1 : 1) * (1 + Math.log(n));
+  }
+  const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0)) || 1;
+  return v.map((x) => x / norm);
+}
+
+const FILLERS = new Set(
+  "the of and to in is for with on that it as was are by this from at an be or what how do does can"
+    .split(" "),
+);
 
 /** A Matryoshka vector's first `dims` values, scaled back to length 1. */
 function truncated(v: Float32Array, dims: number): Float32Array {

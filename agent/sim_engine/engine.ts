@@ -15,6 +15,12 @@ export interface SimEngineOptions {
   /** Context size of each slot, in tokens: bounds prompt plus generation, like llama-server -c. */
   contextPerSlot?: number | undefined;
   embeddingDims?: number | undefined;
+  /**
+   * "random": a text's vector is noise seeded by its hash (any change, a new vector). "lexical": a
+   * hashed bag of words, so texts that share words lie near each other, standing in for a semantic
+   * model in tests of similarity search.
+   */
+  embeddingMode?: EmbeddingMode | undefined;
   /** Offer /v1/rerank, as llama-server does when started with --reranking. */
   reranking?: boolean | undefined;
   /** max_tokens when the request gives none. */
@@ -26,11 +32,15 @@ export interface SimEngineOptions {
   signal?: AbortSignal | undefined;
 }
 
+export const embeddingModes = ["random", "lexical"] as const;
+export type EmbeddingMode = typeof embeddingModes[number];
+
 export interface Engine {
   readonly model: string;
   readonly tokensPerSecond: number;
   readonly promptTokensPerSecond: number;
   readonly embeddingDims: number;
+  readonly embeddingMode: EmbeddingMode;
   readonly reranking: boolean;
   readonly defaultMaxTokens: number;
   readonly apiKey: string | undefined;
@@ -54,6 +64,7 @@ export function createEngine(opts: SimEngineOptions): Engine {
       opts.promptTokensPerSecond ?? tokensPerSecond * 10,
     ),
     embeddingDims: whole("embeddingDims", opts.embeddingDims ?? 64),
+    embeddingMode: opts.embeddingMode ?? "random",
     reranking: opts.reranking ?? false,
     defaultMaxTokens: whole("defaultMaxTokens", opts.defaultMaxTokens ?? 64),
     apiKey: opts.apiKey || undefined,
