@@ -75,6 +75,8 @@ export class ConnBuffer {
   }
 
   async write(bytes: Uint8Array): Promise<void> {
-    for (let off = 0; off < bytes.byteLength;) off += await this.conn.write(bytes.subarray(off));
+    // Almost always one write takes it all; the loop is for a full socket buffer.
+    let off = await this.conn.write(bytes);
+    while (off < bytes.byteLength) off += await this.conn.write(bytes.subarray(off));
   }
 }

@@ -184,6 +184,29 @@ Deno.test("edge: a streamed answer goes out piece by piece, as the app gives it"
   c.close();
 });
 
+Deno.test("edge: chunk sizes are framed exactly, across hex digit boundaries", async () => {
+  const sizes = [1, 15, 16, 255, 256, 4095, 4096, 70_000];
+  await using l = await listen({}, () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        async start(c) {
+          for (const n of sizes) {
+            c.enqueue(new TextEncoder().encode("x".repeat(n)));
+            // Apart in time, so each is its own chunk rather than a whole body.
+            await new Promise((r) => setTimeout(r, 5));
+          }
+          c.close();
+        },
+      }),
+    ));
+  const c = await RawClient.connect(l.port);
+  await c.send(get("/sizes"));
+  const a = await c.answer();
+  assertEquals(a?.headers.get("transfer-encoding"), "chunked");
+  assertEquals(a?.pieces?.map((p) => p.length), sizes);
+  c.close();
+});
+
 Deno.test("edge: HTTP/1.1 as clients speak it: keep-alive, pipelining, chunked bodies, 100-continue, HEAD, cookies", async () => {
   await using l = await listen({}, async (req) => {
     const body = req.body ? await req.text() : "";

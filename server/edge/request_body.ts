@@ -17,7 +17,11 @@ export interface BodyRate {
 }
 
 export interface RequestBody {
-  stream: ReadableStream<Uint8Array> | null;
+  /**
+   * The body for the Request: its bytes when the whole of it came with the head (most API calls:
+   * a small JSON body in the same segments), so the app reads it without a stream's machinery.
+   */
+  stream: ReadableStream<Uint8Array> | Uint8Array | null;
   /** Every byte of the body has been read (the next request may follow on the connection). */
   readonly complete: boolean;
   /** The next request's bytes may already be buffered after a chunked body's end: do not reuse. */
@@ -33,6 +37,11 @@ export function requestBody(
   opts: { expectContinue: boolean; rate: BodyRate; onComplete(): void },
 ): RequestBody {
   if (framing.kind === "none") return { stream: null, complete: true, reusable: true };
+  if (framing.kind === "length" && io.buffered >= framing.length) {
+    const bytes = io.view().slice(0, framing.length);
+    io.consume(framing.length);
+    return { stream: bytes, complete: true, reusable: true };
+  }
   let complete = false;
   let reusable = true;
   let started = 0;

@@ -24,7 +24,6 @@ export type Written = "open" | "close";
 
 const encoder = new TextEncoder();
 const hopByHop = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade"]);
-const crlf = encoder.encode("\r\n");
 const lastChunk = encoder.encode("0\r\n\r\n");
 
 export async function writeResponse(
@@ -136,14 +135,22 @@ async function rawBody(
   return sent === declared;
 }
 
+/** A chunk of the chunked coding: size in hex, CRLF, the data, CRLF, in one buffer. */
 function chunk(data: Uint8Array): Uint8Array {
-  const size = encoder.encode(`${data.byteLength.toString(16)}\r\n`);
-  const out = new Uint8Array(size.byteLength + data.byteLength + 2);
-  out.set(size);
-  out.set(data, size.byteLength);
-  out.set(crlf, size.byteLength + data.byteLength);
+  const size = data.byteLength;
+  let digits = 1;
+  while (size >= 16 ** digits) digits++;
+  const out = new Uint8Array(digits + 2 + size + 2);
+  for (let i = digits - 1, n = size; i >= 0; i--, n >>>= 4) out[i] = hex[n & 15]!;
+  out[digits] = 13;
+  out[digits + 1] = 10;
+  out.set(data, digits + 2);
+  out[digits + 2 + size] = 13;
+  out[digits + 3 + size] = 10;
   return out;
 }
+
+const hex = encoder.encode("0123456789abcdef");
 
 /** One write of the head (if any) and the bytes; false when the client is gone. */
 async function send(

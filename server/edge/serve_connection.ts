@@ -148,7 +148,7 @@ async function serveRequest(
       headers: head.headers,
       body: body.stream,
       signal: gone.signal,
-      ...(body.stream ? { duplex: "half" } : {}),
+      ...(body.stream instanceof ReadableStream ? { duplex: "half" } : {}),
     } as RequestInit);
   } catch {
     throw new BadRequest(400, "malformed request target, Host or header");
