@@ -1,5 +1,5 @@
 /**
- * Whether an engine an earlier agent recorded may be taken over for a shard now asked for, and
+ * Whether an engine an earlier agent recorded may be taken over for a replica now asked for, and
  * stopping one that may not. An engine is adopted only when every check holds: its pid is the
  * process recorded (same start time, leading its own group), it runs the engine and model asked
  * for at the address asked for, it was started with the key asked for, and it answers its health
@@ -22,7 +22,7 @@ export type Verdict =
 
 export interface JudgeInput {
   readonly spec: LaunchSpec;
-  /** Where the shard would listen; the record must match. */
+  /** Where the replica would listen; the record must match. */
   readonly baseUrl: string;
   /** The key kept for the recorded engine, if any. */
   readonly storedKey: string | undefined;

@@ -1,7 +1,7 @@
 /**
  * The agent: a node's one long-running process. It keeps the control channel open, runs the
- * engines it is told to through the Supervisor, reports the machine and every shard in a
- * heartbeat, and reports each shard's state change the moment it happens.
+ * engines it is told to through the Supervisor, reports the machine and every replica in a
+ * heartbeat, and reports each replica's state change the moment it happens.
  *
  * Built apart from started: `new Agent(deps)` does nothing; `start()` reads the hardware, opens the
  * channel and begins heartbeats; `stop()` stops engines and closes the channel.
@@ -88,7 +88,7 @@ export class Agent {
       ...(ports ? { portRange: parsePortRange(ports) } : {}),
       healthIntervalMs: deps.config.engineHealthIntervalMs,
       healthFailures: deps.config.engineHealthFailures,
-      onChange: (h) => this.#channel?.send({ type: "shard_state", shard: this.#report(h) }),
+      onChange: (h) => this.#channel?.send({ type: "replica_state", replica: this.#report(h) }),
     });
     const c = deps.config;
     this.#weights = nodeWeights({
@@ -106,7 +106,7 @@ export class Agent {
     this.#weightsCommands = new WeightsCommands({
       weights: this.#weights,
       send: (m) => this.#channel?.send(m),
-      touch: (shardId) => this.#supervisor.touch(shardId),
+      touch: (replicaId) => this.#supervisor.touch(replicaId),
       // The control planes this node dials keep the mirror, so a node needs no route to the hub.
       mirrors: clusterMirrors(splitUrls(c.controlUrls)),
     });
@@ -213,9 +213,9 @@ export class Agent {
         this.#heartbeatMs = m.heartbeatMs;
         const first = !this.#welcomed;
         this.#welcomed = true;
-        for (const spec of m.shards) this.#start(undefined, spec);
+        for (const spec of m.replicas) this.#start(undefined, spec);
         // Engines an earlier agent left running that this node is no longer meant to run. Only
-        // once the desired shards were ensured (registered synchronously above), so those adopt.
+        // once the desired replicas were ensured (registered synchronously above), so those adopt.
         if (first) {
           this.#supervisor.reapOrphans().then((n) => {
             if (n > 0) this.#log.warn("stopped engines left from an earlier run", { count: n });
@@ -224,11 +224,11 @@ export class Agent {
         this.#sendHeartbeat();
         return;
       }
-      case "start_shard":
+      case "start_replica":
         return this.#start(m.id, m.spec);
-      case "stop_shard":
-        this.#errors.delete(m.shardId);
-        this.#supervisor.stop(m.shardId).then(
+      case "stop_replica":
+        this.#errors.delete(m.replicaId);
+        this.#supervisor.stop(m.replicaId).then(
           () => this.#result(m.id, { ok: true }),
           (e) =>
             this.#result(m.id, { ok: false, error: e instanceof Error ? e.message : String(e) }),
@@ -250,7 +250,7 @@ export class Agent {
     const c = this.#d.config;
     const binary = this.#binary(spec.engine);
     const launch: LaunchSpec = {
-      shardId: spec.shardId,
+      replicaId: spec.replicaId,
       model: spec.model,
       engine: spec.engine,
       ...(spec.modelPath ? { modelPath: spec.modelPath } : {}),
@@ -261,10 +261,10 @@ export class Agent {
       readyTimeoutMs: spec.readyTimeoutMs ?? c.engineReadyTimeoutMs,
       ...launchProfile(spec),
     };
-    this.#errors.delete(spec.shardId);
+    this.#errors.delete(spec.replicaId);
     this.#supervisor.ensure(launch).then(
       (h) => {
-        if (commandId) this.#result(commandId, { ok: true, shard: this.#report(h) });
+        if (commandId) this.#result(commandId, { ok: true, replica: this.#report(h) });
       },
       (e) => {
         const output = e instanceof EngineStartError ? e.output : "";
@@ -275,11 +275,11 @@ export class Agent {
 
   #failed(commandId: string | undefined, spec: ReplicaSpec, error: string, output: string): void {
     const full = output.trim() ? `${error}\n--- engine output ---\n${output.trimEnd()}` : error;
-    this.#errors.set(spec.shardId, full);
-    this.#log.warn("shard did not start", { shardId: spec.shardId, error });
-    const h = this.#supervisor.get(spec.shardId);
-    const shard: ReplicaReport = h ? this.#report(h) : {
-      shardId: spec.shardId,
+    this.#errors.set(spec.replicaId, full);
+    this.#log.warn("replica did not start", { replicaId: spec.replicaId, error });
+    const h = this.#supervisor.get(spec.replicaId);
+    const replica: ReplicaReport = h ? this.#report(h) : {
+      replicaId: spec.replicaId,
       model: spec.model,
       engine: spec.engine,
       state: "failed",
@@ -288,18 +288,21 @@ export class Agent {
       error: full,
     };
     if (commandId) {
-      this.#result(commandId, { ok: false, error: full, ...(output ? { output } : {}), shard });
-    } else this.#channel?.send({ type: "shard_state", shard });
+      this.#result(commandId, { ok: false, error: full, ...(output ? { output } : {}), replica });
+    } else this.#channel?.send({ type: "replica_state", replica });
   }
 
-  #result(id: string, r: { ok: boolean; error?: string; output?: string; shard?: ReplicaReport }) {
+  #result(
+    id: string,
+    r: { ok: boolean; error?: string; output?: string; replica?: ReplicaReport },
+  ) {
     this.#channel?.send({ type: "command_result", id, ...r });
   }
 
   #report(h: ReplicaHandle): ReplicaReport {
-    const error = h.error ?? this.#errors.get(h.shardId);
+    const error = h.error ?? this.#errors.get(h.replicaId);
     return {
-      shardId: h.shardId,
+      replicaId: h.replicaId,
       model: h.model,
       engine: h.engine,
       state: h.state,
@@ -326,15 +329,18 @@ export class Agent {
     if (!this.#channel?.connected || !this.#welcomed) return;
     const c = this.#d.config;
     const handles = this.#supervisor.list();
-    const shards = await Promise.all(handles.map(async (h) => {
+    const replicas = await Promise.all(handles.map(async (h) => {
       const r = this.#report(h);
       if (h.state !== "ready") return r;
-      return { ...r, load: await this.#supervisor.readLoad(h.shardId) };
+      return { ...r, load: await this.#supervisor.readLoad(h.replicaId) };
     }));
     const warnings: string[] = ownRunAsProblems(c.engineRunAs);
     let gpu: GpuReport | undefined = this.#gpu?.latest();
     if (gpu) {
-      gpu = attributeGpuProcesses(gpu, handles.map((h) => ({ shardId: h.shardId, pid: h.pid })));
+      gpu = attributeGpuProcesses(
+        gpu,
+        handles.map((h) => ({ replicaId: h.replicaId, pid: h.pid })),
+      );
       if (gpu.error) warnings.push(`GPUs: ${gpu.error}`);
       for (const w of gpu.warnings ?? []) warnings.push(`GPUs: ${w}`);
     }
@@ -346,7 +352,7 @@ export class Agent {
       }),
       ...(gpu ? { gpu } : {}),
       ...(this.#engines ? { engines: this.#engines } : {}),
-      shards,
+      replicas,
       warnings,
     });
   }

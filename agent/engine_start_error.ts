@@ -6,12 +6,12 @@
 export class EngineStartError extends Error {
   override name = "EngineStartError";
   constructor(
-    readonly shardId: string,
+    readonly replicaId: string,
     readonly engine: string,
     reason: string,
     readonly output: string,
   ) {
     const last = output.trimEnd().split("\n").pop()?.slice(0, 300);
-    super(`shard ${shardId} (${engine}) ${reason}${last ? `; it last said: ${last}` : ""}`);
+    super(`replica ${replicaId} (${engine}) ${reason}${last ? `; it last said: ${last}` : ""}`);
   }
 }

@@ -2,7 +2,7 @@
 import type { EngineProfile } from "./engines/engine_adapter.ts";
 
 export interface RestartPolicy {
-  /** Restarts in a row before the shard is "failed"; the count resets after a stable run. */
+  /** Restarts in a row before the replica is "failed"; the count resets after a stable run. */
   readonly maxAttempts: number;
   /** First delay; each further attempt doubles it (with jitter), up to a minute. */
   readonly baseDelayMs: number;
@@ -17,8 +17,8 @@ export const launchDefaults = {
 };
 
 export interface LaunchSpec {
-  /** Identity for idempotence: one process per shard id, ever. Letters, digits, `.`, `_`, `-`. */
-  readonly shardId: string;
+  /** Identity for idempotence: one process per replica id, ever. Letters, digits, `.`, `_`, `-`. */
+  readonly replicaId: string;
   /** The name clients ask for. */
   readonly model: string;
   /** An adapter name given to the Supervisor: "llamacpp", "sim", "vllm". */
@@ -48,7 +48,7 @@ export interface LaunchSpec {
 export type ReplicaState = "starting" | "ready" | "unhealthy" | "restarting" | "failed" | "stopped";
 
 export interface ReplicaHandle {
-  readonly shardId: string;
+  readonly replicaId: string;
   readonly model: string;
   readonly engine: string;
   readonly baseUrl: string;
@@ -58,10 +58,10 @@ export interface ReplicaHandle {
   readonly state: ReplicaState;
   /** Epoch ms when the current process was started. */
   readonly startedAt: number;
-  /** Restart attempts made since the shard was ensured. */
+  /** Restart attempts made since the replica was ensured. */
   readonly restarts: number;
   /** Requests the engine was launched to run at once; absent: the engine's own default. */
   readonly slots?: number;
-  /** Why a failed shard failed, when the supervisor knows (a stop the kernel refused). */
+  /** Why a failed replica failed, when the supervisor knows (a stop the kernel refused). */
   readonly error?: string;
 }

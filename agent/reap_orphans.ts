@@ -21,7 +21,7 @@ export async function reapOrphans(
     if (!stat || stat.state === "Z" || stat.pgid !== r.pid) return;
     if (r.procStart === undefined || stat.startTime !== r.procStart) return;
     log.warn("stopping an engine a previous agent left running", {
-      shardId: r.shardId,
+      replicaId: r.replicaId,
       engine: r.engine,
       pid: r.pid,
     });
@@ -31,7 +31,7 @@ export async function reapOrphans(
     } catch (e) {
       if (!(e instanceof StopRefusedError)) throw e;
       log.error("could not stop an engine a previous agent left running", {
-        shardId: r.shardId,
+        replicaId: r.replicaId,
         pid: r.pid,
         error: e.message,
       });

@@ -1,7 +1,7 @@
 /**
- * The supervisor's record of one shard, and how a launch spec becomes one: validated, given an
+ * The supervisor's record of one replica, and how a launch spec becomes one: validated, given an
  * engine, a port, a launch plan and a directory. Everything here is synchronous, so the supervisor
- * can register the shard before its first await and a concurrent ensure joins it.
+ * can register the replica before its first await and a concurrent ensure joins it.
  */
 import type { EngineAdapter, LaunchPlan } from "./engines/engine_adapter.ts";
 import { LaunchPlanError } from "../core/engines/launch_plan_error.ts";
@@ -51,10 +51,10 @@ export function prepareReplica(
   now: number,
   pickPort: (host: string) => number,
 ): Replica {
-  if (!replicaIdPattern.test(spec.shardId)) {
+  if (!replicaIdPattern.test(spec.replicaId)) {
     throw new LaunchPlanError(
       spec.engine,
-      `shard id "${spec.shardId}" must be letters, digits, ".", "_" or "-" (at most 128)`,
+      `replica id "${spec.replicaId}" must be letters, digits, ".", "_" or "-" (at most 128)`,
     );
   }
   const adapter = Object.hasOwn(adapters, spec.engine) ? adapters[spec.engine] : undefined;
@@ -69,9 +69,9 @@ export function prepareReplica(
     spec,
     adapter,
     plan,
-    dir: `${workDir}/shards/${spec.shardId}`,
+    dir: `${workDir}/replicas/${spec.replicaId}`,
     handle: {
-      shardId: spec.shardId,
+      replicaId: spec.replicaId,
       model: spec.model,
       engine: spec.engine,
       baseUrl: baseUrlFor(host, port),
@@ -118,23 +118,23 @@ export function baseUrlFor(host: string, port: number): string {
  * The engine's whole environment, deny-by-default: nothing of the agent's own (its secrets, proxy
  * settings, DB paths) leaks into a process that parses untrusted weights.
  */
-export function replicaEnv(shard: Replica): Record<string, string> {
-  const gpus = shard.spec.gpus;
+export function replicaEnv(replica: Replica): Record<string, string> {
+  const gpus = replica.spec.gpus;
   return {
     PATH: Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin",
-    HOME: shard.dir,
+    HOME: replica.dir,
     LANG: Deno.env.get("LANG") ?? "C.UTF-8",
     ...(gpus ? { CUDA_VISIBLE_DEVICES: gpus.join(",") } : {}),
-    ...shard.plan.env,
+    ...replica.plan.env,
   };
 }
 
-/** What the registry keeps about a running shard; no secret. */
-export function replicaRecord(shard: Replica): ReplicaRecord {
-  const h = shard.handle;
-  const procStart = shard.proc?.procStart ?? shard.adopted?.procStart;
+/** What the registry keeps about a running replica; no secret. */
+export function replicaRecord(replica: Replica): ReplicaRecord {
+  const h = replica.handle;
+  const procStart = replica.proc?.procStart ?? replica.adopted?.procStart;
   return {
-    shardId: h.shardId,
+    replicaId: h.replicaId,
     engine: h.engine,
     model: h.model,
     pid: h.pid,

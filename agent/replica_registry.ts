@@ -6,7 +6,7 @@
 import { z } from "zod";
 
 const recordSchema = z.object({
-  shardId: z.string(),
+  replicaId: z.string(),
   engine: z.string(),
   model: z.string(),
   pid: z.number().int().positive(),
@@ -16,29 +16,55 @@ const recordSchema = z.object({
   baseUrl: z.string(),
   startedAt: z.number(),
 });
-const fileSchema = z.object({ version: z.literal(1), shards: z.array(recordSchema) });
+const fileSchema = z.object({ version: z.literal(2), replicas: z.array(recordSchema) });
+/** The file the release before wrote (`shards.json`): the same records, named shards. */
+const olderFileSchema = z.object({
+  version: z.literal(1),
+  shards: z.array(recordSchema.omit({ replicaId: true }).extend({ shardId: z.string() })),
+});
 
 export type ReplicaRecord = z.infer<typeof recordSchema>;
 
 export class ReplicaRegistry {
-  constructor(readonly path: string) {}
+  /**
+   * `olderPath`: where the release before kept it, read when `path` does not exist yet so an
+   * upgraded agent adopts the engines the one before started; removed at the first write.
+   */
+  constructor(readonly path: string, readonly olderPath?: string) {}
 
   /** An absent or unreadable file is an empty registry: it is a hint for cleanup, not a truth. */
   read(): ReplicaRecord[] {
-    try {
-      const parsed = fileSchema.safeParse(JSON.parse(Deno.readTextFileSync(this.path)));
-      return parsed.success ? parsed.data.shards : [];
-    } catch {
-      return [];
+    const now = readJson(this.path);
+    if (now !== undefined || !this.olderPath) {
+      const parsed = fileSchema.safeParse(now);
+      return parsed.success ? parsed.data.replicas : [];
     }
+    const older = olderFileSchema.safeParse(readJson(this.olderPath));
+    if (!older.success) return [];
+    return older.data.shards.map(({ shardId, ...r }) => ({ replicaId: shardId, ...r }));
   }
 
   /** Written to a temporary file and renamed, so a reader never sees half a file. */
-  write(shards: ReplicaRecord[]): void {
+  write(replicas: ReplicaRecord[]): void {
     const tmp = `${this.path}.${Deno.pid}.tmp`;
-    Deno.writeTextFileSync(tmp, JSON.stringify({ version: 1, shards }, null, 2) + "\n", {
+    Deno.writeTextFileSync(tmp, JSON.stringify({ version: 2, replicas }, null, 2) + "\n", {
       mode: 0o600,
     });
     Deno.renameSync(tmp, this.path);
+    if (this.olderPath) {
+      try {
+        Deno.removeSync(this.olderPath);
+      } catch {
+        // Never there, or gone already.
+      }
+    }
+  }
+}
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(Deno.readTextFileSync(path));
+  } catch {
+    return undefined;
   }
 }

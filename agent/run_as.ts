@@ -5,7 +5,7 @@
  * engine in place, so the pid and process group the supervisor tracks are the engine's own.
  *
  * The agent then needs CAP_SETUID and CAP_SETGID (deploy/llmgw-agent.service grants them as
- * ambient capabilities) and the engine user needs to read the weights and write its shard
+ * ambient capabilities) and the engine user needs to read the weights and write its replica
  * directory (the unit's group and UMask see to that).
  */
 const nameRe = /^[a-z_][a-z0-9_-]{0,31}\$?$/;

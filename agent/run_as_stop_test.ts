@@ -105,7 +105,7 @@ async function runHarness(
     "--",
     "sh",
     "-c",
-    // The unit's UMask: engines (the agent's group) reach their shard directories.
+    // The unit's UMask: engines (the agent's group) reach their replica directories.
     'umask 0007; exec "$@"',
     "sh",
     Deno.execPath(),

@@ -38,7 +38,7 @@ export interface SupervisorDeps {
   readonly logger: Logger;
   readonly clock?: Clock;
   readonly adapters: Readonly<Record<string, EngineAdapter>>;
-  /** Holds `shards/<id>/` (each engine's cwd and HOME) and the registry file. */
+  /** Holds `replicas/<id>/` (each engine's cwd and HOME) and the registry file. */
   readonly workDir: string;
   readonly fetch?: typeof fetch;
   /** Every state or pid change, for the control plane's replica table. Must not throw. */
@@ -89,7 +89,7 @@ export class Supervisor {
   readonly #ports: PortPicker;
   readonly #watchMs: number;
   readonly #adoptProbeMs: number | undefined;
-  readonly #shards = new Map<string, Replica>();
+  readonly #replicas = new Map<string, Replica>();
 
   readonly #runAs: string | undefined;
   readonly #healthMs: number;
@@ -102,7 +102,10 @@ export class Supervisor {
     this.#fetch = deps.fetch ?? fetch;
     this.#onChange = deps.onChange ?? (() => {});
     this.#graceMs = deps.stopGraceMs ?? defaults.stopGraceMs;
-    this.#registry = new ReplicaRegistry(`${deps.workDir}/shards.json`);
+    this.#registry = new ReplicaRegistry(
+      `${deps.workDir}/replicas.json`,
+      `${deps.workDir}/shards.json`,
+    );
     this.#keys = new ReplicaKeys(`${deps.workDir}/keys`);
     this.#ports = new PortPicker(deps.portRange);
     this.#watchMs = deps.adoptedWatchMs ?? 1_000;
@@ -113,15 +116,15 @@ export class Supervisor {
   }
 
   /**
-   * Starts the shard unless it already runs; resolves once it answers its health check. A second
+   * Starts the replica unless it already runs; resolves once it answers its health check. A second
    * call with the same id (also while the first is starting) joins it and never starts a second
-   * process; a failed shard is started afresh. An engine an earlier agent left running for this
-   * shard (the registry) is adopted when it is alive, holds this key and answers its health
-   * check; otherwise it is stopped and the shard started anew. Throws `LaunchPlanError` for a spec
+   * process; a failed replica is started afresh. An engine an earlier agent left running for this
+   * replica (the registry) is adopted when it is alive, holds this key and answers its health
+   * check; otherwise it is stopped and the replica started anew. Throws `LaunchPlanError` for a spec
    * that is refused before anything runs, `EngineStartError` for an engine that did not come up.
    */
   async ensure(spec: LaunchSpec): Promise<ReplicaHandle> {
-    const existing = this.#shards.get(spec.shardId);
+    const existing = this.#replicas.get(spec.replicaId);
     // Starting another engine beside one we cannot stop would only fight it for its card.
     if (existing?.stopRefused) throw existing.stopRefused;
     if (existing?.stopped) {
@@ -130,28 +133,28 @@ export class Supervisor {
     }
     if (existing && existing.handle.state !== "failed") {
       if (existing.spec.model !== spec.model || existing.spec.engine !== spec.engine) {
-        this.#log.warn("shard already runs with another model; keeping it", {
-          shardId: spec.shardId,
+        this.#log.warn("replica already runs with another model; keeping it", {
+          replicaId: spec.replicaId,
           running: `${existing.spec.engine}/${existing.spec.model}`,
           asked: `${spec.engine}/${spec.model}`,
         });
       }
       if (existing.spec.apiKey !== spec.apiKey) {
         // The router will call with the new key, which the running engine would refuse.
-        this.#log.info("shard asked for with another key; restarting it", {
-          shardId: spec.shardId,
+        this.#log.info("replica asked for with another key; restarting it", {
+          replicaId: spec.replicaId,
         });
-        await this.stop(spec.shardId);
+        await this.stop(spec.replicaId);
         return this.ensure(spec);
       }
       await existing.settled;
       return existing.handle;
     }
-    // Everything up to the map entry is synchronous, so a concurrent ensure sees this shard.
-    const record = this.#registry.read().find((r) => r.shardId === spec.shardId);
-    let shard: Replica;
+    // Everything up to the map entry is synchronous, so a concurrent ensure sees this replica.
+    const record = this.#registry.read().find((r) => r.replicaId === spec.replicaId);
+    let replica: Replica;
     try {
-      shard = prepareReplica(
+      replica = prepareReplica(
         spec,
         this.#adapters,
         this.#workDir,
@@ -160,85 +163,85 @@ export class Supervisor {
       );
     } catch (e) {
       if (e instanceof NoFreePortError) {
-        throw new EngineStartError(spec.shardId, spec.engine, e.message, "");
+        throw new EngineStartError(spec.replicaId, spec.engine, e.message, "");
       }
       throw e;
     }
-    this.#shards.set(spec.shardId, shard);
-    shard.settled = record ? this.#adoptOrStart(shard, record) : this.#start(shard);
+    this.#replicas.set(spec.replicaId, replica);
+    replica.settled = record ? this.#adoptOrStart(replica, record) : this.#start(replica);
     try {
-      await shard.settled;
+      await replica.settled;
     } catch (e) {
-      if (!shard.stopping) this.#setState(shard, "failed");
+      if (!replica.stopping) this.#setState(replica, "failed");
       this.#saveRegistry();
       throw e;
     }
-    return shard.handle;
+    return replica.handle;
   }
 
   /**
-   * Stops the shard's whole process tree (SIGTERM, grace, SIGKILL) and forgets it. An unknown or
-   * already-exited shard counts as stopped.
+   * Stops the replica's whole process tree (SIGTERM, grace, SIGKILL) and forgets it. An unknown or
+   * already-exited replica counts as stopped.
    */
-  stop(shardId: string): Promise<void> {
-    const shard = this.#shards.get(shardId);
-    if (!shard) return Promise.resolve();
-    shard.stopped ??= this.#stop(shard);
-    return shard.stopped;
+  stop(replicaId: string): Promise<void> {
+    const replica = this.#replicas.get(replicaId);
+    if (!replica) return Promise.resolve();
+    replica.stopped ??= this.#stop(replica);
+    return replica.stopped;
   }
 
-  async #stop(shard: Replica): Promise<void> {
-    const shardId = shard.spec.shardId;
-    shard.stopping = true;
-    shard.wake?.();
-    clearInterval(shard.watch);
-    shard.health?.();
+  async #stop(replica: Replica): Promise<void> {
+    const replicaId = replica.spec.replicaId;
+    replica.stopping = true;
+    replica.wake?.();
+    clearInterval(replica.watch);
+    replica.health?.();
     const terminate = async () => {
       const cut = this.#hurry.signal;
-      if (shard.proc) await shard.proc.terminate(this.#graceMs, cut);
-      else if (shard.adopted) await stopRecorded(shard.adopted, this.#graceMs, cut);
+      if (replica.proc) await replica.proc.terminate(this.#graceMs, cut);
+      else if (replica.adopted) await stopRecorded(replica.adopted, this.#graceMs, cut);
     };
     try {
       await terminate();
-      await shard.settled.catch(() => {});
+      await replica.settled.catch(() => {});
       // A stop that came while an earlier engine was being judged for adoption, or before the new
       // one was spawned, found no process: the one adopted or spawned meanwhile must go too, or it
       // runs on, out of the registry, holding its GPU memory until someone kills it by hand.
       await terminate();
     } catch (e) {
       if (!(e instanceof StopRefusedError)) throw e;
-      this.#stopRefused(shard, e);
+      this.#stopRefused(replica, e);
       throw e;
     }
-    if (this.#shards.get(shardId) === shard) this.#shards.delete(shardId);
-    this.#setState(shard, "stopped");
+    if (this.#replicas.get(replicaId) === replica) this.#replicas.delete(replicaId);
+    this.#setState(replica, "stopped");
     this.#saveRegistry();
-    if (!this.#shards.has(shardId)) this.#keys.remove(shardId);
-    this.#log.info("engine stopped", { shardId, engine: shard.spec.engine });
+    if (!this.#replicas.has(replicaId)) this.#keys.remove(replicaId);
+    this.#log.info("engine stopped", { replicaId, engine: replica.spec.engine });
   }
 
   /**
-   * Stops every shard, in parallel. Call on SIGINT/SIGTERM (see the module comment). An engine
+   * Stops every replica, in parallel. Call on SIGINT/SIGTERM (see the module comment). An engine
    * that could not be stopped is logged (and reported) and does not keep the others or the agent
    * from stopping.
    */
   async stopAll(): Promise<void> {
-    await Promise.allSettled([...this.#shards.keys()].map((id) => this.stop(id)));
+    await Promise.allSettled([...this.#replicas.keys()].map((id) => this.stop(id)));
   }
 
   /**
-   * The engine is still there and we may not signal it: the shard is failed with the reason, kept
+   * The engine is still there and we may not signal it: the replica is failed with the reason, kept
    * (and in the registry, so an agent that may signal it stops it later), and a later stop tries
    * again rather than counting it as done.
    */
-  #stopRefused(shard: Replica, e: StopRefusedError): void {
-    shard.stopped = undefined;
-    shard.stopRefused = e;
-    shard.handle = { ...shard.handle, state: "failed", error: e.message };
-    this.#emit(shard);
+  #stopRefused(replica: Replica, e: StopRefusedError): void {
+    replica.stopped = undefined;
+    replica.stopRefused = e;
+    replica.handle = { ...replica.handle, state: "failed", error: e.message };
+    this.#emit(replica);
     this.#saveRegistry();
     this.#log.error("engine could not be stopped", {
-      shardId: shard.spec.shardId,
+      replicaId: replica.spec.replicaId,
       pid: e.pid,
       error: e.message,
     });
@@ -249,11 +252,11 @@ export class Supervisor {
    * adopts them from the registry (which stays as it is). Nothing is watched or probed from now on.
    */
   detach(): void {
-    for (const shard of this.#shards.values()) {
-      shard.stopping = true;
-      shard.wake?.();
-      clearInterval(shard.watch);
-      shard.health?.();
+    for (const replica of this.#replicas.values()) {
+      replica.stopping = true;
+      replica.wake?.();
+      clearInterval(replica.watch);
+      replica.health?.();
     }
   }
 
@@ -266,51 +269,51 @@ export class Supervisor {
     this.#hurry.abort();
   }
 
-  /** Every shard held, failed ones included until stopped or ensured again. */
+  /** Every replica held, failed ones included until stopped or ensured again. */
   list(): ReplicaHandle[] {
-    return [...this.#shards.values()].map((s) => s.handle);
+    return [...this.#replicas.values()].map((s) => s.handle);
   }
 
-  get(shardId: string): ReplicaHandle | undefined {
-    return this.#shards.get(shardId)?.handle;
+  get(replicaId: string): ReplicaHandle | undefined {
+    return this.#replicas.get(replicaId)?.handle;
   }
 
   /**
-   * The key a shard's engine was started with: the held shard's, or, for an engine an earlier agent
+   * The key a replica's engine was started with: the held replica's, or, for an engine an earlier agent
    * left running, the one kept for it (0600, see replica_keys.ts). Never logged or reported.
    */
-  apiKey(shardId: string): string | undefined {
-    return this.#shards.get(shardId)?.spec.apiKey ?? this.#keys.read(shardId);
+  apiKey(replicaId: string): string | undefined {
+    return this.#replicas.get(replicaId)?.spec.apiKey ?? this.#keys.read(replicaId);
   }
 
-  /** Engines an earlier agent recorded and this one holds no shard for (candidates to adopt). */
+  /** Engines an earlier agent recorded and this one holds no replica for (candidates to adopt). */
   recorded(): ReplicaRecord[] {
-    return this.#registry.read().filter((r) => !this.#shards.has(r.shardId));
+    return this.#registry.read().filter((r) => !this.#replicas.has(r.replicaId));
   }
 
   /**
    * Progress from whatever the start waits on (a download, a load): the ready timeout counts from
    * the last progress, so a large model that keeps moving is not given up on, while one that stalls
-   * is. No effect on a shard that is not starting.
+   * is. No effect on a replica that is not starting.
    */
-  touch(shardId: string): void {
-    const shard = this.#shards.get(shardId);
-    if (shard && (shard.handle.state === "starting" || shard.handle.state === "restarting")) {
-      shard.lastProgress = Date.now();
+  touch(replicaId: string): void {
+    const replica = this.#replicas.get(replicaId);
+    if (replica && (replica.handle.state === "starting" || replica.handle.state === "restarting")) {
+      replica.lastProgress = Date.now();
     }
   }
 
   /**
-   * The engine's load from its Prometheus endpoint, time-boxed and size-bounded. A shard that is
+   * The engine's load from its Prometheus endpoint, time-boxed and size-bounded. A replica that is
    * not ready, an engine that does not answer, or a page without the dialect's names is unknown
    * load. Never throws.
    */
-  readLoad(shardId: string): Promise<LoadSnapshot> {
+  readLoad(replicaId: string): Promise<LoadSnapshot> {
     const readAt = this.#clock.now();
-    const shard = this.#shards.get(shardId);
-    if (!shard || shard.handle.state !== "ready") return Promise.resolve(unknownLoad(readAt));
-    const { baseUrl } = shard.handle;
-    return readEngineLoad(this.#fetch, baseUrl, shard.adapter, shard.spec.apiKey, readAt);
+    const replica = this.#replicas.get(replicaId);
+    if (!replica || replica.handle.state !== "ready") return Promise.resolve(unknownLoad(readAt));
+    const { baseUrl } = replica.handle;
+    return readEngineLoad(this.#fetch, baseUrl, replica.adapter, replica.spec.apiKey, readAt);
   }
 
   /**
@@ -318,108 +321,108 @@ export class Supervisor {
    * at start, before the first ensure. Returns how many were stopped.
    */
   async reapOrphans(): Promise<number> {
-    const records = this.#registry.read().filter((r) => !this.#shards.has(r.shardId));
+    const records = this.#registry.read().filter((r) => !this.#replicas.has(r.replicaId));
     const reaped = await reapOrphans(records, this.#graceMs, this.#log);
     this.#saveRegistry();
-    for (const r of records) if (!this.#shards.has(r.shardId)) this.#keys.remove(r.shardId);
+    for (const r of records) if (!this.#replicas.has(r.replicaId)) this.#keys.remove(r.replicaId);
     return reaped;
   }
 
   #pickPort(host: string): number {
-    const taken = new Set([...this.#shards.values()].map((s) => s.handle.port));
+    const taken = new Set([...this.#replicas.values()].map((s) => s.handle.port));
     for (const r of this.#registry.read()) taken.add(r.port);
     return this.#ports.pick(host, taken);
   }
 
-  /** The registry names an engine for this shard: take it over if it is sound, else replace it. */
-  async #adoptOrStart(shard: Replica, record: ReplicaRecord): Promise<void> {
-    const { spec } = shard;
+  /** The registry names an engine for this replica: take it over if it is sound, else replace it. */
+  async #adoptOrStart(replica: Replica, record: ReplicaRecord): Promise<void> {
+    const { spec } = replica;
     const verdict = await judgeRecord(record, {
       spec,
-      baseUrl: shard.handle.baseUrl,
-      storedKey: this.#keys.read(spec.shardId),
+      baseUrl: replica.handle.baseUrl,
+      storedKey: this.#keys.read(spec.replicaId),
       ...(this.#adoptProbeMs !== undefined ? { probeTimeoutMs: this.#adoptProbeMs } : {}),
       probe: healthProbe(
         this.#fetch,
-        shard.handle.baseUrl + shard.adapter.healthPath,
+        replica.handle.baseUrl + replica.adapter.healthPath,
         spec.apiKey,
-        (status, body) => shard.adapter.isReady(status, body),
+        (status, body) => replica.adapter.isReady(status, body),
       ),
     });
     if (verdict.adopt) {
       const stat = readStat(record.pid);
-      shard.adopted = {
+      replica.adopted = {
         pid: record.pid,
         ...(stat?.startTime !== undefined ? { procStart: stat.startTime } : {}),
       };
-      shard.handle = { ...shard.handle, pid: record.pid, startedAt: record.startedAt };
-      shard.readySince = this.#clock.now();
-      this.#setState(shard, "ready");
+      replica.handle = { ...replica.handle, pid: record.pid, startedAt: record.startedAt };
+      replica.readySince = this.#clock.now();
+      this.#setState(replica, "ready");
       this.#saveRegistry();
-      this.#watchAdopted(shard);
-      this.#watchHealth(shard);
+      this.#watchAdopted(replica);
+      this.#watchHealth(replica);
       this.#log.info("adopted an engine an earlier agent started", {
-        shardId: spec.shardId,
+        replicaId: spec.replicaId,
         pid: record.pid,
       });
       return;
     }
     this.#log.info("not adopting the recorded engine", {
-      shardId: spec.shardId,
+      replicaId: spec.replicaId,
       pid: record.pid,
       reason: verdict.reason,
     });
     if (verdict.kill) await stopRecorded(verdict.kill, this.#graceMs);
     const host = spec.host ?? "127.0.0.1";
-    if (!spec.port && !isFree(host, shard.handle.port)) {
+    if (!spec.port && !isFree(host, replica.handle.port)) {
       const port = this.#pickPort(host);
-      shard.plan = planFor(spec, shard.adapter, host, port);
-      shard.handle = {
-        ...shard.handle,
+      replica.plan = planFor(spec, replica.adapter, host, port);
+      replica.handle = {
+        ...replica.handle,
         port,
-        baseUrl: shard.handle.baseUrl.replace(/:\d+$/, `:${port}`),
+        baseUrl: replica.handle.baseUrl.replace(/:\d+$/, `:${port}`),
       };
     }
-    await this.#start(shard);
+    await this.#start(replica);
   }
 
   /** An adopted engine is not our child: no exit event comes, so its life is polled. */
-  #watchAdopted(shard: Replica): void {
-    const adopted = shard.adopted;
+  #watchAdopted(replica: Replica): void {
+    const adopted = replica.adopted;
     if (!adopted) return;
-    shard.watch = setInterval(() => {
-      if (shard.stopping || shard.adopted !== adopted) return clearInterval(shard.watch);
+    replica.watch = setInterval(() => {
+      if (replica.stopping || replica.adopted !== adopted) return clearInterval(replica.watch);
       const stat = readStat(adopted.pid);
       const alive = stat && stat.state !== "Z" &&
         (adopted.procStart === undefined || stat.startTime === adopted.procStart);
       if (alive) return;
-      clearInterval(shard.watch);
-      if (!running(shard)) return;
-      shard.health?.();
+      clearInterval(replica.watch);
+      if (!running(replica)) return;
+      replica.health?.();
       this.#log.warn("adopted engine exited unexpectedly", {
-        shardId: shard.spec.shardId,
+        replicaId: replica.spec.replicaId,
         pid: adopted.pid,
       });
-      shard.settled = this.#recover(shard, () => stopRecorded(adopted, this.#graceMs), "");
-      shard.settled.catch(() => {});
+      replica.settled = this.#recover(replica, () => stopRecorded(adopted, this.#graceMs), "");
+      replica.settled.catch(() => {});
     }, this.#watchMs);
-    Deno.unrefTimer(shard.watch);
+    Deno.unrefTimer(replica.watch);
   }
 
   /** One attempt: spawn, wait for ready. On failure the process tree is gone when this throws. */
-  async #start(shard: Replica): Promise<void> {
-    const { spec } = shard;
-    const plan = shard.plan;
-    shard.adopted = undefined;
-    clearInterval(shard.watch);
-    shard.health?.();
+  async #start(replica: Replica): Promise<void> {
+    const { spec } = replica;
+    const plan = replica.plan;
+    replica.adopted = undefined;
+    clearInterval(replica.watch);
+    replica.health?.();
     try {
-      await Deno.mkdir(shard.dir, { recursive: true });
-      this.#keys.write(spec.shardId, spec.apiKey);
+      await Deno.mkdir(replica.dir, { recursive: true });
+      this.#keys.write(spec.replicaId, spec.apiKey);
     } catch (e) {
-      throw this.#startError(shard, `could not create ${shard.dir}: ${String(e)}`, "");
+      throw this.#startError(replica, `could not create ${replica.dir}: ${String(e)}`, "");
     }
-    if (shard.stopping) throw this.#startError(shard, "was stopped while starting", "");
+    if (replica.stopping) throw this.#startError(replica, "was stopped while starting", "");
     let proc: EngineProcess;
     try {
       const launch = this.#runAs
@@ -428,52 +431,56 @@ export class Supervisor {
       proc = EngineProcess.spawn({
         cmd: launch.cmd,
         args: launch.args,
-        env: replicaEnv(shard),
-        cwd: shard.dir,
+        env: replicaEnv(replica),
+        cwd: replica.dir,
         secrets: [spec.apiKey],
       });
     } catch (e) {
       const reason = e instanceof Deno.errors.NotFound
         ? `could not start: ${plan.cmd} was not found`
         : `could not start: ${e instanceof Error ? e.message : String(e)}`;
-      throw this.#startError(shard, reason, "");
+      throw this.#startError(replica, reason, "");
     }
-    shard.proc = proc;
-    shard.handle = { ...shard.handle, pid: proc.pid, startedAt: this.#clock.now() };
-    this.#emit(shard);
+    replica.proc = proc;
+    replica.handle = { ...replica.handle, pid: proc.pid, startedAt: this.#clock.now() };
+    this.#emit(replica);
     this.#saveRegistry();
     this.#log.info("engine starting", {
-      shardId: spec.shardId,
+      replicaId: spec.replicaId,
       engine: spec.engine,
       model: spec.model,
       pid: proc.pid,
-      port: shard.handle.port,
+      port: replica.handle.port,
     });
-    this.#log.debug("engine command", { shardId: spec.shardId, cmd: plan.cmd, args: plan.args });
-    proc.exited.then((status) => this.#onExit(shard, proc, status));
+    this.#log.debug("engine command", {
+      replicaId: spec.replicaId,
+      cmd: plan.cmd,
+      args: plan.args,
+    });
+    proc.exited.then((status) => this.#onExit(replica, proc, status));
 
-    const isReady = (status: number, body: string) => shard.adapter.isReady(status, body);
-    const url = shard.handle.baseUrl + shard.adapter.healthPath;
+    const isReady = (status: number, body: string) => replica.adapter.isReady(status, body);
+    const url = replica.handle.baseUrl + replica.adapter.healthPath;
     const probe = healthProbe(this.#fetch, url, spec.apiKey, isReady);
     const timeoutMs = spec.readyTimeoutMs ?? defaults.readyTimeoutMs;
-    shard.lastProgress = Date.now();
-    const failure = shard.stopping ? "was stopped while starting" : await proc.waitReady(
+    replica.lastProgress = Date.now();
+    const failure = replica.stopping ? "was stopped while starting" : await proc.waitReady(
       probe,
-      () => shard.lastProgress + timeoutMs,
+      () => replica.lastProgress + timeoutMs,
       timeoutMs,
       spec.pollIntervalMs ?? defaults.pollIntervalMs,
     );
-    if (failure !== undefined || shard.stopping) {
+    if (failure !== undefined || replica.stopping) {
       await proc.terminate(this.#graceMs);
-      const reason = shard.stopping ? "was stopped while starting" : failure ?? "";
-      const err = this.#startError(shard, reason, proc.tail.text());
-      this.#log.warn("engine did not start", { shardId: spec.shardId, error: err.message });
+      const reason = replica.stopping ? "was stopped while starting" : failure ?? "";
+      const err = this.#startError(replica, reason, proc.tail.text());
+      this.#log.warn("engine did not start", { replicaId: spec.replicaId, error: err.message });
       throw err;
     }
-    shard.readySince = this.#clock.now();
-    this.#setState(shard, "ready");
-    this.#watchHealth(shard);
-    this.#log.info("engine ready", { shardId: spec.shardId, pid: proc.pid });
+    replica.readySince = this.#clock.now();
+    this.#setState(replica, "ready");
+    this.#watchHealth(replica);
+    this.#log.info("engine ready", { replicaId: spec.replicaId, pid: proc.pid });
   }
 
   /**
@@ -481,32 +488,33 @@ export class Supervisor {
    * stops sending it requests), recovered is ready again, and a hung one is stopped and restarted
    * with the crash backoff.
    */
-  #watchHealth(shard: Replica): void {
-    shard.health?.();
+  #watchHealth(replica: Replica): void {
+    replica.health?.();
     if (this.#healthMs <= 0) return;
-    const { proc, adopted } = shard;
-    const shardId = shard.spec.shardId;
-    shard.health = watchHealth({
+    const { proc, adopted } = replica;
+    const replicaId = replica.spec.replicaId;
+    replica.health = watchHealth({
       probe: healthProbe(
         this.#fetch,
-        shard.handle.baseUrl + shard.adapter.healthPath,
-        shard.spec.apiKey,
-        (status, body) => shard.adapter.isReady(status, body),
+        replica.handle.baseUrl + replica.adapter.healthPath,
+        replica.spec.apiKey,
+        (status, body) => replica.adapter.isReady(status, body),
       ),
       intervalMs: this.#healthMs,
       failures: this.#healthFailures,
       current: () =>
-        !shard.stopping && shard.proc === proc && shard.adopted === adopted && running(shard),
+        !replica.stopping && replica.proc === proc && replica.adopted === adopted &&
+        running(replica),
       onUnhealthy: (failures) => {
-        this.#setState(shard, "unhealthy");
-        this.#log.warn("engine fails its health check; out of routing", { shardId, failures });
+        this.#setState(replica, "unhealthy");
+        this.#log.warn("engine fails its health check; out of routing", { replicaId, failures });
       },
       onRecovered: () => {
-        this.#setState(shard, "ready");
-        this.#log.info("engine answers its health check again", { shardId });
+        this.#setState(replica, "ready");
+        this.#log.info("engine answers its health check again", { replicaId });
       },
       onHung: (failures) => {
-        this.#log.warn("engine did not recover; restarting it", { shardId, failures });
+        this.#log.warn("engine did not recover; restarting it", { replicaId, failures });
         const cleanUp = proc
           ? () => proc.terminate(this.#graceMs)
           : adopted
@@ -514,81 +522,81 @@ export class Supervisor {
           : () => Promise.resolve();
         // Not "unhealthy" while it is killed, or its exit would count as a crash and start a
         // second recovery beside this one.
-        this.#setState(shard, "restarting");
-        shard.settled = this.#recover(shard, cleanUp, proc?.tail.text() ?? "");
-        shard.settled.catch(() => {});
+        this.#setState(replica, "restarting");
+        replica.settled = this.#recover(replica, cleanUp, proc?.tail.text() ?? "");
+        replica.settled.catch(() => {});
       },
     });
   }
 
-  #onExit(shard: Replica, proc: EngineProcess, status: Deno.CommandStatus): void {
+  #onExit(replica: Replica, proc: EngineProcess, status: Deno.CommandStatus): void {
     // Exits while starting are the start attempt's to report; stops are expected.
-    if (shard.proc !== proc || shard.stopping || !running(shard)) return;
-    shard.health?.();
+    if (replica.proc !== proc || replica.stopping || !running(replica)) return;
+    replica.health?.();
     this.#log.warn("engine exited unexpectedly", {
-      shardId: shard.spec.shardId,
+      replicaId: replica.spec.replicaId,
       pid: proc.pid,
       exit: describeExit(status),
       output: proc.tail.text().split("\n").slice(-5).join("\n"),
     });
-    shard.settled = this.#recover(shard, () => proc.terminate(this.#graceMs), proc.tail.text());
-    shard.settled.catch(() => {});
+    replica.settled = this.#recover(replica, () => proc.terminate(this.#graceMs), proc.tail.text());
+    replica.settled.catch(() => {});
   }
 
-  /** Restarts a crashed shard with exponential backoff and jitter, until ready or out of tries. */
+  /** Restarts a crashed replica with exponential backoff and jitter, until ready or out of tries. */
   async #recover(
-    shard: Replica,
+    replica: Replica,
     cleanUp: () => Promise<void>,
     crashOutput: string,
   ): Promise<void> {
     // Whatever the engine left behind in its group holds the port and memory the restart needs.
     await cleanUp();
-    const policy = shard.spec.restart ?? defaults.restart;
-    if (this.#clock.now() - shard.readySince >= defaults.stableAfterMs) shard.attempts = 0;
+    const policy = replica.spec.restart ?? defaults.restart;
+    if (this.#clock.now() - replica.readySince >= defaults.stableAfterMs) replica.attempts = 0;
     let last: unknown;
-    while (shard.attempts < policy.maxAttempts && !shard.stopping) {
-      shard.attempts++;
-      shard.handle = { ...shard.handle, restarts: shard.handle.restarts + 1 };
-      this.#setState(shard, "restarting");
-      const delay = backoffDelay(shard.attempts, policy.baseDelayMs, defaults.maxRestartDelayMs);
+    while (replica.attempts < policy.maxAttempts && !replica.stopping) {
+      replica.attempts++;
+      replica.handle = { ...replica.handle, restarts: replica.handle.restarts + 1 };
+      this.#setState(replica, "restarting");
+      const delay = backoffDelay(replica.attempts, policy.baseDelayMs, defaults.maxRestartDelayMs);
       const sleep = wakeableSleep(delay);
-      shard.wake = sleep.wake;
+      replica.wake = sleep.wake;
       await sleep.done;
-      if (shard.stopping) break;
+      if (replica.stopping) break;
       try {
-        await this.#start(shard);
+        await this.#start(replica);
         return;
       } catch (e) {
         last = e;
       }
     }
-    if (shard.stopping) throw this.#startError(shard, "was stopped while restarting", "");
-    this.#setState(shard, "failed");
+    if (replica.stopping) throw this.#startError(replica, "was stopped while restarting", "");
+    this.#setState(replica, "failed");
     this.#saveRegistry();
     const error = last instanceof Error ? last.message : undefined;
-    this.#log.error("engine gave up restarting", { shardId: shard.spec.shardId, error });
-    throw last ?? this.#startError(shard, "crashed and may not restart", crashOutput);
+    this.#log.error("engine gave up restarting", { replicaId: replica.spec.replicaId, error });
+    throw last ?? this.#startError(replica, "crashed and may not restart", crashOutput);
   }
 
-  #startError(shard: Replica, reason: string, output: string): EngineStartError {
-    return new EngineStartError(shard.spec.shardId, shard.spec.engine, reason, output);
+  #startError(replica: Replica, reason: string, output: string): EngineStartError {
+    return new EngineStartError(replica.spec.replicaId, replica.spec.engine, reason, output);
   }
 
-  #setState(shard: Replica, state: ReplicaState): void {
-    shard.handle = { ...shard.handle, state };
-    this.#emit(shard);
+  #setState(replica: Replica, state: ReplicaState): void {
+    replica.handle = { ...replica.handle, state };
+    this.#emit(replica);
   }
 
-  #emit(shard: Replica): void {
+  #emit(replica: Replica): void {
     try {
-      this.#onChange(shard.handle);
+      this.#onChange(replica.handle);
     } catch (e) {
       this.#log.error("onChange listener threw", { error: e instanceof Error ? e : String(e) });
     }
   }
 
   #saveRegistry(): void {
-    const records = [...this.#shards.values()]
+    const records = [...this.#replicas.values()]
       .filter((s) =>
         (s.proc ? !s.proc.status : s.adopted !== undefined) && s.handle.state !== "stopped"
       )
@@ -597,12 +605,14 @@ export class Supervisor {
       Deno.mkdirSync(this.#workDir, { recursive: true });
       this.#registry.write(records);
     } catch (e) {
-      this.#log.warn("could not write the shard registry", { error: e instanceof Error ? e : "" });
+      this.#log.warn("could not write the replica registry", {
+        error: e instanceof Error ? e : "",
+      });
     }
   }
 }
 
 /** Ready, or ready once and now hung: an exit or a failed probe is then the watcher's to handle. */
-function running(shard: Replica): boolean {
-  return shard.handle.state === "ready" || shard.handle.state === "unhealthy";
+function running(replica: Replica): boolean {
+  return replica.handle.state === "ready" || replica.handle.state === "unhealthy";
 }

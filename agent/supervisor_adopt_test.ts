@@ -55,10 +55,10 @@ Deno.test("a restarted agent adopts a healthy engine: same pid, ready, not resta
     const keyFile = `${dir}/keys/tiny-1.key`;
     assertEquals(Deno.statSync(keyFile).mode! & 0o777, 0o600);
     assertEquals(Deno.statSync(`${dir}/keys`).mode! & 0o777, 0o700);
-    assert(!Deno.readTextFileSync(`${dir}/shards.json`).includes(key), "no key in the registry");
+    assert(!Deno.readTextFileSync(`${dir}/replicas.json`).includes(key), "no key in the registry");
 
     const next = make();
-    assertEquals(next.recorded().map((r) => r.shardId), ["tiny-1"]);
+    assertEquals(next.recorded().map((r) => r.replicaId), ["tiny-1"]);
     assertEquals(next.apiKey("tiny-1"), key, "the owner can read the key of what it may adopt");
     const adopted = await next.ensure(spec());
     assertEquals(adopted.pid, first.pid);
@@ -116,15 +116,15 @@ Deno.test("engine ports come from the configured range, skipping ports in use", 
   try {
     await twoAgents(async (make) => {
       const sup = make({ portRange: { first: base, last: base + 3 } });
-      const a = await sup.ensure(spec({ shardId: "a" }));
-      const b = await sup.ensure(spec({ shardId: "b" }));
+      const a = await sup.ensure(spec({ replicaId: "a" }));
+      const b = await sup.ensure(spec({ replicaId: "b" }));
       // Which free ports, in which order, depends on where the picker starts; all from the range.
       const ports = [a.port, b.port].sort();
       assertEquals(ports.every((p) => p > base && p <= base + 3), true, String(ports));
       assertEquals(new Set(ports).size, 2);
-      await sup.ensure(spec({ shardId: "c" }));
+      await sup.ensure(spec({ replicaId: "c" }));
       await assertRejects(
-        () => sup.ensure(spec({ shardId: "d" })),
+        () => sup.ensure(spec({ replicaId: "d" })),
         EngineStartError,
         "no free port",
       );

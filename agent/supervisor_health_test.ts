@@ -48,12 +48,12 @@ Deno.test("health: a SIGSTOPped engine turns unhealthy, and ready again once it 
     const h = await sup.ensure(tinySpec("k1"));
     Deno.kill(h.pid, "SIGSTOP");
     try {
-      await until("unhealthy", () => sup.get(h.shardId)?.state === "unhealthy");
+      await until("unhealthy", () => sup.get(h.replicaId)?.state === "unhealthy");
     } finally {
       Deno.kill(h.pid, "SIGCONT");
     }
-    await until("ready again", () => sup.get(h.shardId)?.state === "ready");
-    assertEquals(sup.get(h.shardId)?.pid, h.pid, "the same process: it recovered by itself");
+    await until("ready again", () => sup.get(h.replicaId)?.state === "ready");
+    assertEquals(sup.get(h.replicaId)?.pid, h.pid, "the same process: it recovered by itself");
     assertEquals(states(events).slice(-2), ["unhealthy", "ready"]);
   });
 });
@@ -64,10 +64,10 @@ Deno.test("health: an engine that stays hung is stopped and restarted with the b
     Deno.kill(h.pid, "SIGSTOP");
     await until(
       "restarted and ready",
-      () => sup.get(h.shardId)?.state === "ready" && sup.get(h.shardId)?.pid !== h.pid,
+      () => sup.get(h.replicaId)?.state === "ready" && sup.get(h.replicaId)?.pid !== h.pid,
       20_000,
     );
-    const after = sup.get(h.shardId)!;
+    const after = sup.get(h.replicaId)!;
     assertEquals(after.restarts, 1);
     assert(isGone(h.pid), "the hung process was killed");
     const seen = states(events);

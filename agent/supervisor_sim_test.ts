@@ -11,7 +11,7 @@ Deno.test("the simulated engine runs under the supervisor, answers with its key 
   const key = "sk-llmgw-sim-replica-key";
   try {
     const h = await sup.ensure({
-      shardId: "sim-a",
+      replicaId: "sim-a",
       model: "sim-demo",
       engine: "sim",
       apiKey: key,
@@ -57,7 +57,7 @@ Deno.test("a SIGSTOPped simulated engine is found hung, taken out of routing and
   });
   try {
     const h = await sup.ensure({
-      shardId: "sim-hung",
+      replicaId: "sim-hung",
       model: "sim-demo",
       engine: "sim",
       apiKey: "sk-llmgw-sim-hung",

@@ -67,8 +67,8 @@ Deno.test("an engine started on a free port answers, with its key, once ensure r
     assertEquals(events.map((e) => e.state), ["starting", "ready"]);
     assertEquals(sup.list(), [h]);
     // Its working directory is its own, and the registry names it without the key.
-    assert(Deno.statSync(`${dir}/shards/tiny-1`).isDirectory);
-    const registry = Deno.readTextFileSync(`${dir}/shards.json`);
+    assert(Deno.statSync(`${dir}/replicas/tiny-1`).isDirectory);
+    const registry = Deno.readTextFileSync(`${dir}/replicas.json`);
     assert(registry.includes(`"pid": ${h.pid}`));
     assert(!registry.includes(key));
   });
@@ -92,14 +92,14 @@ Deno.test("the engine's key never reaches the log, its argv or the registry", as
     await sup.stop("tiny-1");
     assert(lines.some((l) => l.includes("engine ready")), lines.join("\n"));
     assert(!lines.some((l) => l.includes(plainKey)), lines.join("\n"));
-    assert(!Deno.readTextFileSync(`${dir}/shards.json`).includes(plainKey));
+    assert(!Deno.readTextFileSync(`${dir}/replicas.json`).includes(plainKey));
   } finally {
     await sup.stopAll();
     await Deno.remove(dir, { recursive: true });
   }
 });
 
-Deno.test("ensuring a shard twice, even at the same time, gives one process", async () => {
+Deno.test("ensuring a replica twice, even at the same time, gives one process", async () => {
   await withSupervisor(async (sup) => {
     const [a, b] = await Promise.all([sup.ensure(spec()), sup.ensure(spec())]);
     const c = await sup.ensure(spec());
@@ -118,10 +118,11 @@ Deno.test("an engine that loads slowly is waited for until its health says ready
   });
 });
 
-Deno.test("stopping a shard ends its whole process tree, descendants that left the group included", async () => {
+Deno.test("stopping a replica ends its whole process tree, descendants that left the group included", async () => {
   await withSupervisor(async (sup, dir) => {
     const h = await sup.ensure(spec({ engine: "family" }));
-    const pidOf = (f: string) => Number(Deno.readTextFileSync(`${dir}/shards/tiny-1/${f}`).trim());
+    const pidOf = (f: string) =>
+      Number(Deno.readTextFileSync(`${dir}/replicas/tiny-1/${f}`).trim());
     const grandchild = pidOf("grandchild.pid");
     const stray = pidOf("stray.pid");
     assert(!isGone(grandchild) && !isGone(stray) && !isGone(h.pid));
@@ -178,7 +179,7 @@ Deno.test("an engine that exits while starting is reported with its output, key 
     });
     assertEquals(sup.get("tiny-1")?.state, "failed");
     assertEquals(events.at(-1)?.state, "failed");
-    // A failed shard is started afresh by the next ensure.
+    // A failed replica is started afresh by the next ensure.
     assertEquals((await sup.ensure(spec())).state, "ready");
   });
 });
@@ -196,7 +197,7 @@ Deno.test("an engine that never becomes ready is stopped after the ready timeout
   });
 });
 
-Deno.test("stopping a shard while it starts ends the start with a clear error and no process", async () => {
+Deno.test("stopping a replica while it starts ends the start with a clear error and no process", async () => {
   await withSupervisor(async (sup, _dir, events) => {
     // The expectation is attached at once: the start fails while stop() is still being awaited.
     const failed = rejects(
@@ -227,7 +228,7 @@ Deno.test("a missing binary or an unknown engine is a clear error and starts not
       (e: unknown) =>
         e instanceof LaunchPlanError && e.message.includes("known engines: family, llamacpp, tiny"),
     );
-    await rejects(sup.ensure(spec({ shardId: "../escape" })), LaunchPlanError);
+    await rejects(sup.ensure(spec({ replicaId: "../escape" })), LaunchPlanError);
   }, {
     tiny: tinyAdapter(),
     family: tinyAdapter({ withDescendants: true }),
@@ -253,12 +254,12 @@ Deno.test("an engine that crashes after ready is restarted and becomes ready aga
   });
 });
 
-Deno.test("a shard that keeps failing its restarts ends up failed", async () => {
+Deno.test("a replica that keeps failing its restarts ends up failed", async () => {
   await withSupervisor(async (sup, dir) => {
     const first = await sup.ensure(spec({ restart: { maxAttempts: 2, baseDelayMs: 10 } }));
     // Make every restart fail at once: a file where the engine's directory must be.
-    await Deno.remove(`${dir}/shards/tiny-1`, { recursive: true });
-    await Deno.writeTextFile(`${dir}/shards/tiny-1`, "in the way");
+    await Deno.remove(`${dir}/replicas/tiny-1`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/replicas/tiny-1`, "in the way");
     Deno.kill(first.pid, "SIGKILL");
     await until("failed", () => sup.get("tiny-1")?.state === "failed");
     assertEquals(sup.get("tiny-1")?.restarts, 2);
@@ -278,14 +279,14 @@ Deno.test("load is read from the engine's metrics, and a dead engine's load is u
       promptTokensPerSecond: 1000,
       readAt: 0,
     });
-    assertEquals((await sup.readLoad("no-such-shard")).known, false);
+    assertEquals((await sup.readLoad("no-such-replica")).known, false);
     await sup.stop("tiny-1");
     assertEquals((await sup.readLoad("tiny-1")).known, false);
   });
 });
 
 Deno.test("a metrics endpoint that does not answer is unknown load, read within its time box", async () => {
-  // A port that accepts connections and never answers; the shard's metrics reads are sent there.
+  // A port that accepts connections and never answers; the replica's metrics reads are sent there.
   const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const held: Deno.Conn[] = [];
   const accepting = (async () => {

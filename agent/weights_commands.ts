@@ -1,7 +1,7 @@
 /**
  * The agent's answers to `fetch_weights` and `remove_weights`: a pinned source in, a local path
  * (or the purge's outcome) out, with progress sent as it goes. Progress also moves the waiting
- * shard's readiness clock, so a large download that keeps moving is not given up on.
+ * replica's readiness clock, so a large download that keeps moving is not given up on.
  */
 import type { AgentMessage, ServerMessage } from "../core/protocol/messages.ts";
 import { AppError } from "../core/errors.ts";
@@ -18,8 +18,8 @@ type RemoveWeights = Extract<ServerMessage, { type: "remove_weights" }>;
 export interface WeightsCommandsDeps {
   weights: NodeWeights;
   send: (m: AgentMessage) => void;
-  /** Supervisor.touch: progress for a shard that is starting. */
-  touch: (shardId: string) => void;
+  /** Supervisor.touch: progress for a replica that is starting. */
+  touch: (replicaId: string) => void;
   /** Mirrors used when the command names none: the agent's control planes (`clusterMirrors`). */
   mirrors?: string[];
 }
@@ -55,12 +55,12 @@ export class WeightsCommands {
         mirrors: m.mirrors ?? this.d.mirrors ?? [],
         ...(source.allowPickle ? { allowPickle: true } : {}),
         onProgress: (p) => {
-          if (m.shardId) this.d.touch(m.shardId);
+          if (m.replicaId) this.d.touch(m.replicaId);
           this.d.send({
             type: "weights_progress",
             id: m.id,
             source: describeSource(source),
-            ...(m.shardId ? { shardId: m.shardId } : {}),
+            ...(m.replicaId ? { replicaId: m.replicaId } : {}),
             phase: p.phase,
             bytesDone: p.bytesDone,
             bytesTotal: p.bytesTotal,

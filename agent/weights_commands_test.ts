@@ -7,7 +7,7 @@ import { nodeWeights } from "./weights/mod.ts";
 import { hubFixture, shard1 } from "../tests/helpers/hub_fixture.ts";
 import { WeightsCommands } from "./weights_commands.ts";
 
-Deno.test("fetch_weights reports progress, touches the shard, answers with the path; remove_weights purges", async () => {
+Deno.test("fetch_weights reports progress, touches the replica, answers with the path; remove_weights purges", async () => {
   const fx = await hubFixture();
   const weights = nodeWeights({
     fetch,
@@ -31,7 +31,7 @@ Deno.test("fetch_weights reports progress, touches the shard, answers with the p
       id: "c1",
       source: "hf:acme/tiny",
       pinned,
-      shardId: "s1",
+      replicaId: "s1",
     });
     const result = sent.at(-1)!;
     assert(result.type === "command_result" && result.ok, JSON.stringify(result));
@@ -40,7 +40,7 @@ Deno.test("fetch_weights reports progress, touches the shard, answers with the p
     assert(progress.length > 2, "progress was reported");
     for (const p of progress) {
       assertEquals(p.id, "c1");
-      assertEquals(p.shardId, "s1");
+      assertEquals(p.replicaId, "s1");
       assert(p.bytesTotal !== null && p.bytesTotal > 2_000_000);
     }
     assert(progress.some((p) => p.phase === "checking"));

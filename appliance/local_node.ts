@@ -215,7 +215,7 @@ async function cardsThatFit(cp: ControlPlane, model: ServedModel, logger: Logger
   }
 }
 
-/** Polls the router's replicas (ready) and the shard records (failed, with the reason). */
+/** Polls the router's replicas (ready) and the replica records (failed, with the reason). */
 async function untilReady(cp: ControlPlane, model: string, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {

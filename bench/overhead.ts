@@ -100,7 +100,7 @@ export async function runOverhead(opts: OverheadOptions): Promise<OverheadReport
   let pidChecked = true;
   for (const spec of opts.scenarios) {
     if (opts.signal?.aborted) break;
-    // A data directory per scenario: the store keeps the demo shard's launch (engine speed
+    // A data directory per scenario: the store keeps the demo replica's launch (engine speed
     // included), so a second `up` on the first one's directory would run the first's engine.
     const dataDir = await Deno.makeTempDir({ prefix: "llmgw-bench-" });
     try {

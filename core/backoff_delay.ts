@@ -12,7 +12,7 @@ export function backoffDelay(
   return full / 2 + random() * (full / 2);
 }
 
-/** A sleep that `wake()` ends early, so stopping a shard does not wait out its backoff. */
+/** A sleep that `wake()` ends early, so stopping a replica does not wait out its backoff. */
 export function wakeableSleep(ms: number): { done: Promise<void>; wake: () => void } {
   let wake = () => {};
   const done = new Promise<void>((resolve) => {

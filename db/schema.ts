@@ -224,7 +224,7 @@ export const models = sqliteTable("models", {
   priceCached: integer("price_cached"),
   /**
    * The full catalog entry (server/models/model_schema.ts `ModelDef`, as JSON) for a model the
-   * reconciler places; null for one declared only by the columns above (`up`'s own, a shard
+   * reconciler places; null for one declared only by the columns above (`up`'s own, a replica
    * started by hand). The columns above are filled from it, so the router never reads it.
    */
   def: text("def", { mode: "json" }).$type<Record<string, unknown>>(),
@@ -290,9 +290,9 @@ export const nodes = sqliteTable("nodes", {
   labels: text("labels", { mode: "json" }).$type<Record<string, string>>().notNull(),
   /** sha256 of the node's credential; deleting the row revokes it. */
   credentialHash: text("credential_hash").notNull().unique(),
-  /** No new shards are placed on a cordoned node. */
+  /** No new replicas are placed on a cordoned node. */
   cordoned: integer("cordoned", { mode: "boolean" }).notNull(),
-  /** Its shards are to move elsewhere (the reconciler's job); implies cordoned. */
+  /** Its replicas are to move elsewhere (the reconciler's job); implies cordoned. */
   draining: integer("draining", { mode: "boolean" }).notNull(),
   createdAt: integer("created_at").notNull(),
   lastHeardAt: integer("last_heard_at"),

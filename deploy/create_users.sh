@@ -2,7 +2,7 @@
 # Creates llmgw's users (run by install.sh; safe to run again). The service user USER has a group
 # of its name; on a node, engines get their own user ENGINE_USER, also with a group of its name
 # (engines.run_as: ENGINE_USER starts them with `setpriv --regid=ENGINE_USER`), plus USER's group
-# (to read the weights and write their shard directories) and video/render (for the cards).
+# (to read the weights and write their replica directories) and video/render (for the cards).
 #
 #   deploy/create_users.sh [--role control-plane|agent|appliance] [--user llmgw]
 #                          [--engine-user llmgw-engine] [--data DIR] [--dry-run]

@@ -9,6 +9,7 @@
  */
 import type { Logger } from "../../core/log.ts";
 import { Liveness } from "../../core/protocol/liveness.ts";
+import { forPeer } from "../../core/protocol/wire_names.ts";
 import {
   type AgentMessage,
   decodeMessage,
@@ -50,6 +51,8 @@ export class ControlChannel {
   readonly #client: Deno.HttpClient;
   #socket: WebSocket | undefined;
   #stopped = false;
+  /** What the control plane speaks: the older names until its welcome says otherwise. */
+  #peerProtocol = 1;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
 
@@ -71,7 +74,7 @@ export class ControlChannel {
     const s = this.#socket;
     if (!s || s.readyState !== WebSocket.OPEN) return false;
     try {
-      s.send(JSON.stringify(msg));
+      s.send(JSON.stringify(forPeer(msg, this.#peerProtocol)));
       return true;
     } catch {
       return false;
@@ -158,6 +161,8 @@ export class ControlChannel {
           finish("no answer to ping");
         },
       });
+      // Each connection may reach another control plane (a failover, an upgrade).
+      this.#peerProtocol = 1;
       this.send(this.#o.hello());
       this.#o.logger.info("control channel connected", { url });
       this.#o.onConnected?.(url);
@@ -171,6 +176,8 @@ export class ControlChannel {
         });
         return;
       }
+      // A control plane says which protocol it speaks in its welcome; one before 2 does not.
+      if (decoded.message.type === "welcome") this.#peerProtocol = decoded.message.protocol ?? 1;
       if (decoded.message.type === "ping") {
         this.send({ type: "pong", id: decoded.message.id });
         return;

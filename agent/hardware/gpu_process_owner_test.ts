@@ -5,7 +5,7 @@ import { attributeGpuProcesses } from "./gpu_process_owner.ts";
 import { terminateGroup } from "../terminate_group.ts";
 import { findStrays } from "../proc_tree.ts";
 
-Deno.test("GPU processes are the shard's by pid, by process group and by descent", async () => {
+Deno.test("GPU processes are the replica's by pid, by process group and by descent", async () => {
   // Like an engine: its own session (detached = setsid), one worker in its group, and one worker
   // that called setsid itself (the case that pid-or-group alone got wrong).
   const child = new Deno.Command("sh", {
@@ -38,24 +38,24 @@ Deno.test("GPU processes are the shard's by pid, by process group and by descent
         processes: [
           { pid: child.pid, usedMemoryBytes: 1 },
           { pid: member!, usedMemoryBytes: 2 },
-          { pid: escaped!, usedMemoryBytes: 3, shardId: "stale" },
+          { pid: escaped!, usedMemoryBytes: 3, replicaId: "stale" },
           { pid: other.pid, usedMemoryBytes: 4 },
           { pid: 999_999_999 },
         ],
       }],
     };
     const out = attributeGpuProcesses(report, [
-      { shardId: "s-other", pid: 123_456_789 },
-      { shardId: "s-1", pid: child.pid },
+      { replicaId: "s-other", pid: 123_456_789 },
+      { replicaId: "s-1", pid: child.pid },
     ]);
     assertEquals(out.gpus[0]?.processes, [
-      { pid: child.pid, usedMemoryBytes: 1, shardId: "s-1" },
-      { pid: member!, usedMemoryBytes: 2, shardId: "s-1" },
-      { pid: escaped!, usedMemoryBytes: 3, shardId: "s-1" },
+      { pid: child.pid, usedMemoryBytes: 1, replicaId: "s-1" },
+      { pid: member!, usedMemoryBytes: 2, replicaId: "s-1" },
+      { pid: escaped!, usedMemoryBytes: 3, replicaId: "s-1" },
       { pid: other.pid, usedMemoryBytes: 4 },
       { pid: 999_999_999 },
     ]);
-    assertEquals(report.gpus[0]?.processes[2]?.shardId, "stale", "the input is not changed");
+    assertEquals(report.gpus[0]?.processes[2]?.replicaId, "stale", "the input is not changed");
     assertEquals(findStrays(child.pid), [escaped!]);
     await reader.cancel();
   } finally {

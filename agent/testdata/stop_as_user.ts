@@ -25,10 +25,10 @@ const h = await sup.ensure(tinySpec("sk-llmgw-run-as-test", { readyTimeoutMs: 60
 say({ started: h.pid });
 const began = Date.now();
 try {
-  await sup.stop(h.shardId);
+  await sup.stop(h.replicaId);
   say({ stopped: true, ms: Date.now() - began });
 } catch (e) {
-  const after = sup.get(h.shardId);
+  const after = sup.get(h.replicaId);
   say({ error: (e as Error).message, ms: Date.now() - began, state: after?.state ?? "" });
 }
 Deno.exit(0);

@@ -1,7 +1,7 @@
 /**
  * An adapter for tests that runs testdata/tiny_engine.ts, optionally behind a bash wrapper that
  * leaves a grandchild in the engine's group and a stray that left it (both record their pids in
- * the shard directory), to show that stopping an engine stops its whole tree.
+ * the replica directory), to show that stopping an engine stops its whole tree.
  */
 import { selfCommandEnv } from "../../core/self_command.ts";
 import type { EngineAdapter, LaunchPlan, PlanInput } from "../engines/engine_adapter.ts";
@@ -11,10 +11,10 @@ import { llamacppDialect } from "../engines/metric_dialect.ts";
 
 const script = decodeURIComponent(new URL("./tiny_engine.ts", import.meta.url).pathname);
 
-/** A launch of the tiny engine as shard `tiny-1`: quick polls, three quick restarts. */
+/** A launch of the tiny engine as replica `tiny-1`: quick polls, three quick restarts. */
 export function tinySpec(apiKey: string, over: Partial<LaunchSpec> = {}): LaunchSpec {
   return {
-    shardId: "tiny-1",
+    replicaId: "tiny-1",
     model: "tiny",
     engine: "tiny",
     apiKey,

@@ -48,12 +48,12 @@ export const hostInfoSchema = z.object({
 });
 export type HostInfo = z.infer<typeof hostInfoSchema>;
 
-/** A process using a card, and the shard it belongs to when the agent can tell. */
+/** A process using a card, and the replica it belongs to when the agent can tell. */
 export const gpuProcessSchema = z.object({
   pid: z.number().int().positive(),
   /** Absent when the driver does not say (NVML reports "not available" under some setups). */
   usedMemoryBytes: bytes.optional(),
-  shardId: z.string().optional(),
+  replicaId: z.string().optional(),
 });
 export type GpuProcess = z.infer<typeof gpuProcessSchema>;
 
@@ -108,7 +108,7 @@ export const engineInstalledSchema = z.object({
 });
 export type EngineInstalled = z.infer<typeof engineInstalledSchema>;
 
-/** Everything hardware-ish one heartbeat carries; shards and load travel beside it. */
+/** Everything hardware-ish one heartbeat carries; replicas and load travel beside it. */
 export const hostReportSchema = z.object({
   host: hostInfoSchema,
   gpu: gpuReportSchema,

@@ -10,9 +10,10 @@
 import { z } from "zod";
 import { engineInstalledSchema, gpuReportSchema, hostInfoSchema } from "./host_report.ts";
 import { loadSnapshotSchema } from "./load_snapshot.ts";
+import { fromOlderWire } from "./wire_names.ts";
 
 /** Bumped only for a change an older peer cannot ignore. */
-export const protocolVersion = 1;
+export const protocolVersion = 2;
 
 /** `unhealthy`: running but failing its health checks (hung); out of routing until it answers. */
 export const replicaReportStates = [
@@ -34,9 +35,9 @@ export const replicaLoadSchema = z.object({
   readAt: z.number(),
 });
 
-/** One shard as the agent sees it. */
+/** One replica as the agent sees it. */
 export const replicaReportSchema = z.object({
-  shardId: z.string().min(1),
+  replicaId: z.string().min(1),
   model: z.string(),
   engine: z.string(),
   state: z.enum(replicaReportStates),
@@ -55,9 +56,9 @@ export const replicaReportSchema = z.object({
 export type ReplicaReport = z.infer<typeof replicaReportSchema>;
 
 /**
- * What placement decided for a shard: the engine profile (context per request, slots, GPU layers,
+ * What placement decided for a replica: the engine profile (context per request, slots, GPU layers,
  * tensor parallel, mode) and the cards it may see (CUDA_VISIBLE_DEVICES). Absent: the engine's
- * own defaults and every card (a shard started by hand).
+ * own defaults and every card (a replica started by hand).
  */
 export const replicaLaunchSchema = z.object({
   contextLength: z.number().int().positive().optional(),
@@ -72,7 +73,7 @@ export type ReplicaLaunch = z.infer<typeof replicaLaunchSchema>;
 
 /** What a control plane may ask an agent to run. The key is the one the engine must require. */
 export const replicaSpecSchema = z.object({
-  shardId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/),
+  replicaId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/),
   model: z.string().min(1),
   engine: z.string().min(1),
   modelPath: z.string().optional(),
@@ -101,15 +102,15 @@ export const heartbeatSchema = z.object({
   host: hostInfoSchema.optional(),
   gpu: gpuReportSchema.optional(),
   engines: z.array(engineInstalledSchema).optional(),
-  shards: z.array(replicaReportSchema),
+  replicas: z.array(replicaReportSchema),
   warnings: z.array(z.string()).default([]),
 });
 export type Heartbeat = z.infer<typeof heartbeatSchema>;
 
-/** Sent the moment a shard changes state, so the router need not wait for the next heartbeat. */
+/** Sent the moment a replica changes state, so the router need not wait for the next heartbeat. */
 export const replicaStateSchema = z.object({
-  type: z.literal("shard_state"),
-  shard: replicaReportSchema,
+  type: z.literal("replica_state"),
+  replica: replicaReportSchema,
 });
 
 export const commandResultSchema = z.object({
@@ -117,7 +118,7 @@ export const commandResultSchema = z.object({
   /** The id of the command answered. */
   id: z.string(),
   ok: z.boolean(),
-  shard: replicaReportSchema.optional(),
+  replica: replicaReportSchema.optional(),
   /** A sentence for the operator; for a failed start it ends with what the engine printed. */
   error: z.string().optional(),
   /** The engine's captured output when a start failed. */
@@ -137,7 +138,7 @@ export const weightsProgressSchema = z.object({
   id: z.string(),
   /** What is fetched, named without credentials. */
   source: z.string(),
-  shardId: z.string().optional(),
+  replicaId: z.string().optional(),
   phase: z.enum(["fetching", "checking"]),
   bytesDone: z.number().nonnegative(),
   bytesTotal: z.number().nonnegative().nullable(),
@@ -166,23 +167,25 @@ export const welcomeSchema = z.object({
   name: z.string(),
   /** The control plane's llmgw version. */
   version: z.string(),
+  /** Absent from a control plane before protocol 2: it speaks the older names (wire_names.ts). */
+  protocol: z.number().int().optional(),
   heartbeatMs: z.number().int().positive(),
   /**
-   * Every shard this node is meant to run. The agent ensures each (a running one is adopted, not
+   * Every replica this node is meant to run. The agent ensures each (a running one is adopted, not
    * restarted) and stops engines an earlier agent left that are not among them.
    */
-  shards: z.array(replicaSpecSchema),
+  replicas: z.array(replicaSpecSchema),
 });
 
 export const startReplicaSchema = z.object({
-  type: z.literal("start_shard"),
+  type: z.literal("start_replica"),
   id: z.string(),
   spec: replicaSpecSchema,
 });
 export const stopReplicaSchema = z.object({
-  type: z.literal("stop_shard"),
+  type: z.literal("stop_replica"),
   id: z.string(),
-  shardId: z.string(),
+  replicaId: z.string(),
 });
 export const fetchWeightsSchema = z.object({
   type: z.literal("fetch_weights"),
@@ -190,8 +193,8 @@ export const fetchWeightsSchema = z.object({
   source: z.string(),
   /** The pinned source (core/weights/pinned_source.ts), checked by the agent. */
   pinned: z.unknown().optional(),
-  /** The shard waiting on these weights: its readiness clock counts from the last progress. */
-  shardId: z.string().optional(),
+  /** The replica waiting on these weights: its readiness clock counts from the last progress. */
+  replicaId: z.string().optional(),
   /**
    * Mirror base URLs tried before the origin (files at `<base>/mirror/…`); absent: the node's own
    * default, its control planes' cluster listeners.
@@ -230,7 +233,7 @@ export function decodeMessage<T>(
   } catch {
     return { ok: false, reason: "not JSON" };
   }
-  const r = schema.safeParse(json);
+  const r = schema.safeParse(fromOlderWire(json));
   if (r.success) return { ok: true, message: r.data };
   const issue = r.error.issues[0]!;
   return { ok: false, reason: `${issue.path.join(".") || "message"}: ${issue.message}` };

@@ -9,8 +9,8 @@ Deno.test("messages: valid frames parse; invalid ones are refused with where the
     agentMessageSchema,
     JSON.stringify({
       type: "heartbeat",
-      shards: [{
-        shardId: "s1",
+      replicas: [{
+        replicaId: "s1",
         model: "m",
         engine: "sim",
         state: "ready",
@@ -28,11 +28,18 @@ Deno.test("messages: valid frames parse; invalid ones are refused with where the
     agentMessageSchema,
     JSON.stringify({
       type: "heartbeat",
-      shards: [{ shardId: "s1", model: "m", engine: "sim", state: "dancing", baseUrl: "", pid: 1 }],
+      replicas: [{
+        replicaId: "s1",
+        model: "m",
+        engine: "sim",
+        state: "dancing",
+        baseUrl: "",
+        pid: 1,
+      }],
     }),
   );
   assert(!badState.ok);
-  assertMatch(badState.reason, /shards\.0\.state/);
+  assertMatch(badState.reason, /replicas\.0\.state/);
   assertEquals(decodeMessage(agentMessageSchema, "{not json").ok, false);
   assertEquals(decodeMessage(agentMessageSchema, JSON.stringify({ type: "launch" })).ok, false);
   // A server may not send an agent message, nor the other way round.
@@ -40,12 +47,12 @@ Deno.test("messages: valid frames parse; invalid ones are refused with where the
   const start = decodeMessage(
     serverMessageSchema,
     JSON.stringify({
-      type: "start_shard",
+      type: "start_replica",
       id: "c1",
-      spec: { shardId: "../etc", model: "m", engine: "sim", apiKey: "x".repeat(20) },
+      spec: { replicaId: "../etc", model: "m", engine: "sim", apiKey: "x".repeat(20) },
     }),
   );
-  assert(!start.ok, "a shard id that is not a safe directory name is refused");
+  assert(!start.ok, "a replica id that is not a safe directory name is refused");
 });
 
 Deno.test("join code: round trip; damaged or foreign text is refused without echoing it", () => {

@@ -238,7 +238,7 @@ export function shareReplicas(
     ownIds: () =>
       new Set(
         listener.services.hub.connected().flatMap((n) =>
-          n.shards.map((s) => `${n.nodeId}/${s.shardId}`)
+          n.replicas.map((s) => `${n.nodeId}/${s.replicaId}`)
         ),
       ),
     apiKeyOf: (id) => listener.replicaKeyOf(id),

@@ -2,7 +2,7 @@
  * Between the catalog's store row (the router's columns plus the full `def`) and the model as the
  * reconciler sees it. `rowFromDef` fills the router's columns from a ModelDef so the request path
  * never reads `def`; `catalogModelOf` gives the reconciler's `CatalogModel` for a row that has a
- * def (rows without one — `up`'s own engine, a shard started by hand — are not placed).
+ * def (rows without one — `up`'s own engine, a replica started by hand — are not placed).
  */
 import type { ModelEntry, ModelInput } from "../router/catalog.ts";
 import type { ModelFacts } from "./memory_estimate.ts";
@@ -62,7 +62,7 @@ export function catalogModelOf(entry: ModelEntry): CatalogModel | undefined {
 /**
  * How many ready replicas the model should have at any time: its `scaling.min`, and 0 for one
  * that is stopped, served by an outside provider or started on demand (its having none is the
- * plan, not a fault). A row without a def (what `up` serves, a shard started by hand) should
+ * plan, not a fault). A row without a def (what `up` serves, a replica started by hand) should
  * have one. What the "no replica" alert and notification judge a model by.
  */
 export function replicasWanted(entry: ModelEntry): number {

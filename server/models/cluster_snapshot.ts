@@ -1,11 +1,11 @@
 /**
  * What placement, plan and the reconciler know of the cluster: one read-only snapshot the lead
- * fills from the node registry (agents' host reports and heartbeats) and the shard table. All
+ * fills from the node registry (agents' host reports and heartbeats) and the replica table. All
  * sizes are bytes; "absent" means not reported, never 0.
  *
  * Card room: a card offers 90 % of its memory (driver, fragmentation); what is taken from that is
- * the larger of what our shards reserve on it and what the driver says is used. The larger, so
- * that a shard still loading (reserved, not yet used) and a process that is not ours (used, not
+ * the larger of what our replicas reserve on it and what the driver says is used. The larger, so
+ * that a replica still loading (reserved, not yet used) and a process that is not ours (used, not
  * reserved) both count.
  */
 
@@ -21,9 +21,9 @@ export interface GpuView {
   computeCapability?: number;
 }
 
-/** What one shard holds on a node: its cards (with the bytes reserved on each), RAM and cores. */
+/** What one replica holds on a node: its cards (with the bytes reserved on each), RAM and cores. */
 export interface ReplicaUse {
-  shardId: string;
+  replicaId: string;
   model: string;
   gpus: number[];
   perCardBytes: number;
@@ -43,8 +43,8 @@ export interface NodeView {
   gpus: GpuView[];
   /** Keys of weights already on the node's disk (`weightsKey` of a model). */
   weights: string[];
-  /** Replicas the node runs or is starting, as it (or the shard table) says. */
-  shards: ReplicaUse[];
+  /** Replicas the node runs or is starting, as it (or the replica table) says. */
+  replicas: ReplicaUse[];
 }
 
 export interface ClusterSnapshot {
@@ -54,17 +54,17 @@ export interface ClusterSnapshot {
 export const usableFraction = 0.9;
 export const roleLabel = "llmgw.role";
 
-/** Bytes still offered on one card of `node` for a new shard. */
+/** Bytes still offered on one card of `node` for a new replica. */
 export function cardRoom(node: NodeView, gpu: GpuView, ignore: ReadonlySet<string> = new Set()) {
   let reserved = 0;
-  for (const s of node.shards) {
-    if (!ignore.has(s.shardId) && s.gpus.includes(gpu.index)) reserved += s.perCardBytes;
+  for (const s of node.replicas) {
+    if (!ignore.has(s.replicaId) && s.gpus.includes(gpu.index)) reserved += s.perCardBytes;
   }
-  // The driver's "used" includes shards we are asked to ignore; leave their reservation out of
+  // The driver's "used" includes replicas we are asked to ignore; leave their reservation out of
   // it too, so a restart's plan can count the room the old replica gives back.
   let ignoredHere = 0;
-  for (const s of node.shards) {
-    if (ignore.has(s.shardId) && s.gpus.includes(gpu.index)) ignoredHere += s.perCardBytes;
+  for (const s of node.replicas) {
+    if (ignore.has(s.replicaId) && s.gpus.includes(gpu.index)) ignoredHere += s.perCardBytes;
   }
   const used = gpu.memoryFree === undefined
     ? 0
@@ -74,24 +74,26 @@ export function cardRoom(node: NodeView, gpu: GpuView, ignore: ReadonlySet<strin
 
 export function ramRoom(node: NodeView, ignore: ReadonlySet<string> = new Set()): number {
   return node.ramTotal -
-    node.shards.reduce((a, s) => a + (ignore.has(s.shardId) ? 0 : s.ramBytes), 0);
+    node.replicas.reduce((a, s) => a + (ignore.has(s.replicaId) ? 0 : s.ramBytes), 0);
 }
 
 export function coreRoom(node: NodeView, ignore: ReadonlySet<string> = new Set()): number {
   return node.cpuCores -
-    node.shards.reduce((a, s) => a + (ignore.has(s.shardId) ? 0 : s.cores), 0);
+    node.replicas.reduce((a, s) => a + (ignore.has(s.replicaId) ? 0 : s.cores), 0);
 }
 
-/** Adds shards the table knows of but the node has not reported yet (just started). */
+/** Adds replicas the table knows of but the node has not reported yet (just started). */
 export function withReplicas(
   snapshot: ClusterSnapshot,
-  shards: ReplicaUse[],
+  replicas: ReplicaUse[],
   nodeOf: Map<string, string>,
 ) {
   const nodes = snapshot.nodes.map((n) => {
-    const known = new Set(n.shards.map((s) => s.shardId));
-    const extra = shards.filter((s) => nodeOf.get(s.shardId) === n.name && !known.has(s.shardId));
-    return extra.length ? { ...n, shards: [...n.shards, ...extra] } : n;
+    const known = new Set(n.replicas.map((s) => s.replicaId));
+    const extra = replicas.filter((s) =>
+      nodeOf.get(s.replicaId) === n.name && !known.has(s.replicaId)
+    );
+    return extra.length ? { ...n, replicas: [...n.replicas, ...extra] } : n;
   });
   return { nodes };
 }

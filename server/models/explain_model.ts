@@ -1,11 +1,11 @@
 /**
- * `explainModel(model, snapshot, shards)`: `ctl model explain NAME` and the admin API behind it.
+ * `explainModel(model, snapshot, replicas)`: `ctl model explain NAME` and the admin API behind it.
  * First where each live replica is and why: its node, cards, memory and cores, the profile it
  * was placed for, and its node judged again for it with its own room counted free (so a running
  * replica never reads "no node fits" because it fills its own node). Then, per profile (in the
  * order the reconciler tries them), what a new replica would need: every node considered with
  * the constraint that rejected it (as data) and the same as text. Read-only; room counts the
- * shards the table has started but agents have not reported yet.
+ * replicas the table has started but agents have not reported yet.
  */
 import type { ClusterSnapshot } from "./cluster_snapshot.ts";
 import {
@@ -49,21 +49,21 @@ export interface ModelExplanation {
 export function explainModel(
   model: CatalogModel,
   snapshot: ClusterSnapshot,
-  shards: readonly Replica[],
+  replicas: readonly Replica[],
 ): ModelExplanation {
   return {
-    replicas: explainReplicas(model, snapshot, shards),
-    profiles: explainNewReplica(model, snapshot, shards),
+    replicas: explainReplicas(model, snapshot, replicas),
+    profiles: explainNewReplica(model, snapshot, replicas),
   };
 }
 
 function explainReplicas(
   model: CatalogModel,
   snapshot: ClusterSnapshot,
-  shards: readonly Replica[],
+  replicas: readonly Replica[],
 ): ReplicaExplanation[] {
-  const view = inUse(snapshot, shards);
-  const live = shards.filter((s) =>
+  const view = inUse(snapshot, replicas);
+  const live = replicas.filter((s) =>
     s.model === model.def.name && (liveStates.has(s.state) || s.state === "draining")
   );
   return live.map((s) => {
@@ -104,9 +104,9 @@ function explainReplicas(
 function explainNewReplica(
   model: CatalogModel,
   snapshot: ClusterSnapshot,
-  shards: readonly Replica[],
+  replicas: readonly Replica[],
 ): ProfileExplanation[] {
-  const view = inUse(snapshot, shards);
+  const view = inUse(snapshot, replicas);
   return model.def.profiles
     .map((p, i) => ({ p, i }))
     .sort((a, b) => b.p.priority - a.p.priority || a.i - b.i)

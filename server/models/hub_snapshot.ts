@@ -68,7 +68,7 @@ export function hubSnapshot(
       ramTotal: hb?.host?.ramTotalBytes ?? 0,
       gpus,
       weights: [],
-      shards: [],
+      replicas: [],
     };
   });
   return { snapshot: { nodes }, idOf, nameOf, live };

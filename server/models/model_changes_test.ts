@@ -20,10 +20,10 @@ Deno.test("explain: every profile, every node, as data and text", () => {
   assert(e!.result.ok && e!.result.node === "a");
   assertEquals(e!.result.considered.map((v) => v.constraint), [undefined, "labels", "card_memory"]);
   assert(e!.text.includes("label zone=y (selector asks x)"), e!.text);
-  // A shard the table started but no agent reported yet still takes its room.
+  // A replica the table started but no agent reported yet still takes its room.
   const w = new World(nodes, [m]);
   w.step();
-  const after = explainModel(m, { nodes }, w.shards);
+  const after = explainModel(m, { nodes }, w.replicas);
   const [again] = after.profiles;
   assert(!again!.result.ok);
   assertEquals(again!.result.considered[0]!.constraint, "card_memory");

@@ -48,7 +48,7 @@ export class ModelServices {
     readonly deps: {
       catalog: ModelCatalog;
       reconciler: Reconciler;
-      shards: ReplicaRecords;
+      records: ReplicaRecords;
       logger: Logger;
       replicas: ReplicaTable;
       /** Absent: hf: and URL sources are refused (no way to pin them). */
@@ -270,10 +270,10 @@ export class ModelServices {
       ? await this.#pinRemote(source, undefined, opts.sha256)
       : undefined;
     if (pinned) pinnedOut?.set(source, pinned);
-    const { snap, shards } = await this.deps.reconciler.view();
+    const { snap, replicas } = await this.deps.reconciler.view();
     return await planSource(source, pinned, opts, {
       // The room live replicas hold counts, as it does when the reconciler places the model.
-      cluster: inUse(snap.snapshot, shards),
+      cluster: inUse(snap.snapshot, replicas),
       catalog: this.deps.catalog,
       ...(this.deps.readConfig ? { readConfig: this.deps.readConfig } : {}),
     });
@@ -290,8 +290,8 @@ export class ModelServices {
 
   async explain(name: string) {
     const m = this.#managed(name);
-    const { snap, shards } = await this.deps.reconciler.view();
-    const { replicas: running, profiles } = explainModel(m, snap.snapshot, shards);
+    const { snap, replicas } = await this.deps.reconciler.view();
+    const { replicas: running, profiles } = explainModel(m, snap.snapshot, replicas);
     return {
       model: m.def.name,
       running,
@@ -372,10 +372,10 @@ export class ModelServices {
   /** A rolling restart: every live replica is marked stale, so the step replaces them one by one. */
   async restart(name: string) {
     const m = this.#managed(name);
-    const live = this.deps.shards.forModel(m.def.name).filter((s) =>
+    const live = this.deps.records.forModel(m.def.name).filter((s) =>
       ["pending", "fetching", "starting", "ready"].includes(s.state)
     );
-    await this.deps.shards.save(live.map((s) => ({ ...s, specHash: `restart:${s.specHash}` })));
+    await this.deps.records.save(live.map((s) => ({ ...s, specHash: `restart:${s.specHash}` })));
     this.deps.reconciler.kick();
     return { model: m.def.name, restarting: live.length };
   }
@@ -415,7 +415,7 @@ export class ModelServices {
   }
 
   replicas(model?: string): ReplicaRow[] {
-    return replicaRows(this.deps.shards.all(), (id) => this.deps.reconciler.nodeName(id), model);
+    return replicaRows(this.deps.records.all(), (id) => this.deps.reconciler.nodeName(id), model);
   }
 }
 

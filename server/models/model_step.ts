@@ -33,7 +33,7 @@ export class ModelStep {
   ) {}
 
   live(m: CatalogModel): Replica[] {
-    return this.input.shards.filter((s) =>
+    return this.input.replicas.filter((s) =>
       s.model === m.def.name && liveStates.has(s.state) && !this.gone.has(s.id)
     );
   }
@@ -157,7 +157,7 @@ export class ModelStep {
 
   /**
    * Places and starts one replica. When nothing fits: makes room (on demand), or says it waits
-   * for room that `soonFree` shards give back, or that it fits nowhere (unless `quiet`).
+   * for room that `soonFree` replicas give back, or that it fits nowhere (unless `quiet`).
    */
   start(
     m: CatalogModel,
@@ -186,11 +186,11 @@ export class ModelStep {
         firstFail ??= { req: need.request, res };
         continue;
       }
-      const shardId = this.input.newId();
+      const replicaId = this.input.newId();
       const { context, slots } = contextOf(m);
       this.commands.push({
         kind: "start",
-        shardId,
+        replicaId,
         model: m.def.name,
         node: res.node,
         profile: i,
@@ -209,8 +209,8 @@ export class ModelStep {
         reason,
       });
       const node = this.nodes.find((n) => n.name === res.node)!;
-      node.shards.push({
-        shardId,
+      node.replicas.push({
+        replicaId,
         model: m.def.name,
         gpus: res.gpus,
         perCardBytes: need.request.perCardBytes,
@@ -239,7 +239,7 @@ export class ModelStep {
         .map((c) => c.def.name),
     );
     const idleSince = (s: Replica) => s.lastRequestAt ?? s.readyAt ?? s.createdAt;
-    const candidates = this.input.shards.filter((s) =>
+    const candidates = this.input.replicas.filter((s) =>
       onDemand.has(s.model) && s.state === "ready" && !this.gone.has(s.id) && s.inFlight === 0
     ).sort((a, b) => idleSince(a) - idleSince(b));
     const old = (s: Replica) => now - (s.readyAt ?? s.createdAt) >= settings.minLifetimeMs;

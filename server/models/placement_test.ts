@@ -68,8 +68,8 @@ Deno.test("placement: a role-labelled node takes only its role", () => {
 
 Deno.test("placement: pack before spreading; weights present win; RAM and cores", () => {
   const a = gpuNode("a", [48, 48]);
-  a.shards.push({
-    shardId: "s1",
+  a.replicas.push({
+    replicaId: "s1",
     model: "x",
     gpus: [1],
     perCardBytes: 20 * GiB,
@@ -95,18 +95,18 @@ Deno.test("placement: 90% of a card usable; foreign use and reservations both co
   assertEquals(cardRoom(n, g), 18 * GiB);
   g.memoryFree = 16 * GiB; // 4 GB used by something that is not ours
   assertEquals(cardRoom(n, g), 14 * GiB);
-  n.shards.push({
-    shardId: "s",
+  n.replicas.push({
+    replicaId: "s",
     model: "x",
     gpus: [0],
     perCardBytes: 7 * GiB,
     ramBytes: 0,
     cores: 0,
   });
-  assertEquals(cardRoom(n, g), 11 * GiB, "a shard still loading: its reservation counts");
+  assertEquals(cardRoom(n, g), 11 * GiB, "a replica still loading: its reservation counts");
   g.memoryFree = 9 * GiB; // loaded: the driver now sees it too
   assertEquals(cardRoom(n, g), 7 * GiB);
-  assertEquals(cardRoom(n, g, new Set(["s"])), 14 * GiB, "ignoring a shard gives its room back");
+  assertEquals(cardRoom(n, g, new Set(["s"])), 14 * GiB, "ignoring a replica gives its room back");
 });
 
 Deno.test("placement: tensor-parallel width divides the KV heads or is a multiple", () => {

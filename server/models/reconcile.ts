@@ -1,7 +1,7 @@
 /**
- * The reconciler as one pure step: `reconcile({catalog, snapshot, shards, demand, clock, newId})
+ * The reconciler as one pure step: `reconcile({catalog, snapshot, replicas, demand, clock, newId})
  * → {commands, notes}`. The leader runs it every few seconds and whenever a report or the catalog
- * changes, applies the commands to its shard table (`applyCommands`) and sends them to agents.
+ * changes, applies the commands to its replica table (`applyCommands`) and sends them to agents.
  * Idempotent: once the table reflects the commands, the same inputs give no new commands.
  *
  * Per step, in order:
@@ -56,7 +56,7 @@ export interface Demand {
 export interface ReconcileInput {
   catalog: readonly CatalogModel[];
   snapshot: ClusterSnapshot;
-  shards: readonly Replica[];
+  replicas: readonly Replica[];
   demand?: ReadonlyMap<string, Demand>;
   settings?: Partial<ReconcileSettings>;
   clock: Clock;
@@ -84,25 +84,25 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
   const nodeByName = new Map(input.snapshot.nodes.map((n) => [n.name, n]));
   const lost = (s: Replica) => nodeByName.get(s.node)?.state === "lost" || !nodeByName.has(s.node);
   const end = (s: Replica, kind: "drain" | "stop", reason: string) => {
-    commands.push({ kind, shardId: s.id, model: s.model, node: s.node, reason });
+    commands.push({ kind, replicaId: s.id, model: s.model, node: s.node, reason });
     gone.add(s.id);
   };
   const retire = (s: Replica, reason: string) =>
     end(s, s.state === "ready" ? "drain" : "stop", reason);
 
   // Failed replicas, including those failed by this step: the model backs off after them.
-  const failures: Replica[] = input.shards.filter((s) => s.state === "failed");
+  const failures: Replica[] = input.replicas.filter((s) => s.state === "failed");
   // Room on each node: what agents report plus what the table has that they have not yet.
-  const occupying = input.shards.filter((s) =>
+  const occupying = input.replicas.filter((s) =>
     (liveStates.has(s.state) || s.state === "draining") && !lost(s)
   );
   const nodes: NodeView[] = withReplicas(
     input.snapshot,
     occupying.map(replicaUse),
     new Map(occupying.map((s) => [s.id, s.node])),
-  ).nodes.map((n) => ({ ...n, shards: [...n.shards] }));
+  ).nodes.map((n) => ({ ...n, replicas: [...n.replicas] }));
 
-  for (const s of input.shards) {
+  for (const s of input.replicas) {
     if (s.state === "draining") {
       if (lost(s)) end(s, "stop", `node ${s.node} lost`);
       else if (s.inFlight === 0) end(s, "stop", "drained");
@@ -123,7 +123,7 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
       const reason = `no progress for ${secs(stalled)} while ${s.state}`;
       commands.push({
         kind: "stop",
-        shardId: s.id,
+        replicaId: s.id,
         model: s.model,
         node: s.node,
         reason,
@@ -136,7 +136,7 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
   }
 
   const draining = new Set(
-    input.shards.filter((s) => s.state === "draining" && !gone.has(s.id)).map((s) => s.id),
+    input.replicas.filter((s) => s.state === "draining" && !gone.has(s.id)).map((s) => s.id),
   );
   const restartingOld = new Set<string>();
 

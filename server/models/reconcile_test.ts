@@ -129,13 +129,13 @@ Deno.test("reconcile: a rolling restart keeps a ready replica throughout, one at
   let maxLive = 0;
   for (let i = 0; i < 20; i++) {
     const r = w.step();
-    const serving = w.shards.filter((s) => s.model === "m" && s.state === "ready");
+    const serving = w.replicas.filter((s) => s.model === "m" && s.state === "ready");
     assert(serving.length >= 1, `step ${i}: no ready replica`);
     maxLive = Math.max(maxLive, w.live("m").length);
     // Old replicas answer their last requests while draining.
-    for (const s of w.shards) if (s.state === "draining") s.inFlight = 0;
+    for (const s of w.replicas) if (s.state === "draining") s.inFlight = 0;
     w.ready();
-    if (!r.commands.length && !w.shards.some((s) => s.state === "draining")) break;
+    if (!r.commands.length && !w.replicas.some((s) => s.state === "draining")) break;
   }
   const after = w.live("m");
   assertEquals(after.length, 2);
@@ -151,7 +151,7 @@ Deno.test("reconcile: a draining replica waits for its requests, up to the grace
   w.step();
   w.ready();
   const r = w.step();
-  const old = w.shards.find((s) => s.state === "draining")!;
+  const old = w.replicas.find((s) => s.state === "draining")!;
   assertEquals(r.commands.map((c) => c.kind), ["drain"]);
   old.inFlight = 2;
   assertEquals(w.step().commands, [], "still answering");
@@ -218,7 +218,7 @@ Deno.test("reconcile: stop, remove and scale", () => {
 Deno.test("reconcile: a failed start backs off before trying again", () => {
   const w = new World([gpuNode("a", [48])], [model("m", 10)]);
   w.step();
-  const s = w.shards[0]!;
+  const s = w.replicas[0]!;
   s.state = "failed";
   s.reason = "engine exited with code 1";
   s.stateSince = w.clock.now();
@@ -247,7 +247,7 @@ Deno.test("reconcile: a stalled download fails from its last progress; the next 
   const w = new World([gpuNode("a", [24]), gpuNode("b", [24])], [model("m", 15)]);
   const [c] = starts(w.step());
   assertEquals(c!.node, "a");
-  const s = w.shards[0]!;
+  const s = w.replicas[0]!;
   s.state = "fetching";
   s.stateSince = w.clock.now();
   w.clock.advance(15 * min);
@@ -259,7 +259,7 @@ Deno.test("reconcile: a stalled download fails from its last progress; the next 
   assertEquals(r.commands.map((x) => [x.kind, x.reason]), [
     ["stop", "no progress for 1200s while fetching"],
   ]);
-  assertEquals(w.shards[0]!.state, "failed");
+  assertEquals(w.replicas[0]!.state, "failed");
   assertEquals(w.step().commands, [], "backing off");
   w.clock.advance(30_000);
   assertEquals(starts(w.step()).map((x) => x.node), ["b"], "not where it just failed");

@@ -1,9 +1,9 @@
 /**
  * The reconciler service: the control plane's side of the pure `reconcile` step. It runs the
  * step on a timer and on events (a node's report, demand, a catalog change), fed from the
- * catalog, the node hub's live reports, the shard table and the router's demand, and carries out
- * the commands: start → the hub's start-shard (with the placement's profile and cards), stop →
- * stop-shard, drain → the replica is marked draining in the router (no new requests; the step
+ * catalog, the node hub's live reports, the replica table and the router's demand, and carries out
+ * the commands: start → the hub's start-replica (with the placement's profile and cards), stop →
+ * stop-replica, drain → the replica is marked draining in the router (no new requests; the step
  * stops it once its in-flight requests end or the grace is over).
  *
  * Only the leader reconciles (`deps.isLeader`, from server/control/leadership.ts): a standby's
@@ -19,7 +19,7 @@ import type { ReplicaLaunch } from "../../core/protocol/messages.ts";
 import type { NodeHub } from "../nodes/node_hub.ts";
 import type { NodeStore } from "../nodes/node_store.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
-import type { ReplicaTable } from "../router/replicas.ts";
+import { type ReplicaTable, routeId } from "../router/replicas.ts";
 import { catalogModelOf } from "./catalog_row.ts";
 import { type HubSnapshot, hubSnapshot } from "./hub_snapshot.ts";
 import type { CatalogModel } from "./replica_need.ts";
@@ -44,14 +44,10 @@ export interface ReconcilerDeps {
   hub: NodeHub;
   nodes: NodeStore;
   replicas: ReplicaTable;
-  shards: ReplicaRecords;
+  records: ReplicaRecords;
   settings: () => ReconcilerSettings;
   /** Whether this control plane holds the leader lease now; always, when not given. */
   isLeader?: () => boolean;
-}
-
-export function replicaIdOf(nodeId: string, shardId: string): string {
-  return `${nodeId}/${shardId}`;
 }
 
 export class Reconciler {
@@ -162,7 +158,7 @@ export class Reconciler {
 
   /** Where a model's replicas are, for the router's 503 and `ctl replicas`. */
   phase(model: string): { phase: string; detail?: string } {
-    const live = this.deps.shards.forModel(model);
+    const live = this.deps.records.forModel(model);
     for (const p of ["starting", "fetching", "pending"] as const) {
       const s = live.find((x) => x.state === p);
       if (s) return { phase: p };
@@ -179,8 +175,8 @@ export class Reconciler {
     return this.#last?.nameOf.get(nodeId) ?? nodeId;
   }
 
-  /** The cluster and shards as of now, for explain, plan and the admin API. */
-  async view(): Promise<{ snap: HubSnapshot; shards: Replica[] }> {
+  /** The cluster and replicas as of now, for explain, plan and the admin API. */
+  async view(): Promise<{ snap: HubSnapshot; replicas: Replica[] }> {
     const connected = this.deps.hub.connected();
     for (const l of connected) this.#seen.set(l.nodeId, l.lastHeard);
     const rows = (await this.deps.nodes.list()).map((r) => ({
@@ -196,7 +192,7 @@ export class Reconciler {
     this.#last = snap;
     return {
       snap,
-      shards: this.deps.shards.all().map((s) => ({
+      replicas: this.deps.records.all().map((s) => ({
         ...s,
         node: snap.nameOf.get(s.nodeId) ?? s.nodeId,
       })),
@@ -237,14 +233,14 @@ export class Reconciler {
     const now = this.deps.clock.now();
     const { snap } = await this.view();
     const changed = this.#sync(snap, now, settings);
-    const shards: Replica[] = this.deps.shards.all().map((s) => ({
+    const replicas: Replica[] = this.deps.records.all().map((s) => ({
       ...s,
       node: snap.nameOf.get(s.nodeId) ?? s.nodeId,
     }));
     const result = reconcile({
       catalog: this.catalogModels(),
       snapshot: snap.snapshot,
-      shards,
+      replicas,
       demand: this.#demand,
       settings,
       clock: this.deps.clock,
@@ -253,25 +249,25 @@ export class Reconciler {
     const notes = new Map<string, Note[]>();
     for (const n of result.notes) notes.set(n.model, [...(notes.get(n.model) ?? []), n]);
     this.#notes = notes;
-    // Failed shards are kept for the back-off and the avoided node, then forgotten.
-    const forget = this.deps.shards.all().filter((s) =>
+    // Failed replicas are kept for the back-off and the avoided node, then forgotten.
+    const forget = this.deps.records.all().filter((s) =>
       s.state === "failed" && now - s.stateSince > settings.failureAvoidMs
     ).map((s) => s.id);
-    await this.deps.shards.save(changed, forget);
+    await this.deps.records.save(changed, forget);
     if (result.commands.length) await this.#apply(result.commands, snap, now, settings);
   }
 
-  /** Agents' reports → shard states; the router's counts → in flight and last request. */
+  /** Agents' reports → replica states; the router's counts → in flight and last request. */
   #sync(snap: HubSnapshot, now: number, settings: ReconcilerSettings): StoredReplica[] {
     const changed: StoredReplica[] = [];
-    for (const s of this.deps.shards.all()) {
-      const r = this.deps.replicas.get(replicaIdOf(s.nodeId, s.id));
+    for (const s of this.deps.records.all()) {
+      const r = this.deps.replicas.get(routeId(s.nodeId, s.id));
       s.inFlight = r?.inFlight ?? 0;
       if (r?.lastRequestAt !== undefined) s.lastRequestAt = r.lastRequestAt;
       if (s.state === "stopped" || s.state === "failed" || s.state === "draining") continue;
       const live = snap.live.get(s.nodeId);
       if (!live) continue;
-      const report = live.shards.find((x) => x.shardId === s.id);
+      const report = live.replicas.find((x) => x.replicaId === s.id);
       const error = live.errors.get(s.id);
       let next: Replica["state"] | undefined;
       let reason: string | undefined;
@@ -294,7 +290,7 @@ export class Reconciler {
       if (next === "ready") s.readyAt = now;
       if (reason !== undefined) {
         s.reason = reason;
-        this.#log.warn("replica failed", { shardId: s.id, model: s.model, reason });
+        this.#log.warn("replica failed", { replicaId: s.id, model: s.model, reason });
         // Its node must not start it again on a reconnect.
         this.deps.hub.stopReplica(s.nodeId, s.id).catch(() => {});
       }
@@ -310,7 +306,7 @@ export class Reconciler {
     now: number,
     settings: ReconcilerSettings,
   ): Promise<void> {
-    const before = this.deps.shards.all().map((s) => ({
+    const before = this.deps.records.all().map((s) => ({
       ...s,
       node: snap.nameOf.get(s.nodeId) ?? s.nodeId,
     }));
@@ -319,39 +315,39 @@ export class Reconciler {
     const changed: StoredReplica[] = [];
     const removed: string[] = [];
     for (const c of commands) {
-      const s = byId.get(c.shardId);
+      const s = byId.get(c.replicaId);
       if (!s) continue;
       const nodeId = snap.idOf.get(s.node) ?? s.node;
       const stored: StoredReplica = { ...s, nodeId };
       if (c.kind === "stop" && !c.failed) removed.push(s.id);
       else changed.push(stored);
       this.#log.info(`replica ${c.kind}`, {
-        shardId: c.shardId,
+        replicaId: c.replicaId,
         model: c.model,
         node: c.node,
         reason: c.reason,
       });
     }
-    await this.deps.shards.save(changed, removed);
+    await this.deps.records.save(changed, removed);
     for (const c of commands) {
       const nodeId = snap.idOf.get(c.node) ?? c.node;
       try {
         if (c.kind === "start") await this.#start(c, nodeId, settings);
-        else if (c.kind === "drain") this.deps.replicas.drain(replicaIdOf(nodeId, c.shardId));
+        else if (c.kind === "drain") this.deps.replicas.drain(routeId(nodeId, c.replicaId));
         else {
-          this.deps.replicas.drain(replicaIdOf(nodeId, c.shardId));
-          await this.deps.hub.stopReplica(nodeId, c.shardId).catch(() => {});
+          this.deps.replicas.drain(routeId(nodeId, c.replicaId));
+          await this.deps.hub.stopReplica(nodeId, c.replicaId).catch(() => {});
         }
       } catch (e) {
-        this.#log.warn("a shard command could not be sent", {
-          shardId: c.shardId,
+        this.#log.warn("a replica command could not be sent", {
+          replicaId: c.replicaId,
           kind: c.kind,
           error: e as Error,
         });
         if (c.kind === "start") {
-          const s = this.deps.shards.get(c.shardId);
+          const s = this.deps.records.get(c.replicaId);
           if (s) {
-            await this.deps.shards.save([{
+            await this.deps.records.save([{
               ...s,
               state: "failed",
               stateSince: now,
@@ -393,7 +389,7 @@ export class Reconciler {
       ? safetensorsDir(c.source)
       : c.source;
     await this.deps.hub.startReplica(nodeId, {
-      shardId: c.shardId,
+      replicaId: c.replicaId,
       model: c.model,
       engine: c.engine,
       ...(path ? { modelPath: path } : {}),
@@ -403,7 +399,7 @@ export class Reconciler {
   }
 
   /**
-   * The node fetches the pinned weights (the shard is `fetching`, with bytes and, when the total
+   * The node fetches the pinned weights (the replica is `fetching`, with bytes and, when the total
    * is known, a percent), then starts the engine on the local path it answered with.
    */
   async #fetchThenStart(
@@ -417,9 +413,9 @@ export class Reconciler {
     // The latest bytes ride on every save: saves overlap, and a later one must not undo them.
     let fetched: StoredReplica["fetched"];
     const update = async (patch: Partial<StoredReplica>) => {
-      const s = this.deps.shards.get(c.shardId);
+      const s = this.deps.records.get(c.replicaId);
       if (!s || s.state === "stopped" || s.state === "failed" || s.state === "draining") return;
-      await this.deps.shards.save([{ ...s, ...(fetched ? { fetched } : {}), ...patch }]);
+      await this.deps.records.save([{ ...s, ...(fetched ? { fetched } : {}), ...patch }]);
     };
     try {
       const now = this.deps.clock.now();
@@ -428,7 +424,7 @@ export class Reconciler {
         type: "fetch_weights",
         source: c.source,
         pinned: origin,
-        shardId: c.shardId,
+        replicaId: c.replicaId,
       }, (p) => {
         // Bytes are the download's; the check after it (a re-read from 0) only shows it moves.
         if (p.phase === "fetching") {
@@ -439,11 +435,11 @@ export class Reconciler {
         }
         update({ progressAt: this.deps.clock.now() }).catch(() => {});
       });
-      const s = this.deps.shards.get(c.shardId);
+      const s = this.deps.records.get(c.replicaId);
       if (!s || s.state !== "fetching") return; // stopped or failed while it fetched
       await update({ state: "starting", stateSince: this.deps.clock.now() });
       await this.deps.hub.startReplica(nodeId, {
-        shardId: c.shardId,
+        replicaId: c.replicaId,
         model: c.model,
         engine: c.engine,
         ...(path ? { modelPath: path } : {}),
@@ -452,7 +448,7 @@ export class Reconciler {
       });
     } catch (e) {
       const reason = `fetching the weights failed: ${(e as Error).message}`;
-      this.#log.warn("replica failed", { shardId: c.shardId, model: c.model, reason });
+      this.#log.warn("replica failed", { replicaId: c.replicaId, model: c.model, reason });
       await update({ state: "failed", stateSince: this.deps.clock.now(), reason }).catch(() => {});
     }
     this.kick();
@@ -481,7 +477,9 @@ export class Reconciler {
   ): Promise<{ nodes: number; failed: string[] }> {
     const until = Date.now() + waitMs;
     const live = () =>
-      this.deps.shards.forModel(model).filter((s) => s.state !== "stopped" && s.state !== "failed");
+      this.deps.records.forModel(model).filter((s) =>
+        s.state !== "stopped" && s.state !== "failed"
+      );
     while (live().length > 0 && Date.now() < until) {
       this.kick();
       await new Promise((r) => setTimeout(r, 200));

@@ -1,7 +1,7 @@
 /**
  * Replicas (replicas) as the control plane records them, the commands the reconciler issues, and
- * `applyCommands(shards, commands, now)`, the one way those commands change the record (the
- * lead's shard table applies the same, then sends each command to its node's agent).
+ * `applyCommands(replicas, commands, now)`, the one way those commands change the record (the
+ * lead's replica table applies the same, then sends each command to its node's agent).
  *
  * States: pending → fetching → starting → ready → draining → stopped, or failed (with the
  * reason). Agents report fetching/starting/ready/failed; the reconciler's commands set pending
@@ -56,7 +56,7 @@ export const liveStates: ReadonlySet<ReplicaState> = new Set([
 
 export interface StartCommand {
   kind: "start";
-  shardId: string;
+  replicaId: string;
   model: string;
   node: string;
   profile: number;
@@ -78,7 +78,7 @@ export interface StartCommand {
 
 export interface StopCommand {
   kind: "drain" | "stop";
-  shardId: string;
+  replicaId: string;
   model: string;
   node: string;
   reason: string;
@@ -88,18 +88,18 @@ export interface StopCommand {
 
 export type Command = StartCommand | StopCommand;
 
-/** Records what the commands mean: a start adds a pending shard, drain and stop change state. */
+/** Records what the commands mean: a start adds a pending replica, drain and stop change state. */
 export function applyCommands(
-  shards: readonly Replica[],
+  replicas: readonly Replica[],
   commands: readonly Command[],
   now: number,
 ) {
-  const out = shards.map((s) => ({ ...s }));
+  const out = replicas.map((s) => ({ ...s }));
   const byId = new Map(out.map((s) => [s.id, s]));
   for (const c of commands) {
     if (c.kind === "start") {
       const s: Replica = {
-        id: c.shardId,
+        id: c.replicaId,
         model: c.model,
         node: c.node,
         profile: c.profile,
@@ -117,7 +117,7 @@ export function applyCommands(
       byId.set(s.id, s);
       continue;
     }
-    const s = byId.get(c.shardId);
+    const s = byId.get(c.replicaId);
     if (!s) continue;
     s.state = c.kind === "drain" ? "draining" : c.failed ? "failed" : "stopped";
     s.stateSince = now;
@@ -130,8 +130,8 @@ export function applyCommands(
  * The cluster with the room its live replicas hold (what agents report plus what the table has
  * started that they have not yet): what the plan, explain and the reconciler's step all place on.
  */
-export function inUse(snapshot: ClusterSnapshot, shards: readonly Replica[]): ClusterSnapshot {
-  const occupying = shards.filter((s) => liveStates.has(s.state) || s.state === "draining");
+export function inUse(snapshot: ClusterSnapshot, replicas: readonly Replica[]): ClusterSnapshot {
+  const occupying = replicas.filter((s) => liveStates.has(s.state) || s.state === "draining");
   return withReplicas(
     snapshot,
     occupying.map(replicaUse),
@@ -139,10 +139,10 @@ export function inUse(snapshot: ClusterSnapshot, shards: readonly Replica[]): Cl
   );
 }
 
-/** What a shard takes from its node, as placement counts it. */
+/** What a replica takes from its node, as placement counts it. */
 export function replicaUse(s: Replica): ReplicaUse {
   return {
-    shardId: s.id,
+    replicaId: s.id,
     model: s.model,
     gpus: s.gpus,
     perCardBytes: s.perCardBytes,

@@ -10,7 +10,7 @@ import { nodes, replicas } from "../../db/schema.ts";
 import type { Store, Tx } from "../../db/store.ts";
 import type { Replica, ReplicaState } from "./replica.ts";
 
-/** A stored shard: the pure core's record with its node's id. */
+/** A stored replica: the pure core's record with its node's id. */
 export interface StoredReplica extends Replica {
   nodeId: string;
 }
@@ -107,8 +107,8 @@ export class ReplicaRecords {
   }
 
   /**
-   * Writes the given shards (inserted or replaced) and deletes `removed`, in one transaction.
-   * A shard whose node was removed meanwhile stays in memory only: its row went with the node,
+   * Writes the given replicas (inserted or replaced) and deletes `removed`, in one transaction.
+   * A replica whose node was removed meanwhile stays in memory only: its row went with the node,
    * the foreign key refuses it again, and the next step stops it.
    */
   async save(changed: readonly StoredReplica[], removed: readonly string[] = []): Promise<void> {

@@ -45,9 +45,9 @@ const placed = (id: string, nodeId = "n1"): StoredReplica => ({
   inFlight: 0,
 });
 
-const start = (shardId: string) => ({
+const start = (replicaId: string) => ({
   nodeId: "n1",
-  shardId,
+  replicaId,
   model: "qwen",
   engine: "sim",
   modelPath: null,
@@ -58,7 +58,7 @@ const ids = async (store: Store) =>
   (await store.db.select({ id: replicas.id }).from(replicas)).map((r) => r.id);
 
 replicaTest(
-  "shard table: placement and launch share a row; each half goes on its own",
+  "replica table: placement and launch share a row; each half goes on its own",
   async (store, nodes) => {
     const table = await ReplicaRecords.load(store);
     await table.save([placed("s1")]);
@@ -83,16 +83,16 @@ replicaTest(
   },
 );
 
-replicaTest("shard table: a shard started by hand is the node's only", async (store, nodes) => {
+replicaTest("replica table: a replica started by hand is the node's only", async (store, nodes) => {
   await nodes.addReplica(start("by-hand"));
   assertEquals((await ReplicaRecords.load(store)).all(), []);
-  assertEquals((await nodes.desired("n1")).map((d) => d.shardId), ["by-hand"]);
+  assertEquals((await nodes.desired("n1")).map((d) => d.replicaId), ["by-hand"]);
   assertEquals(await nodes.removeReplica("n1", "by-hand"), true);
   assertEquals(await ids(store), []);
 });
 
 replicaTest(
-  "shard table: a shard on a removed node is kept in memory, not stored",
+  "replica table: a replica on a removed node is kept in memory, not stored",
   async (store, nodes) => {
     const table = await ReplicaRecords.load(store);
     await table.save([placed("s1")]);

@@ -1,4 +1,4 @@
-/** The replica list of `ctl replicas`, the admin API and the portal: one row per stored shard. */
+/** The replica list of `ctl replicas`, the admin API and the portal: one row per stored replica. */
 import type { StoredReplica } from "./replica_records.ts";
 
 export interface ReplicaRow {
@@ -19,11 +19,11 @@ export interface ReplicaRow {
 
 /** Rows by model, oldest first; `nodeName` turns a node id into the name people know. */
 export function replicaRows(
-  shards: readonly StoredReplica[],
+  replicas: readonly StoredReplica[],
   nodeName: (nodeId: string) => string,
   model?: string,
 ): ReplicaRow[] {
-  return shards.filter((s) => !model || s.model === model)
+  return replicas.filter((s) => !model || s.model === model)
     .sort((a, b) => a.model.localeCompare(b.model) || a.createdAt - b.createdAt)
     .map((s) => {
       const row: ReplicaRow = {

@@ -1,5 +1,5 @@
 /**
- * Builds the models service for a control plane with a cluster listener: the shard table, the
+ * Builds the models service for a control plane with a cluster listener: the replica table, the
  * reconciler (started), the admin operations and the request path's gate; loads server.yaml's
  * models into the catalog. Settings are read from the config object at every step, so a live
  * settings holder that updates it changes them without a restart.
@@ -116,7 +116,7 @@ export async function startModels(
     leadership?: LeaderGate;
   },
 ): Promise<ModelsRuntime> {
-  const shards = await ReplicaRecords.load(deps.store);
+  const records = await ReplicaRecords.load(deps.store);
   const reconciler = new Reconciler({
     clock: deps.clock,
     logger: deps.logger,
@@ -124,14 +124,14 @@ export async function startModels(
     hub: deps.hub,
     nodes: deps.nodes,
     replicas: deps.replicas,
-    shards,
+    records,
     settings: () => reconcilerSettings(config),
     ...(deps.leadership ? { isLeader: () => deps.leadership!.isLeader } : {}),
   });
   const services = new ModelServices({
     catalog: deps.catalog,
     reconciler,
-    shards,
+    records,
     logger: deps.logger.child({ component: "models" }),
     replicas: deps.replicas,
     ...await remoteWeights(config),
@@ -150,7 +150,7 @@ export async function startModels(
     name: "reconciler",
     // What the previous leader placed is in the store, not in this control plane's copy.
     start: async () => {
-      await shards.reload();
+      await records.reload();
       reconciler.tookOver();
     },
     stop: () => {},

@@ -26,7 +26,7 @@ export interface ClusterListener {
   services: NodeServices;
   /** The stored nodes (the reconciler's snapshot reads labels and cordons from it). */
   nodeStore: NodeStore;
-  /** The engine key of replica `nodeId/shardId` (derived from the cluster secret). */
+  /** The engine key of replica `nodeId/replicaId` (derived from the cluster secret). */
   replicaKeyOf(id: string): string;
   close(): Promise<void>;
 }

@@ -1,19 +1,20 @@
 /**
  * The control plane's side of every node's channel: who is connected, what each node last
- * reported, and the router's replicas for the shards nodes run. A node's channel closes when its
+ * reported, and the router's replicas for the replicas nodes run. A node's channel closes when its
  * agent goes or has sent nothing for `lostAfterMs`. An agent restart (an upgrade, a crash) leaves
  * its engines running for the next agent to adopt, so a node that is gone keeps its ready
  * replicas in the router for up to `replaceAfterMs` while their engines answer their health
  * check (probed from here), and counts as lost (a notification; the reconciler replaces its
  * replicas) only once that grace is over or a kept engine stops answering. A node that left on
  * purpose (removed, its agent stopped with its engines) loses its replicas at once.
- * What must survive a restart (the node, its desired shards) is in the store (NodeStore).
+ * What must survive a restart (the node, its desired replicas) is in the store (NodeStore).
  */
 import { ulid } from "ulid";
 import { notLeaderReason } from "../../core/protocol/close_codes.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import { Liveness } from "../../core/protocol/liveness.ts";
+import { forPeer } from "../../core/protocol/wire_names.ts";
 import {
   type AgentMessage,
   agentMessageSchema,
@@ -28,7 +29,7 @@ import {
 } from "../../core/protocol/messages.ts";
 import { VERSION } from "../../core/version.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
-import type { ReplicaTable } from "../router/replicas.ts";
+import { type ReplicaTable, routeId } from "../router/replicas.ts";
 import { AppError } from "../../core/errors.ts";
 import type { DesiredReplica, NodeRow, NodeStore } from "./node_store.ts";
 import { replicaKey } from "./replica_key.ts";
@@ -38,7 +39,7 @@ export interface NodeEvents {
   connected(node: string): void;
   lost(node: string, reason: string): void;
   heartbeat(node: string, hb: Heartbeat): void;
-  shard(node: string, shard: ReplicaReport): void;
+  replica(node: string, replica: ReplicaReport): void;
 }
 
 /** A `fetch_weights` command waiting for its node's answer. */
@@ -62,12 +63,14 @@ interface Live {
   nodeId: string;
   name: string;
   socket: WebSocket;
+  /** The protocol the agent said it speaks in its hello (1 until it did: the older names). */
+  protocol: number;
   liveness: Liveness;
   connectedAt: number;
   lastHeard: number;
   heartbeat?: Heartbeat;
-  shards: Map<string, ReplicaReport>;
-  /** Why each shard's last start failed, from command results. */
+  replicas: Map<string, ReplicaReport>;
+  /** Why each replica's last start failed, from command results. */
   errors: Map<string, string>;
   /** Replicas this connection was already told to stop (reported but not desired). */
   stopSent: Set<string>;
@@ -77,7 +80,7 @@ interface Live {
 /** A node that is gone, within its grace: what it ran, kept in routing while it answers. */
 interface Held {
   name: string;
-  shards: Map<string, ReplicaReport>;
+  replicas: Map<string, ReplicaReport>;
   until: number;
   reason: string;
   probedAt: number;
@@ -94,8 +97,8 @@ export interface LiveNode {
   connectedAt: number;
   lastHeard: number;
   heartbeat?: Heartbeat;
-  shards: ReplicaReport[];
-  /** Why a start failed, per shard id (also for shards the node no longer reports). */
+  replicas: ReplicaReport[];
+  /** Why a start failed, per replica id (also for replicas the node no longer reports). */
   errors: Map<string, string>;
 }
 
@@ -120,7 +123,7 @@ export interface NodeView {
   host?: unknown;
   gpu?: unknown;
   engines?: unknown;
-  shards: ReplicaView[];
+  replicas: ReplicaView[];
   warnings: string[];
 }
 
@@ -134,7 +137,7 @@ export class NodeHub {
   readonly #timer: ReturnType<typeof setInterval>;
   /** The last time each node's report was written to the store; the store need not see every beat. */
   readonly #persistedAt = new Map<string, number>();
-  /** Called after a report, a shard's state change, a node's hello or loss (the reconciler's kick). */
+  /** Called after a report, a replica's state change, a node's hello or loss (the reconciler's kick). */
   onReport: () => void = () => {};
 
   constructor(
@@ -161,15 +164,16 @@ export class NodeHub {
     const held = this.#held.get(node.id);
     this.#held.delete(node.id);
     this.#gone.delete(node.id);
-    const carried = new Map([...(held?.shards ?? []), ...(previous?.shards ?? [])]);
+    const carried = new Map([...(held?.replicas ?? []), ...(previous?.replicas ?? [])]);
     const now = this.deps.clock.now();
     const live: Live = {
       nodeId: node.id,
       name: node.name,
       socket,
+      protocol: 1,
       connectedAt: now,
       lastHeard: now,
-      shards: carried,
+      replicas: carried,
       errors: new Map(),
       stopSent: new Set(),
       ready: false,
@@ -224,6 +228,7 @@ export class NodeHub {
           labels,
           lastHeardAt: live.lastHeard,
         });
+        live.protocol = msg.protocol;
         if (msg.protocol !== protocolVersion) {
           this.#log.warn("node speaks another protocol version", {
             nodeId: node.id,
@@ -239,8 +244,9 @@ export class NodeHub {
           nodeId: node.id,
           name: node.name,
           version: VERSION,
+          protocol: protocolVersion,
           heartbeatMs: this.deps.settings.heartbeatMs,
-          shards: desired.map((d) => this.#spec(d)),
+          replicas: desired.map((d) => this.#spec(d)),
         });
         live.ready = true;
         return;
@@ -249,20 +255,20 @@ export class NodeHub {
         live.heartbeat = msg;
         this.deps.events?.heartbeat(live.name, msg);
         const seen = new Set<string>();
-        for (const s of msg.shards) {
-          seen.add(s.shardId);
+        for (const s of msg.replicas) {
+          seen.add(s.replicaId);
           this.#onReplica(live, s);
         }
-        for (const id of [...live.shards.keys()]) {
+        for (const id of [...live.replicas.keys()]) {
           if (!seen.has(id)) this.#forgetReplica(live, id);
         }
-        await this.#stopUndesired(live, msg.shards);
+        await this.#stopUndesired(live, msg.replicas);
         await this.#persist(live);
         this.onReport();
         return;
       }
-      case "shard_state":
-        this.#onReplica(live, msg.shard);
+      case "replica_state":
+        this.#onReplica(live, msg.replica);
         return this.onReport();
       case "weights_progress":
         this.#weightsWaits.get(msg.id)?.onProgress?.(msg);
@@ -276,11 +282,11 @@ export class NodeHub {
           return;
         }
         if (!msg.ok && msg.error) {
-          const shardId = msg.shard?.shardId;
-          if (shardId) live.errors.set(shardId, msg.error);
+          const replicaId = msg.replica?.replicaId;
+          if (replicaId) live.errors.set(replicaId, msg.error);
           this.#log.warn("node command failed", { nodeId: live.nodeId, error: msg.error });
         }
-        if (msg.shard) this.#onReplica(live, msg.shard);
+        if (msg.replica) this.#onReplica(live, msg.replica);
         return this.onReport();
       }
       case "ping":
@@ -291,16 +297,16 @@ export class NodeHub {
   }
 
   #onReplica(live: Live, s: ReplicaReport): void {
-    this.deps.events?.shard(live.name, s);
-    if (s.state === "stopped") return this.#forgetReplica(live, s.shardId);
-    live.shards.set(s.shardId, s);
-    if (s.state === "ready") live.errors.delete(s.shardId);
-    const id = replicaId(live.nodeId, s.shardId);
+    this.deps.events?.replica(live.name, s);
+    if (s.state === "stopped") return this.#forgetReplica(live, s.replicaId);
+    live.replicas.set(s.replicaId, s);
+    if (s.state === "ready") live.errors.delete(s.replicaId);
+    const id = routeId(live.nodeId, s.replicaId);
     this.deps.replicas.upsert({
       id,
       model: s.model,
       baseUrl: s.baseUrl,
-      apiKey: replicaKey(this.deps.clusterSecret, live.nodeId, s.shardId),
+      apiKey: replicaKey(this.deps.clusterSecret, live.nodeId, s.replicaId),
       state: s.state,
       ...(s.slots !== undefined ? { slots: s.slots } : {}),
     });
@@ -309,22 +315,22 @@ export class NodeHub {
     if (s.load) this.deps.replicas.setLoad(id, s.load);
   }
 
-  #forgetReplica(live: Live, shardId: string): void {
-    live.shards.delete(shardId);
-    this.deps.replicas.remove(replicaId(live.nodeId, shardId));
+  #forgetReplica(live: Live, replicaId: string): void {
+    live.replicas.delete(replicaId);
+    this.deps.replicas.remove(routeId(live.nodeId, replicaId));
   }
 
-  async #stopUndesired(live: Live, shards: ReplicaReport[]): Promise<void> {
+  async #stopUndesired(live: Live, replicas: ReplicaReport[]): Promise<void> {
     if (!live.ready) return;
-    const desired = new Set((await this.deps.nodes.desired(live.nodeId)).map((d) => d.shardId));
-    for (const s of shards) {
-      if (desired.has(s.shardId) || live.stopSent.has(s.shardId)) continue;
-      live.stopSent.add(s.shardId);
-      this.#log.info("stopping a shard the node runs but should not", {
+    const desired = new Set((await this.deps.nodes.desired(live.nodeId)).map((d) => d.replicaId));
+    for (const s of replicas) {
+      if (desired.has(s.replicaId) || live.stopSent.has(s.replicaId)) continue;
+      live.stopSent.add(s.replicaId);
+      this.#log.info("stopping a replica the node runs but should not", {
         nodeId: live.nodeId,
-        shardId: s.shardId,
+        replicaId: s.replicaId,
       });
-      this.#send(live, { type: "stop_shard", id: ulid(), shardId: s.shardId });
+      this.#send(live, { type: "stop_replica", id: ulid(), replicaId: s.replicaId });
     }
   }
 
@@ -348,18 +354,18 @@ export class NodeHub {
   }
 
   #sendStart(live: Live, d: DesiredReplica): void {
-    live.stopSent.delete(d.shardId);
-    this.#send(live, { type: "start_shard", id: ulid(), spec: this.#spec(d) });
+    live.stopSent.delete(d.replicaId);
+    this.#send(live, { type: "start_replica", id: ulid(), spec: this.#spec(d) });
   }
 
   #spec(d: DesiredReplica): ReplicaSpec {
     return {
-      shardId: d.shardId,
+      replicaId: d.replicaId,
       model: d.model,
       engine: d.engine,
       ...(d.modelPath ? { modelPath: d.modelPath } : {}),
       args: d.args,
-      apiKey: replicaKey(this.deps.clusterSecret, d.nodeId, d.shardId),
+      apiKey: replicaKey(this.deps.clusterSecret, d.nodeId, d.replicaId),
       ...(d.launch ? { launch: d.launch as ReplicaLaunch } : {}),
     };
   }
@@ -367,7 +373,7 @@ export class NodeHub {
   #send(live: Live, msg: ServerMessage): void {
     if (live.socket.readyState !== WebSocket.OPEN) return;
     try {
-      live.socket.send(JSON.stringify(msg));
+      live.socket.send(JSON.stringify(forPeer(msg, live.protocol)));
     } catch (e) {
       this.#log.warn("could not send to a node", { nodeId: live.nodeId, error: e as Error });
     }
@@ -394,14 +400,14 @@ export class NodeHub {
 
   /** A kept engine that no longer answers leaves the router, and the node counts as lost. */
   async #probeHeld(nodeId: string, held: Held): Promise<void> {
-    await Promise.all([...held.shards.values()].map(async (s) => {
+    await Promise.all([...held.replicas.values()].map(async (s) => {
       const ok = await engineAnswers(
         s.baseUrl,
-        replicaKey(this.deps.clusterSecret, nodeId, s.shardId),
+        replicaKey(this.deps.clusterSecret, nodeId, s.replicaId),
       );
       if (ok || this.#held.get(nodeId) !== held) return;
-      held.shards.delete(s.shardId);
-      this.deps.replicas.remove(replicaId(nodeId, s.shardId));
+      held.replicas.delete(s.replicaId);
+      this.deps.replicas.remove(routeId(nodeId, s.replicaId));
       this.onReport();
       if (!held.told) {
         held.told = true;
@@ -419,7 +425,7 @@ export class NodeHub {
   #release(nodeId: string, held: Held, reason: string): void {
     this.#held.delete(nodeId);
     this.#gone.add(nodeId);
-    for (const id of held.shards.keys()) this.deps.replicas.remove(replicaId(nodeId, id));
+    for (const id of held.replicas.keys()) this.deps.replicas.remove(routeId(nodeId, id));
     this.onReport();
     if (held.told) return;
     this.#log.warn("node lost", { nodeId, reason });
@@ -445,19 +451,19 @@ export class NodeHub {
     }
     this.#live.delete(live.nodeId);
     this.deps.nodes.update(live.nodeId, { lastHeardAt: live.lastHeard }).catch(() => {});
-    // The new connection carries the shards on (accept).
+    // The new connection carries the replicas on (accept).
     if (reason === replacedReason) return this.onReport();
     const graceMs = this.deps.settings.replaceAfterMs;
     if (!notLoss.has(reason) && graceMs > 0) {
       const kept = new Map<string, ReplicaReport>();
-      for (const [id, s] of live.shards) {
+      for (const [id, s] of live.replicas) {
         if (s.state === "ready") kept.set(id, s);
-        else this.deps.replicas.remove(replicaId(live.nodeId, id));
+        else this.deps.replicas.remove(routeId(live.nodeId, id));
       }
       const now = this.deps.clock.now();
       this.#held.set(live.nodeId, {
         name: live.name,
-        shards: kept,
+        replicas: kept,
         until: now + graceMs,
         reason,
         probedAt: 0,
@@ -472,7 +478,7 @@ export class NodeHub {
       });
       return this.onReport();
     }
-    for (const id of live.shards.keys()) this.deps.replicas.remove(replicaId(live.nodeId, id));
+    for (const id of live.replicas.keys()) this.deps.replicas.remove(routeId(live.nodeId, id));
     this.onReport();
     // Removed on purpose, stopped by its operator, or our own shutdown: not a loss.
     if (notLoss.has(reason)) {
@@ -502,8 +508,8 @@ export class NodeHub {
       connectedAt: l.connectedAt,
       lastHeard: l.lastHeard,
       ...(l.heartbeat ? { heartbeat: l.heartbeat } : {}),
-      shards: [...l.shards.values()].map((s) => {
-        const error = s.error ?? l.errors.get(s.shardId);
+      replicas: [...l.replicas.values()].map((s) => {
+        const error = s.error ?? l.errors.get(s.replicaId);
         return error ? { ...s, error } : s;
       }),
       errors: new Map(l.errors),
@@ -549,7 +555,7 @@ export class NodeHub {
   async startReplica(
     idOrName: string,
     input: {
-      shardId: string;
+      replicaId: string;
       model: string;
       engine: string;
       modelPath?: string;
@@ -560,7 +566,7 @@ export class NodeHub {
     const node = await this.deps.nodes.find(idOrName);
     const d = await this.deps.nodes.addReplica({
       nodeId: node.id,
-      shardId: input.shardId,
+      replicaId: input.replicaId,
       model: input.model,
       engine: input.engine,
       modelPath: input.modelPath ?? null,
@@ -576,7 +582,7 @@ export class NodeHub {
     }
     const live = this.#live.get(node.id);
     if (live?.ready) this.#sendStart(live, d);
-    return live?.shards.get(d.shardId) ?? pendingView(d);
+    return live?.replicas.get(d.replicaId) ?? pendingView(d);
   }
 
   /**
@@ -600,16 +606,16 @@ export class NodeHub {
     return promise;
   }
 
-  async stopReplica(idOrName: string, shardId: string): Promise<void> {
+  async stopReplica(idOrName: string, replicaId: string): Promise<void> {
     const node = await this.deps.nodes.find(idOrName);
-    const known = await this.deps.nodes.removeReplica(node.id, shardId);
+    const known = await this.deps.nodes.removeReplica(node.id, replicaId);
     const live = this.#live.get(node.id);
-    if (!known && !live?.shards.has(shardId)) {
-      throw new AppError("not_found", { path: `node ${node.name} shard ${shardId}` });
+    if (!known && !live?.replicas.has(replicaId)) {
+      throw new AppError("not_found", { path: `node ${node.name} replica ${replicaId}` });
     }
     if (live) {
-      live.stopSent.add(shardId);
-      this.#send(live, { type: "stop_shard", id: ulid(), shardId });
+      live.stopSent.add(replicaId);
+      this.#send(live, { type: "stop_replica", id: ulid(), replicaId });
     }
   }
 
@@ -624,14 +630,14 @@ export class NodeHub {
       ? "cordoned"
       : "ready";
     const report = live?.heartbeat ?? (node.lastReport as Partial<Heartbeat> | null) ?? {};
-    const shards: ReplicaView[] = [...(live?.shards.values() ?? [])].map((s) => {
-      const error = s.error ?? live?.errors.get(s.shardId);
+    const replicas: ReplicaView[] = [...(live?.replicas.values() ?? [])].map((s) => {
+      const error = s.error ?? live?.errors.get(s.replicaId);
       return error ? { ...s, error } : s;
     });
     for (const d of desired) {
-      if (!shards.some((s) => s.shardId === d.shardId)) {
-        const error = live?.errors.get(d.shardId);
-        shards.push({ ...pendingView(d), ...(error ? { error, state: "failed" } : {}) });
+      if (!replicas.some((s) => s.replicaId === d.replicaId)) {
+        const error = live?.errors.get(d.replicaId);
+        replicas.push({ ...pendingView(d), ...(error ? { error, state: "failed" } : {}) });
       }
     }
     return {
@@ -648,7 +654,7 @@ export class NodeHub {
       ...(report.host ? { host: report.host } : {}),
       ...(report.gpu ? { gpu: report.gpu } : {}),
       ...(report.engines ? { engines: report.engines } : {}),
-      shards,
+      replicas,
       warnings: live?.heartbeat?.warnings ?? [],
     };
   }
@@ -689,13 +695,9 @@ async function engineAnswers(baseUrl: string, key: string): Promise<boolean> {
   }
 }
 
-function replicaId(nodeId: string, shardId: string): string {
-  return `${nodeId}/${shardId}`;
-}
-
 function pendingView(d: DesiredReplica): ReplicaView {
   return {
-    shardId: d.shardId,
+    replicaId: d.replicaId,
     model: d.model,
     engine: d.engine,
     state: "starting",

@@ -1,14 +1,15 @@
 /**
  * The control plane's end of the channel, in-process with a real store and TLS listener: a bad
  * credential is refused before the upgrade; invalid frames are dropped (the channel stays up);
- * hello gets a welcome; a ready shard becomes a replica and leaves when the channel closes.
+ * hello gets a welcome; a replica reported ready becomes routable and leaves when the channel closes;
+ * an agent of the release before, speaking the older names (shard_state, shardId), is understood.
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { nodeCredential, openChannel } from "../../tests/helpers/channel_node.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
 import { hasUsable } from "../router/choose.ts";
 
-Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards to replicas", async () => {
+Deno.test("node hub: refuses bad credentials, drops invalid frames, routes the replicas nodes report", async () => {
   const t = await startTestControlPlane();
   const { cp, caPem, lines } = t;
   const client = Deno.createHttpClient({ caCerts: [caPem] });
@@ -24,8 +25,8 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
     const credential = await nodeCredential(cp, "n1");
     const { ws, inbox } = await openChannel(cp, client, credential);
     ws.send("not json");
-    ws.send(JSON.stringify({ type: "heartbeat", shards: "lots" }));
-    ws.send(JSON.stringify({ type: "hello", protocol: 1, version: "test" }));
+    ws.send(JSON.stringify({ type: "heartbeat", replicas: "lots" }));
+    ws.send(JSON.stringify({ type: "hello", protocol: 2, version: "test" }));
     const until = async (f: () => boolean) => {
       for (let i = 0; i < 100 && !f(); i++) await new Promise((r) => setTimeout(r, 20));
       assert(f());
@@ -34,8 +35,8 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
     assertEquals(lines.filter((l) => l.includes("dropped an invalid message")).length, 2);
     assert(!lines.some((l) => l.includes(credential)), "the credential is never logged");
 
-    const shard = (extra: Record<string, unknown>) => ({
-      shardId: "s1",
+    const report = (extra: Record<string, unknown>) => ({
+      replicaId: "s1",
       model: "m1",
       engine: "sim",
       state: "ready",
@@ -45,7 +46,7 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
     });
     ws.send(JSON.stringify({
       type: "heartbeat",
-      shards: [shard({
+      replicas: [report({
         slots: 12,
         load: { known: true, running: 3, waiting: 1, kvCacheUsage: 0.25, readAt: 2_000 },
       })],
@@ -65,21 +66,21 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
     });
     // A report older than the one held (a late heartbeat) does not undo a fresher read.
     ws.send(JSON.stringify({
-      type: "shard_state",
-      shard: shard({ load: { known: true, running: 0, readAt: 1_000 } }),
+      type: "replica_state",
+      replica: report({ load: { known: true, running: 0, readAt: 1_000 } }),
     }));
     ws.send(JSON.stringify({ type: "ping", id: "after-stale" }));
     await until(() => inbox.some((m) => m.type === "pong" && m.id === "after-stale"));
     assertEquals(replica.load.running, 3);
     // A hung engine (failing its health checks) leaves routing at once, and is back when it answers.
     assert(hasUsable(cp.deps.replicas, "m1", new Set()));
-    ws.send(JSON.stringify({ type: "shard_state", shard: shard({ state: "unhealthy" }) }));
+    ws.send(JSON.stringify({ type: "replica_state", replica: report({ state: "unhealthy" }) }));
     await until(() => replica.state === "unhealthy");
     assert(!hasUsable(cp.deps.replicas, "m1", new Set()), "no request goes to a hung engine");
-    ws.send(JSON.stringify({ type: "shard_state", shard: shard({}) }));
+    ws.send(JSON.stringify({ type: "replica_state", replica: report({}) }));
     await until(() => replica.state === "ready");
-    // An undesired shard is told to stop.
-    await until(() => inbox.some((m) => m.type === "stop_shard" && m.shardId === "s1"));
+    // An undesired replica is told to stop.
+    await until(() => inbox.some((m) => m.type === "stop_replica" && m.replicaId === "s1"));
 
     ws.close();
     await until(() => cp.deps.replicas.forModel("m1").length === 0);
@@ -89,11 +90,48 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, maps shards 
 
     // A node whose agent stops on purpose (its close frame says so) left: nobody is paged.
     const second = await openChannel(cp, client, await nodeCredential(cp, "n2"));
-    second.ws.send(JSON.stringify({ type: "hello", protocol: 1, version: "test" }));
+    second.ws.send(JSON.stringify({ type: "hello", protocol: 2, version: "test" }));
     await until(() => second.inbox.some((m) => m.type === "welcome"));
     second.ws.close(1000, "agent stopping");
     await until(() => lines.some((l) => l.includes('"node left"')));
     assertEquals(cp.notifications.notifier.isOpen("node_lost", "n2"), false);
+  } finally {
+    client.close();
+    await t.close();
+  }
+});
+
+Deno.test("node hub: an agent of protocol 1 is spoken to and understood in the older names", async () => {
+  const t = await startTestControlPlane();
+  const { cp, caPem } = t;
+  const client = Deno.createHttpClient({ caCerts: [caPem] });
+  try {
+    const { ws, inbox } = await openChannel(cp, client, await nodeCredential(cp, "old"));
+    const until = async (f: () => boolean) => {
+      for (let i = 0; i < 100 && !f(); i++) await new Promise((r) => setTimeout(r, 20));
+      assert(f());
+    };
+    ws.send(JSON.stringify({ type: "hello", protocol: 1, version: "0.9.0" }));
+    await until(() => inbox.some((m) => m.type === "welcome"));
+    const welcome = inbox.find((m) => m.type === "welcome")!;
+    assert(Array.isArray(welcome.shards), "the welcome lists the desired replicas as shards");
+    assertEquals(welcome.replicas, undefined);
+    const older = {
+      shardId: "s1",
+      model: "m1",
+      engine: "sim",
+      state: "ready",
+      baseUrl: "http://127.0.0.1:9",
+      pid: 1234,
+    };
+    ws.send(JSON.stringify({ type: "heartbeat", shards: [older] }));
+    await until(() => cp.deps.replicas.forModel("m1").length === 1);
+    ws.send(JSON.stringify({ type: "shard_state", shard: { ...older, state: "unhealthy" } }));
+    await until(() => cp.deps.replicas.forModel("m1")[0]?.state === "unhealthy");
+    // Not desired: told to stop, in the words it knows.
+    await until(() => inbox.some((m) => m.type === "stop_shard" && m.shardId === "s1"));
+    assert(!inbox.some((m) => m.type === "stop_replica"));
+    ws.close();
   } finally {
     client.close();
     await t.close();

@@ -1,4 +1,4 @@
-/** The nodes and their desired shards in the store: what must survive a control plane restart. */
+/** The nodes and their desired replicas in the store: what must survive a control plane restart. */
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
 import { nodes, replicas } from "../../db/schema.ts";
@@ -9,10 +9,10 @@ import { AppError } from "../../core/errors.ts";
 export type NodeRow = typeof nodes.$inferSelect;
 type ReplicaRow = typeof replicas.$inferSelect;
 
-/** A shard its node is meant to run: the launch half of its replica row. */
+/** A replica its node is meant to run: the launch half of its replica row. */
 export interface DesiredReplica {
   nodeId: string;
-  shardId: string;
+  replicaId: string;
   model: string;
   engine: string;
   modelPath: string | null;
@@ -28,7 +28,7 @@ function toDesired(r: ReplicaRow): DesiredReplica | undefined {
   if (r.engine === null) return undefined;
   return {
     nodeId: r.nodeId,
-    shardId: r.id,
+    replicaId: r.id,
     model: r.model,
     engine: r.engine,
     modelPath: r.modelPath,
@@ -76,7 +76,7 @@ export class NodeStore {
     await this.deps.store.write((tx) => tx.update(nodes).set(set).where(eq(nodes.id, id)));
   }
 
-  /** Deletes the node, which revokes its credential; its desired shards go with it. */
+  /** Deletes the node, which revokes its credential; its desired replicas go with it. */
   async remove(id: string): Promise<void> {
     await this.deps.store.write(async (tx) => {
       await tx.delete(replicas).where(eq(replicas.nodeId, id));
@@ -91,17 +91,17 @@ export class NodeStore {
     return rows.flatMap((r) => toDesired(r) ?? []);
   }
 
-  /** Records a shard the node must run; the same shard id on another node is a conflict. */
+  /** Records a replica the node must run; the same replica id on another node is a conflict. */
   async addReplica(
     input: Omit<DesiredReplica, "createdAt" | "launch"> & { launch?: DesiredReplica["launch"] },
   ): Promise<DesiredReplica> {
     const now = this.deps.clock.now();
     const row: DesiredReplica = { ...input, launch: input.launch ?? null, createdAt: now };
     return await this.deps.store.write(async (tx) => {
-      const [existing] = await tx.select().from(replicas).where(eq(replicas.id, input.shardId));
+      const [existing] = await tx.select().from(replicas).where(eq(replicas.id, input.replicaId));
       if (existing && existing.nodeId !== input.nodeId) {
         throw new AppError("conflict", {
-          detail: `shard '${input.shardId}' already belongs to node ${existing.nodeId}`,
+          detail: `replica '${input.replicaId}' already belongs to node ${existing.nodeId}`,
         });
       }
       const known = existing && toDesired(existing);
@@ -114,10 +114,10 @@ export class NodeStore {
         desiredAt: now,
       };
       // The reconciler records a replica it places before its node is told to run it.
-      if (existing) await tx.update(replicas).set(launch).where(eq(replicas.id, row.shardId));
+      if (existing) await tx.update(replicas).set(launch).where(eq(replicas.id, row.replicaId));
       else {
         await tx.insert(replicas).values({
-          id: row.shardId,
+          id: row.replicaId,
           nodeId: row.nodeId,
           model: row.model,
           createdAt: now,
@@ -128,9 +128,9 @@ export class NodeStore {
     });
   }
 
-  async removeReplica(nodeId: string, shardId: string): Promise<boolean> {
+  async removeReplica(nodeId: string, replicaId: string): Promise<boolean> {
     const gone = await this.deps.store.write(async (tx) => {
-      const mine = and(eq(replicas.nodeId, nodeId), eq(replicas.id, shardId));
+      const mine = and(eq(replicas.nodeId, nodeId), eq(replicas.id, replicaId));
       const cleared = await tx.update(replicas).set(noLaunch).where(
         and(mine, isNotNull(replicas.engine)),
       ).returning({ id: replicas.id });

@@ -44,10 +44,10 @@ async function withReceiver(
   }
 }
 
-type Replica = { shardId: string; model: string; state: string; error?: string };
+type Replica = { replicaId: string; model: string; state: string; error?: string };
 const report = (s: Replica) => ({
-  type: "shard_state",
-  shard: { engine: "sim", baseUrl: "http://127.0.0.1:9", pid: 0, ...s },
+  type: "replica_state",
+  replica: { engine: "sim", baseUrl: "http://127.0.0.1:9", pid: 0, ...s },
 });
 
 Deno.test("episodes: a crash loop is one replica_failed with the engine's last lines, and one recovery", async () => {
@@ -57,15 +57,15 @@ Deno.test("episodes: a crash loop is one replica_failed with the engine's last l
     const output = Array.from({ length: 30 }, (_, i) => `engine line ${i + 1}`).join("\n");
     // Every retry of a crash loop is a new replica (the reconciler places a fresh one).
     for (let i = 0; i < 5; i++) {
-      node.send(report({ shardId: `s${i}`, model: "loopy", state: "starting" }));
+      node.send(report({ replicaId: `s${i}`, model: "loopy", state: "starting" }));
       node.send(report({
-        shardId: `s${i}`,
+        replicaId: `s${i}`,
         model: "loopy",
         state: "failed",
         error: `exited with code 1 while starting\n--- engine output ---\n${output}`,
       }));
       // Then stopped and forgotten, as the reconciler does with a failed replica.
-      node.send(report({ shardId: `s${i}`, model: "loopy", state: "stopped" }));
+      node.send(report({ replicaId: `s${i}`, model: "loopy", state: "stopped" }));
       await new Promise((r) => setTimeout(r, 40));
     }
     await until(() => got.some((g) => g.event === "replica_failed"));
@@ -76,12 +76,12 @@ Deno.test("episodes: a crash loop is one replica_failed with the engine's last l
     assert(error.includes("engine line 30"), `the engine's last lines: ${error}`);
     assertEquals(got[0]!.subject, "loopy");
 
-    node.send(report({ shardId: "s9", model: "loopy", state: "starting" }));
-    node.send(report({ shardId: "s9", model: "loopy", state: "ready" }));
+    node.send(report({ replicaId: "s9", model: "loopy", state: "starting" }));
+    node.send(report({ replicaId: "s9", model: "loopy", state: "ready" }));
     await until(() => got.some((g) => g.event === "replica_recovered"));
     // A surplus replica drained and stopped later: planned, so nothing.
-    node.send(report({ shardId: "s10", model: "loopy", state: "ready" }));
-    node.send(report({ shardId: "s10", model: "loopy", state: "stopped" }));
+    node.send(report({ replicaId: "s10", model: "loopy", state: "ready" }));
+    node.send(report({ replicaId: "s10", model: "loopy", state: "stopped" }));
     await new Promise((r) => setTimeout(r, 1_500));
     assertEquals(got.map((g) => g.event), ["replica_failed", "replica_recovered"]);
     await node.close();
@@ -99,10 +99,10 @@ Deno.test("episodes: an on-demand model evicted while idle is not model_unservab
       }),
     ]);
     const node = await joinChannelNode(t.cp, t.caPem, "box");
-    node.send(report({ shardId: "od1", model: "lazy", state: "ready" }));
+    node.send(report({ replicaId: "od1", model: "lazy", state: "ready" }));
     await until(() => t.cp.deps.replicas.forModel("lazy").some((r) => r.state === "ready"));
     // Evicted: the replica is stopped on purpose.
-    node.send(report({ shardId: "od1", model: "lazy", state: "stopped" }));
+    node.send(report({ replicaId: "od1", model: "lazy", state: "stopped" }));
     await until(() => t.cp.deps.replicas.forModel("lazy").length === 0);
     await new Promise((r) => setTimeout(r, 2_500));
     assertEquals(got.map((g) => g.event), [], JSON.stringify(got));
@@ -115,20 +115,20 @@ Deno.test("episodes: an agent back within 2 s sends nothing", async () => {
     await t.cp.deps.catalog.upsert({ name: "m1", engine: "sim", source: "" });
     const node = await joinChannelNode(t.cp, t.caPem, "box");
     // The in-process sim engine of the test control plane stands in for the node's engine.
-    const shard = {
-      shardId: "s1",
+    const replica = {
+      replicaId: "s1",
       model: "m1",
       engine: "sim",
       state: "ready",
       baseUrl: t.engine.url,
       pid: 1,
     };
-    node.send({ type: "heartbeat", shards: [shard] });
+    node.send({ type: "heartbeat", replicas: [replica] });
     await until(() => t.cp.deps.replicas.forModel("m1").some((r) => r.state === "ready"));
     await node.close();
     await new Promise((r) => setTimeout(r, 2_000));
     const again = await joinChannelNode(t.cp, t.caPem, "box", { credential: node.credential });
-    again.send({ type: "heartbeat", shards: [shard] });
+    again.send({ type: "heartbeat", replicas: [replica] });
     await new Promise((r) => setTimeout(r, 2_500));
     assertEquals(got.map((g) => `${g.event} ${g.subject}`), [], "not one message");
     assert(t.cp.deps.replicas.forModel("m1").some((r) => r.state === "ready"));

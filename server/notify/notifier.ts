@@ -64,7 +64,7 @@ export interface NotifierOptions {
 export class Notifier {
   readonly #open = new Map<string, Episode>();
   readonly #everServable = new Set<string>();
-  /** Each replica's last reported state (node/shard), so only a change to ready ends an episode. */
+  /** Each replica's last reported state (node/replica), so only a change to ready ends an episode. */
   readonly #replicaStates = new Map<string, string>();
   readonly #timer: ReturnType<typeof setInterval>;
   sent = 0;
@@ -125,30 +125,30 @@ export class Notifier {
     this.clear("node_lost", node, `node ${node} is back`, { node });
   }
 
-  shard(
+  replica(
     node: string,
-    shard: { shardId: string; model: string; state: string; error?: string | undefined },
+    replica: { replicaId: string; model: string; state: string; error?: string | undefined },
   ): void {
-    const replica = `${node}/${shard.shardId}`;
-    const before = this.#replicaStates.get(replica);
-    if (shard.state === "stopped") this.#replicaStates.delete(replica);
-    else this.#replicaStates.set(replica, shard.state);
-    if (before === shard.state) return;
-    const model = shard.model;
-    if (shard.state === "failed" || shard.state === "unhealthy") {
-      const what = shard.state === "failed" ? "failed" : "stopped answering its health check";
-      this.open("replica_failed", model, `replica ${replica} of ${model} ${what}`, {
+    const key = `${node}/${replica.replicaId}`;
+    const before = this.#replicaStates.get(key);
+    if (replica.state === "stopped") this.#replicaStates.delete(key);
+    else this.#replicaStates.set(key, replica.state);
+    if (before === replica.state) return;
+    const model = replica.model;
+    if (replica.state === "failed" || replica.state === "unhealthy") {
+      const what = replica.state === "failed" ? "failed" : "stopped answering its health check";
+      this.open("replica_failed", model, `replica ${key} of ${model} ${what}`, {
         node,
-        shard: shard.shardId,
+        replica: replica.replicaId,
         model,
         // The agent's sentence and the engine's last lines; never a key (engines get theirs by
         // environment and file, and the agent redacts it from what they print).
-        ...(shard.error ? { error: lastLines(shard.error) } : {}),
+        ...(replica.error ? { error: lastLines(replica.error) } : {}),
       });
-    } else if (shard.state === "ready") {
-      this.clear("replica_failed", model, `model ${model} has a ready replica again (${replica})`, {
+    } else if (replica.state === "ready") {
+      this.clear("replica_failed", model, `model ${model} has a ready replica again (${key})`, {
         node,
-        shard: shard.shardId,
+        replica: replica.replicaId,
         model,
       });
     }

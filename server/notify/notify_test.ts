@@ -63,8 +63,8 @@ Deno.test("notifications: one per episode for a node killed and brought back, si
     node.send({
       type: "heartbeat",
       host: { os: "linux", disks: [{ purpose: "weights", path: "/w", freeBytes: free }] },
-      shards: [{
-        shardId: "s1",
+      replicas: [{
+        replicaId: "s1",
         model: "m1",
         engine: "sim",
         state: "ready",
@@ -79,12 +79,26 @@ Deno.test("notifications: one per episode for a node killed and brought back, si
       await new Promise((r) => setTimeout(r, 30));
     }
     node.send({
-      type: "shard_state",
-      shard: { shardId: "s2", model: "m1", engine: "sim", state: "failed", baseUrl: "", pid: 0 },
+      type: "replica_state",
+      replica: {
+        replicaId: "s2",
+        model: "m1",
+        engine: "sim",
+        state: "failed",
+        baseUrl: "",
+        pid: 0,
+      },
     });
     node.send({
-      type: "shard_state",
-      shard: { shardId: "s2", model: "m1", engine: "sim", state: "failed", baseUrl: "", pid: 0 },
+      type: "replica_state",
+      replica: {
+        replicaId: "s2",
+        model: "m1",
+        engine: "sim",
+        state: "failed",
+        baseUrl: "",
+        pid: 0,
+      },
     });
     await until(() => count("disk_low") === 1 && count("replica_failed") === 1);
     assertEquals(refusals, 1, "the first delivery was refused once");

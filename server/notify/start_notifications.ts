@@ -88,7 +88,7 @@ export async function startNotifications(
       heartbeat: (node, hb) => {
         if (hb.host) notifier.disks(node, hb.host.disks);
       },
-      shard: (node, s) => notifier.shard(node, s),
+      replica: (node, s) => notifier.replica(node, s),
     },
     async close(graceMs = 2_000) {
       notifier.close();

@@ -82,7 +82,7 @@ Deno.test("metrics: a scrape after a known load finds the counts", async () => {
           temperatureC: 55,
         }],
       },
-      shards: [],
+      replicas: [],
     });
     await until(async () => {
       const v = await t.cp.deps.nodes!.hub.list();

@@ -21,7 +21,7 @@ function syntheticNodes(nodes: number, cards: number, now: number): NodeView[] {
       temperatureC: 40 + ((n + i) % 40),
       powerDrawW: 200 + i * 10,
       powerLimitW: 700,
-      processes: [{ pid: 1000 + i, usedMemoryBytes: 2 ** 30, shardId: `s-${n}-${i}` }],
+      processes: [{ pid: 1000 + i, usedMemoryBytes: 2 ** 30, replicaId: `s-${n}-${i}` }],
     }));
     return {
       id: `node-${n}`,
@@ -35,11 +35,11 @@ function syntheticNodes(nodes: number, cards: number, now: number): NodeView[] {
       createdAt: now - 86_400_000,
       lastHeardAt: now - 1500,
       gpu: { source: "nvml", gpus },
-      shards: gpus.map((_, i) => ({
-        shardId: `s-${n}-${i}`,
+      replicas: gpus.map((_, i) => ({
+        replicaId: `s-${n}-${i}`,
         model: `model-${i}`,
         state: "ready",
-      })) as unknown as NodeView["shards"],
+      })) as unknown as NodeView["replicas"],
       warnings: [],
     };
   });

@@ -1,6 +1,6 @@
 /**
  * The models admin page's forms and the cluster settings form, through the portal's front door
- * with the real models service (catalog, shard table, reconciler; no nodes joined) and the real
+ * with the real models service (catalog, replica table, reconciler; no nodes joined) and the real
  * cluster settings: a member gets 404, a form without the CSRF token is refused, an administrator
  * stops / starts / changes context / removes, plans and serves a real GGUF, and changes a setting.
  */

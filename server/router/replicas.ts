@@ -88,6 +88,11 @@ export interface ReplicaView {
   ttftMs: number | null;
 }
 
+/** The router's id of a node's replica: the node's id and the replica's id on that node. */
+export function routeId(nodeId: string, replicaId: string): string {
+  return `${nodeId}/${replicaId}`;
+}
+
 export class ReplicaTable {
   readonly #byId = new Map<string, Replica>();
   /** Per model, so the request path never filters the whole table. */

@@ -27,7 +27,7 @@ storeTest(
         cachedTokens: 5,
         costMicros: 9_007_199_254,
         queueMs: 3,
-        replicaId: "node/shard",
+        replicaId: "node/replica",
         profile: "chat",
       };
       const sparse = {

@@ -214,7 +214,7 @@ Deno.test({
       async () => {
         const nodes = (await newAdmin("GET", "nodes")).body.data as NodeJson[];
         const n = nodes.find((x) => x.name === "node" && x.state === "ready");
-        return n?.shards.find((s) => s.state === "ready")?.pid;
+        return n?.replicas.find((s) => s.state === "ready")?.pid;
       },
       8_000 + leaseTtlMs,
       50,
@@ -267,14 +267,14 @@ Deno.test({
 interface NodeJson {
   name: string;
   state: string;
-  shards: { shardId: string; state: string; pid: number }[];
+  replicas: { replicaId: string; state: string; pid: number }[];
 }
 
 /** The pid of the one ready engine of the node, as the leader's admin API shows it. */
 function enginePid(admin: ReturnType<typeof adminJson>): Promise<number> {
   return eventually("a ready engine on the node", async () => {
     const nodes = (await admin("GET", "nodes")).body.data as NodeJson[];
-    return nodes.find((n) => n.name === "node")?.shards.find((s) => s.state === "ready")?.pid;
+    return nodes.find((n) => n.name === "node")?.replicas.find((s) => s.state === "ready")?.pid;
   }, 30_000);
 }
 

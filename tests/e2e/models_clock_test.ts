@@ -82,12 +82,12 @@ Deno.test({
     clock.advance(ms);
     await reconciler.step();
   };
-  const enginePid = async (node: string, shardId: string) =>
-    await eventually(`the engine pid of ${shardId}`, async () => {
+  const enginePid = async (node: string, replicaId: string) =>
+    await eventually(`the engine pid of ${replicaId}`, async () => {
       const n = (await admin("GET", `nodes/${node}`)).body as {
-        shards?: { shardId: string; pid?: number }[];
+        replicas?: { replicaId: string; pid?: number }[];
       };
-      return n.shards?.find((s) => s.shardId === shardId)?.pid || undefined;
+      return n.replicas?.find((s) => s.replicaId === replicaId)?.pid || undefined;
     });
   const replicaOf = (r: ReplicaJson) => r.id;
 

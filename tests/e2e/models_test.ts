@@ -212,10 +212,10 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
       const where = await readyReplica("chatty");
       const victim = c.agents[["big", "judge", "cpu"].indexOf(where.node)]!;
       const node = (await admin("GET", `nodes/${where.node}`)).body as {
-        shards: { pid: number }[];
+        replicas: { pid: number }[];
       };
       await victim.kill("SIGKILL");
-      for (const s of node.shards) {
+      for (const s of node.replicas) {
         try {
           Deno.kill(-s.pid, "SIGKILL");
         } catch {

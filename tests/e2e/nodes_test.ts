@@ -34,7 +34,7 @@ interface NodeJson {
   gpu?: { source: string; gpus: { name: string; memoryTotalBytes?: number }[] };
   host?: { cores?: number; ramTotalBytes?: number };
   engines?: { name: string; version?: string }[];
-  shards: { shardId: string; state: string; pid: number; restarts?: number; error?: string }[];
+  replicas: { replicaId: string; state: string; pid: number; restarts?: number; error?: string }[];
 }
 
 Deno.test({
@@ -172,10 +172,12 @@ Deno.test({
       const body = await res.json();
       return res.status === 200 ? body : undefined;
     };
-    const shard = async (nodeName: string, shardId: string) =>
-      (await node(nodeName))?.shards.find((s) => s.shardId === shardId);
+    const replica = async (nodeName: string, replicaId: string) =>
+      (await node(nodeName))?.replicas.find((s) => s.replicaId === replicaId);
 
-    await t.step("a shard on each node answers through the control plane's /v1", async () => {
+    // The older names first (the API's /shards with shardId, ctl's start-shard --shard-id), still
+    // accepted; the new ones below.
+    await t.step("a replica on each node answers through the control plane's /v1", async () => {
       const a = await admin("POST", "nodes/gpu-node/shards", {
         shardId: "gpu-sim",
         model: "sim-on-gpu",
@@ -201,14 +203,14 @@ Deno.test({
         assert(body.choices[0].message.content.length > 0);
       }
       // A repeat start is idempotent: the same process.
-      const before = await shard("gpu-node", "gpu-sim");
+      const before = await replica("gpu-node", "gpu-sim");
       await admin("POST", "nodes/gpu-node/shards", {
         shardId: "gpu-sim",
         model: "sim-on-gpu",
         engine: "sim",
       });
       await new Promise((r) => setTimeout(r, 700));
-      assertEquals((await shard("gpu-node", "gpu-sim"))?.pid, before?.pid);
+      assertEquals((await replica("gpu-node", "gpu-sim"))?.pid, before?.pid);
       // The same through the new names: the API's /replicas with replicaId, ctl's start-replica.
       const again = await admin("POST", "nodes/gpu-node/replicas", {
         replicaId: "gpu-sim",
@@ -229,15 +231,15 @@ Deno.test({
       );
       assertEquals(byCtl.code, 0, byCtl.text);
       await new Promise((r) => setTimeout(r, 700));
-      assertEquals((await shard("gpu-node", "gpu-sim"))?.pid, before?.pid);
+      assertEquals((await replica("gpu-node", "gpu-sim"))?.pid, before?.pid);
     });
 
     await t.step("an engine killed is restarted", async () => {
-      const before = await shard("cpu-node", "cpu-sim");
+      const before = await replica("cpu-node", "cpu-sim");
       assert(before && before.pid > 0);
       Deno.kill(before.pid, "SIGKILL");
       const after = await eventually("the engine restarted", async () => {
-        const s = await shard("cpu-node", "cpu-sim");
+        const s = await replica("cpu-node", "cpu-sim");
         return s?.state === "ready" && s.pid !== before.pid ? s : undefined;
       });
       assert((after.restarts ?? 0) >= 1);
@@ -287,7 +289,7 @@ Deno.test({
     await t.step(
       "an agent killed with SIGKILL: its engine keeps answering, and is adopted by the next",
       async () => {
-        const before = await shard("gpu-node", "gpu-sim");
+        const before = await replica("gpu-node", "gpu-sim");
         assert(before?.state === "ready" && before.pid > 0);
         const asking = keepAsking("sim-on-gpu");
         const killedAt = Date.now();
@@ -309,9 +311,9 @@ Deno.test({
           `https://127.0.0.1:9,${clusterUrl}`,
           ...gpuArgs,
         ], "agent-gpu-2");
-        const s = await eventually("the node ready again with its shard", async () => {
+        const s = await eventually("the node ready again with its replica", async () => {
           const n = await node("gpu-node");
-          const s = n?.shards.find((x) => x.shardId === "gpu-sim");
+          const s = n?.replicas.find((x) => x.replicaId === "gpu-sim");
           return n?.state === "ready" && s?.state === "ready" ? s : undefined;
         });
         await new Promise((r) => setTimeout(r, 1_000));
@@ -325,15 +327,15 @@ Deno.test({
     await t.step(
       "an agent ended with SIGTERM (a systemd restart) leaves its engine to the next",
       async () => {
-        const before = await shard("gpu-node", "gpu-sim");
+        const before = await replica("gpu-node", "gpu-sim");
         assert(before?.state === "ready" && before.pid > 0);
         const asking = keepAsking("sim-on-gpu");
         assertEquals((await agentA.kill("SIGTERM")).code, 0, agentA.output());
         assert(alive(before.pid), "the engine outlived its agent");
         agentA = start(["agent", "--data", gpuDir, ...gpuArgs], "agent-gpu-3");
-        const s = await eventually("the node ready again with its shard", async () => {
+        const s = await eventually("the node ready again with its replica", async () => {
           const n = await node("gpu-node");
-          const s = n?.shards.find((x) => x.shardId === "gpu-sim");
+          const s = n?.replicas.find((x) => x.replicaId === "gpu-sim");
           return n?.state === "ready" && s?.state === "ready" ? s : undefined;
         });
         await asking.stop();
@@ -343,15 +345,15 @@ Deno.test({
     );
 
     await t.step("an engine that exits at start is reported with its output", async () => {
-      const r = await admin("POST", "nodes/cpu-node/shards", {
-        shardId: "broken",
+      const r = await admin("POST", "nodes/cpu-node/replicas", {
+        replicaId: "broken",
         model: "broken-model",
         engine: "sim",
         args: ["--no-such-flag"],
       });
       assertEquals(r.status, 202);
       const s = await eventually("the failed start reported", async () => {
-        const s = await shard("cpu-node", "broken");
+        const s = await replica("cpu-node", "broken");
         return s?.state === "failed" && s.error ? s : undefined;
       });
       assertMatch(s.error!, /engine output[\s\S]*no-such-flag/);
@@ -360,7 +362,7 @@ Deno.test({
     });
 
     await t.step("a removed node is refused and stops its engines", async () => {
-      const engine = await shard("cpu-node", "cpu-sim");
+      const engine = await replica("cpu-node", "cpu-sim");
       const credential = (await Deno.readTextFile(`${cpuDir}/node.credential`)).trim();
       const removed = await ctl("nodes", "remove", "cpu-node");
       assertEquals(removed.code, 0, removed.text);
@@ -384,7 +386,7 @@ Deno.test({
     });
 
     await t.step("a stopped agent stops its engines", async () => {
-      const s = await shard("gpu-node", "gpu-sim");
+      const s = await replica("gpu-node", "gpu-sim");
       assertEquals((await agentA.kill("SIGINT")).code, 0, agentA.output());
       assert(s && !alive(s.pid), `engine stopped with the agent:\n${agentA.output()}`);
     });

@@ -30,7 +30,7 @@ Deno.test({
       const id = services.replicas(model).find((r) => r.state === "ready")?.id;
       if (!id) return undefined;
       const node = await cp.deps.nodes!.hub.get("local");
-      return node.shards.find((s) => s.shardId === id)?.pid || undefined;
+      return node.replicas.find((s) => s.replicaId === id)?.pid || undefined;
     }, 30_000);
   try {
     const first = await startLocalNode(cp, config, served("first"), logger);

@@ -63,9 +63,9 @@ Deno.test("llmgw up: its model runs on its own joined node, kept across runs", a
       assertEquals(seen.replicas[0]!.node, "local");
       assertEquals(seen.replicas[0]!.state, "ready");
     } finally {
-      pids = (JSON.parse(await Deno.readTextFile(`${dataDir}/node/engines/shards.json`)) as {
-        shards: { pid: number }[];
-      }).shards.map((r) => r.pid);
+      pids = (JSON.parse(await Deno.readTextFile(`${dataDir}/node/engines/replicas.json`)) as {
+        replicas: { pid: number }[];
+      }).replicas.map((r) => r.pid);
       for (const pid of pids) running += (await groupMembers(pid)).length;
       assertEquals(await first.stop(), 0, first.output());
     }

@@ -1,7 +1,7 @@
 /**
  * A node on the control channel without an agent: joins with a real code over the real TLS
  * listener and speaks the channel protocol from the test, so a test can send exact heartbeats
- * (cards, disks, shards) and drop the channel when it likes.
+ * (cards, disks, replicas) and drop the channel when it likes.
  */
 import type { ControlPlane } from "../../server/serve.ts";
 

@@ -31,7 +31,7 @@ export interface ContractCase {
   };
   /** How to run it for real; `skip` says why not here. */
   readonly live: { readonly skip: string } | {
-    readonly spec: Omit<LaunchSpec, "shardId" | "engine" | "apiKey">;
+    readonly spec: Omit<LaunchSpec, "replicaId" | "engine" | "apiKey">;
     /** A request that keeps the engine busy for a moment: path and JSON body. */
     readonly busy: { readonly path: string; readonly body: unknown };
   };
@@ -119,7 +119,7 @@ export async function liveContract(c: ContractCase): Promise<void> {
   const busy = new AbortController();
   try {
     const h = await sup.ensure({
-      shardId: "contract-1",
+      replicaId: "contract-1",
       engine: c.adapter.name,
       apiKey: key,
       ...live.spec,

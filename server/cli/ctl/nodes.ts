@@ -16,7 +16,7 @@ interface NodeJson {
   };
   engines?: { name: string; version?: string }[];
   host?: { cores?: number; ramAvailableBytes?: number };
-  shards: { shardId: string; model: string; state: string; pid: number; error?: string }[];
+  replicas: { replicaId: string; model: string; state: string; pid: number; error?: string }[];
 }
 
 const out = (v: unknown) => console.log(JSON.stringify(v, null, 2));
@@ -77,7 +77,7 @@ const joinCode: Verb = {
 
 const show: Verb = {
   help:
-    `  nodes show NODE                             One node in full (hardware, shards, warnings)`,
+    `  nodes show NODE                             One node in full (hardware, replicas, warnings)`,
   run: async (ctx) => (out(await ctx.api.get(`nodes/${node(ctx, "show")}`).json()), 0),
 };
 
@@ -125,16 +125,19 @@ const startReplica = (older: boolean): Verb => ({
       return v;
     };
     const body: Record<string, unknown> = {
-      shardId: need(older ? "shard-id" : "replica-id", values["replica-id"] ?? values["shard-id"]),
+      replicaId: need(
+        older ? "shard-id" : "replica-id",
+        values["replica-id"] ?? values["shard-id"],
+      ),
       model: need("model"),
       engine: need("engine"),
     };
     if (typeof values["model-path"] === "string") body.modelPath = values["model-path"];
     if (typeof values.args === "string") body.args = values.args.split(/\s+/).filter(Boolean);
     // The older path: a control plane of the release before still serves it.
-    const s = await ctx.api.post(`nodes/${at}/shards`, { json: body }).json<{ state: string }>();
+    const s = await ctx.api.post(`nodes/${at}/replicas`, { json: body }).json<{ state: string }>();
     if (ctx.json) return out(s), 0;
-    console.log(`${older ? "Shard" : "Replica"} ${body.shardId} on ${ctx.args[0]}: ${s.state}`);
+    console.log(`${older ? "Shard" : "Replica"} ${body.replicaId} on ${ctx.args[0]}: ${s.state}`);
     return 0;
   },
 });
@@ -148,11 +151,13 @@ const stopReplica = (older: boolean): Verb => ({
   run: async (ctx) => {
     const verb = older ? "stop-shard" : "stop-replica";
     const at = node(ctx, verb);
-    const shard = ctx.args[1];
-    if (!shard) throw new UsageError(`nodes ${verb} needs NODE and ${older ? "SHARD" : "REPLICA"}`);
-    const r = await ctx.api.delete(`nodes/${at}/shards/${encodeURIComponent(shard)}`).json();
+    const replica = ctx.args[1];
+    if (!replica) {
+      throw new UsageError(`nodes ${verb} needs NODE and ${older ? "SHARD" : "REPLICA"}`);
+    }
+    const r = await ctx.api.delete(`nodes/${at}/replicas/${encodeURIComponent(replica)}`).json();
     if (ctx.json) return out(r), 0;
-    console.log(`Stopping ${older ? "shard" : "replica"} ${shard} on ${ctx.args[0]}`);
+    console.log(`Stopping ${older ? "shard" : "replica"} ${replica} on ${ctx.args[0]}`);
     return 0;
   },
 });

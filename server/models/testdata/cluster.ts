@@ -24,7 +24,7 @@ export function gpuNode(
     ramTotal: 64 * GiB,
     gpus,
     weights: [],
-    shards: [],
+    replicas: [],
     ...rest,
   };
 }

@@ -1,6 +1,6 @@
 /**
- * A synthetic cluster for reconciler tests: nodes, the shard table, a FakeClock and "agents" that
- * report what the table says runs on them (stopped shards vanish from their reports, as a stopped
+ * A synthetic cluster for reconciler tests: nodes, the replica table, a FakeClock and "agents" that
+ * report what the table says runs on them (stopped replicas vanish from their reports, as a stopped
  * process does). `step()` runs one reconcile and applies its commands.
  */
 import { FakeClock } from "../../../core/clock.ts";
@@ -31,7 +31,7 @@ export function model(
 
 export class World {
   readonly clock = new FakeClock();
-  shards: Replica[] = [];
+  replicas: Replica[] = [];
   demand = new Map<string, Demand>();
   #ids = 0;
   constructor(public nodes: NodeView[], public catalog: CatalogModel[]) {}
@@ -40,7 +40,7 @@ export class World {
     return {
       nodes: this.nodes.map((n) => ({
         ...n,
-        shards: this.shards.filter((s) =>
+        replicas: this.replicas.filter((s) =>
           s.node === n.name && s.state !== "stopped" && s.state !== "failed"
         ).map(replicaUse),
       })),
@@ -51,18 +51,18 @@ export class World {
     const res = reconcile({
       catalog: this.catalog,
       snapshot: this.snapshot(),
-      shards: this.shards,
+      replicas: this.replicas,
       demand: this.demand,
       clock: this.clock,
       newId: () => `s${++this.#ids}`,
     });
-    this.shards = applyCommands(this.shards, res.commands, this.clock.now());
+    this.replicas = applyCommands(this.replicas, res.commands, this.clock.now());
     return res;
   }
 
-  /** Agents bring every starting shard to ready (or only those named). */
+  /** Agents bring every starting replica to ready (or only those named). */
   ready(ids?: string[]) {
-    for (const s of this.shards) {
+    for (const s of this.replicas) {
       if (["pending", "fetching", "starting"].includes(s.state) && (!ids || ids.includes(s.id))) {
         s.state = "ready";
         s.readyAt = this.clock.now();
@@ -71,7 +71,7 @@ export class World {
     }
   }
 
-  /** Steps (with agents making shards ready) until a step issues nothing. */
+  /** Steps (with agents making replicas ready) until a step issues nothing. */
   settle(max = 20): ReconcileResult {
     for (let i = 0; i < max; i++) {
       const r = this.step();
@@ -82,7 +82,7 @@ export class World {
   }
 
   live(modelName?: string): Replica[] {
-    return this.shards.filter((s) =>
+    return this.replicas.filter((s) =>
       ["pending", "fetching", "starting", "ready"].includes(s.state) &&
       (!modelName || s.model === modelName)
     );

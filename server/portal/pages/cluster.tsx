@@ -23,15 +23,17 @@ function gpusOf(n: NodeView): GpuInfo[] {
   return Array.isArray(g?.gpus) ? g.gpus : [];
 }
 
-const Gpu: FC<{ ctx: PortalCtx; g: GpuInfo; shards: Map<string, string> }> = (
-  { ctx, g, shards },
+const Gpu: FC<{ ctx: PortalCtx; g: GpuInfo; replicas: Map<string, string> }> = (
+  { ctx, g, replicas },
 ) => {
   const { t } = ctx.words;
   const f = ctx.fmt;
   const used = g.memoryUsedBytes ?? 0;
   const total = g.memoryTotalBytes ?? 0;
   const share = total ? used / total : 0;
-  const runs = [...new Set(g.processes.map((p) => shards.get(p.shardId ?? "") ?? p.shardId ?? ""))]
+  const runs = [
+    ...new Set(g.processes.map((p) => replicas.get(p.replicaId ?? "") ?? p.replicaId ?? "")),
+  ]
     .filter(Boolean);
   const power = g.powerDrawW !== undefined
     ? `${f.int(g.powerDrawW)} W${g.powerLimitW ? ` / ${f.int(g.powerLimitW)} W` : ""}`
@@ -71,7 +73,7 @@ export const ClusterNodes: FC<{ ctx: PortalCtx; viewer: Viewer; nodes: NodeView[
       {nodes.length === 0 && <p>{t("cluster_none")}</p>}
       {nodes.map((n) => {
         const gpus = gpusOf(n);
-        const shards = new Map(n.shards.map((s) => [s.shardId, s.model]));
+        const replicas = new Map(n.replicas.map((s) => [s.replicaId, s.model]));
         const actions: [string, PortalKey][] = n.cordoned
           ? [["uncordon", "uncordon"]]
           : [["cordon", "cordon"], ["drain", "drain"]];
@@ -102,7 +104,7 @@ export const ClusterNodes: FC<{ ctx: PortalCtx; viewer: Viewer; nodes: NodeView[
                     </tr>
                   </thead>
                   <tbody>
-                    {gpus.map((g) => <Gpu ctx={ctx} g={g} shards={shards} />)}
+                    {gpus.map((g) => <Gpu ctx={ctx} g={g} replicas={replicas} />)}
                   </tbody>
                 </table>
               </div>

@@ -24,6 +24,15 @@ const startReplicaInput = z.strictObject({
   path: ["shardId"],
 });
 
+/**
+ * A node's answer names its replicas `replicas` (each with `replicaId`) and, for scripts written
+ * against the release before, `shards` (each with `shardId`) as well.
+ */
+function withOlderNames<T extends { replicas: { replicaId: string }[] }>(node: T) {
+  const replicas = node.replicas.map((r) => ({ ...r, shardId: r.replicaId }));
+  return { ...node, replicas, shards: replicas };
+}
+
 /** Nodes are the cluster's, not a tenant's: only administrators and operators see or touch them. */
 const cluster = { orgId: null, teamId: null };
 
@@ -58,14 +67,14 @@ export function nodeRoutes(registry: AdminRegistry, nodes: NodeServices | undefi
     { ...read, method: "get", path: "/nodes", summary: "Nodes with their state" },
     async (c, { actor }) => {
       requireRead(actor, "staff", cluster, c.req.path);
-      return c.json({ data: await svc().hub.list() });
+      return c.json({ data: (await svc().hub.list()).map(withOlderNames) });
     },
   );
   registry.add(
     { ...read, method: "get", path: "/nodes/:id", summary: "One node" },
     async (c, { actor }) => {
       requireRead(actor, "staff", cluster, c.req.path);
-      return c.json(await svc().hub.get(c.req.param("id")!));
+      return c.json(withOlderNames(await svc().hub.get(c.req.param("id")!)));
     },
   );
   const flags = {
@@ -111,31 +120,31 @@ export function nodeRoutes(registry: AdminRegistry, nodes: NodeServices | undefi
       path: `/nodes/:id/${word}`,
       summary: `Start a replica on a node${older}`,
       body: startReplicaInput,
-      audit: { action: "shard.start" },
+      audit: { action: "replica.start" },
       status: 202,
     }, async (c, { body, actor }) => {
       requireWrite(actor, "staff", cluster, c.req.path);
-      const shard = await svc().hub.startReplica(c.req.param("id")!, {
-        shardId: (body.replicaId ?? body.shardId)!,
+      const replica = await svc().hub.startReplica(c.req.param("id")!, {
+        replicaId: (body.replicaId ?? body.shardId)!,
         model: body.model,
         engine: body.engine,
         ...(body.modelPath ? { modelPath: body.modelPath } : {}),
         args: body.args ?? [],
       });
-      return c.json(shard, 202);
+      return c.json({ ...replica, shardId: replica.replicaId }, 202);
     });
     registry.add({
       ...read,
       method: "delete",
       path: `/nodes/:id/${word}/:${param}`,
-      audit: { action: "shard.stop" },
+      audit: { action: "replica.stop" },
       summary: `Stop a replica${older}`,
       status: 202,
     }, async (c, { actor }) => {
       requireWrite(actor, "staff", cluster, c.req.path);
-      const shardId = c.req.param(param)!;
-      await svc().hub.stopReplica(c.req.param("id")!, shardId);
-      return c.json({ shardId, stopping: true }, 202);
+      const replicaId = c.req.param(param)!;
+      await svc().hub.stopReplica(c.req.param("id")!, replicaId);
+      return c.json({ replicaId, shardId: replicaId, stopping: true }, 202);
     });
   }
 }
