@@ -39,6 +39,21 @@ export const agentSettings = {
     "The llama.cpp server binary (a name on PATH or a path)",
   ),
   vllm: text("engines.vllm", "vllm", "The vLLM executable (a name on PATH or a path)"),
+  sglang: text(
+    "engines.sglang",
+    "python3",
+    "The Python that has SGLang installed (a name on PATH or a path); it runs sglang.launch_server",
+  ),
+  trtllm: text(
+    "engines.trtllm",
+    "python3",
+    "The Python that has TensorRT-LLM installed (a name on PATH or a path); it runs trtllm-serve",
+  ),
+  tei: text(
+    "engines.tei",
+    "text-embeddings-router",
+    "The text-embeddings-inference server binary (a name on PATH or a path)",
+  ),
   engineRunAs: text(
     "engines.run_as",
     "",
