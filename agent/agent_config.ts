@@ -71,6 +71,18 @@ export const agentSettings = {
     "How often each ready engine's health route is probed, in ms; a hung engine is found this way (0: never)",
     { min: 0 },
   ),
+  slotFilesMaxMb: int(
+    "engines.slot_files_max_mb",
+    8192,
+    "Conversation caches llama.cpp saves to disk, most MB kept per engine (oldest go first; all go when the engine stops)",
+    { min: 0 },
+  ),
+  slotFilesMaxAgeMin: int(
+    "engines.slot_files_max_age_min",
+    60,
+    "Minutes a saved conversation cache is kept after it was last written",
+    { min: 1 },
+  ),
   engineHealthFailures: int(
     "engines.health_failures",
     3,

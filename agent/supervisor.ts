@@ -32,6 +32,7 @@ import { isFree } from "./port_picker.ts";
 import { readStat } from "./proc_tree.ts";
 import { planFor, prepareReplica, type Replica, replicaEnv, replicaRecord } from "./replica.ts";
 import { ReplicaKeys } from "./replica_keys.ts";
+import { removeSlotFiles } from "./slot_files.ts";
 import { type ReplicaRecord, ReplicaRegistry } from "./replica_registry.ts";
 
 export interface SupervisorDeps {
@@ -211,6 +212,8 @@ export class Supervisor {
       throw e;
     }
     if (this.#shards.get(shardId) === shard) this.#shards.delete(shardId);
+    // The conversations it saved are of no use to another engine, and can be gigabytes.
+    await removeSlotFiles(shard.dir);
     this.#setState(shard, "stopped");
     this.#saveRegistry();
     if (!this.#shards.has(shardId)) this.#keys.remove(shardId);

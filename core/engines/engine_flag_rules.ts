@@ -16,6 +16,9 @@ const logsPrompts: Refusal = { why: "logs prompts and answers" };
 export const llamacppFlagRules: FlagRules = {
   engine: "llamacpp",
   abbreviations: false,
+  // The host-memory prompt cache came with llama.cpp #16391 (October 2025, about b6710); the
+  // number is set a little later, since a build just too old would refuse to start with it.
+  since: { "--cache-ram": 6800, "-cram": 6800 },
   // `--embd-bge-small-en-default`, `--fim-qwen-7b-default`, ...: each fetches a model by name.
   refusedPatterns: [{ pattern: /^--[a-z0-9-]+-default$/, why: download.why }],
   refused: {

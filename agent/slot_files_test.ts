@@ -1,0 +1,68 @@
+/**
+ * Saved conversation caches are bounded by age and size, oldest first, and go with their engine:
+ * a real sim engine under the supervisor, a file in its directory, then a stop.
+ */
+import { assert, assertEquals } from "../tests/assert.ts";
+import { silentLogger } from "../core/log.ts";
+import { builtinAdapters } from "./engines/builtin_adapters.ts";
+import { Supervisor } from "./supervisor.ts";
+import { pruneSlotFiles } from "./slot_files.ts";
+
+const MiB = 1024 ** 2;
+
+async function write(dir: string, name: string, bytes: number, ageMs: number, now: number) {
+  await Deno.writeFile(`${dir}/${name}`, new Uint8Array(bytes));
+  const t = new Date(now - ageMs);
+  await Deno.utime(`${dir}/${name}`, t, t);
+}
+
+async function names(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(dir)) out.push(e.name);
+  return out.sort();
+}
+
+Deno.test("slot files past their age go, then the oldest beyond the size bound; other files stay", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "llmgw-slots-" });
+  try {
+    const now = Date.now();
+    await write(dir, "llmgw-a1.bin", 3 * MiB, 10_000, now);
+    await write(dir, "llmgw-b2.bin", 3 * MiB, 20_000, now);
+    await write(dir, "llmgw-c3.bin", 3 * MiB, 30_000, now);
+    await write(dir, "llmgw-d4.bin", 1 * MiB, 2 * 3_600_000, now);
+    await write(dir, "model.log", 1 * MiB, 2 * 3_600_000, now);
+    const removed = await pruneSlotFiles(dir, { maxBytes: 7 * MiB, maxAgeMs: 3_600_000 }, now);
+    assertEquals(removed, { files: 2, bytes: 4 * MiB });
+    assertEquals(await names(dir), ["llmgw-a1.bin", "llmgw-b2.bin", "model.log"]);
+    assertEquals(await pruneSlotFiles(`${dir}/absent`, { maxBytes: 0, maxAgeMs: 0 }, now), {
+      files: 0,
+      bytes: 0,
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a replica's saved conversations are deleted when it stops", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "llmgw-slots-sup-" });
+  const sup = new Supervisor({ logger: silentLogger, adapters: builtinAdapters, workDir: dir });
+  try {
+    await sup.ensure({
+      shardId: "s1",
+      model: "m",
+      engine: "sim",
+      apiKey: "k",
+      readyTimeoutMs: 60_000,
+    });
+    const shardDir = `${dir}/shards/s1`;
+    await Deno.writeFile(`${shardDir}/llmgw-5e55.bin`, new Uint8Array(1024));
+    await Deno.writeTextFile(`${shardDir}/notes.txt`, "kept");
+    await sup.stop("s1");
+    const left = await names(shardDir);
+    assert(!left.includes("llmgw-5e55.bin"), left.join(" "));
+    assert(left.includes("notes.txt"));
+  } finally {
+    await sup.stopAll();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
