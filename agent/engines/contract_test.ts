@@ -122,7 +122,7 @@ const cases: ContractCase[] = [
   },
   {
     adapter: builtinAdapters.trtllm,
-    modelPath: "Qwen/Qwen3-8B",
+    modelPath: "/var/lib/llmgw/weights/qwen3-8b/",
     metrics: {
       text: read("trtllm_metrics.txt"),
       expect: { known: true, kvCacheUsage: 0.62, running: 6, waiting: 3 },

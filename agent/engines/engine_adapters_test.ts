@@ -237,6 +237,7 @@ Deno.test("trtllm-serve runs behind the key guard, its Prometheus page at /prome
     () => builtinAdapters.trtllm.plan(input({ profile: { mode: "embedding" } })),
     LaunchPlanError,
   );
+  throws(() => builtinAdapters.trtllm.plan(input({ modelPath: "Qwen/Qwen3-8B" })), LaunchPlanError);
 });
 
 Deno.test("TEI's plan binds --hostname, serves under the model's name, key in API_KEY; a hub id is refused", () => {

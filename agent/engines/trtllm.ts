@@ -12,7 +12,7 @@ import { checkFlags } from "../../core/engines/flag_gate.ts";
 import { trtllmFlagRules } from "../../core/engines/engine_flag_rules.ts";
 import { LaunchPlanError } from "../../core/engines/launch_plan_error.ts";
 import { trtllmDialect } from "./metric_dialect.ts";
-import { parseVllmVersion } from "./vllm.ts";
+import { isHubId, parseVllmVersion } from "./vllm.ts";
 import { pythonVersionArgs, trtllmKeyEnv, trtllmLauncher } from "./python_launch.ts";
 
 /**
@@ -48,7 +48,11 @@ export const trtllmAdapter: EngineAdapter = {
   dialect: trtllmDialect,
   plan(input: PlanInput): LaunchPlan {
     if (!input.modelPath) {
-      throw new LaunchPlanError("trtllm", "a model directory or hub id (modelPath) is needed");
+      throw new LaunchPlanError("trtllm", "a model directory (modelPath) is needed");
+    }
+    // Given a hub id it downloads the repository itself, with no way to pin it to safetensors.
+    if (isHubId(input.modelPath)) {
+      throw new LaunchPlanError("trtllm", "give it the fetched model directory, not a hub id");
     }
     if (input.profile?.mode === "embedding" || input.profile?.mode === "rerank") {
       throw new LaunchPlanError("trtllm", "trtllm-serve is started for chat and completions only");

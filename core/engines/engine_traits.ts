@@ -43,6 +43,8 @@ export interface EngineTraits {
    * model whose capabilities it cannot serve is refused before anything starts.
    */
   readonly serves: readonly EngineServes[];
+  /** `false`: it keeps no KV cache (an encoder), so its estimate counts no context. */
+  readonly kvCache?: false;
 }
 
 export type EngineServes = "generate" | "embedding" | "rerank";
@@ -117,6 +119,7 @@ export const engineTraits: Readonly<Record<EngineName, EngineTraits>> = {
     simulated: false,
     binarySetting: "engines.tei",
     serves: ["embedding", "rerank"],
+    kvCache: false,
   },
   sim: {
     name: "sim",
