@@ -66,3 +66,51 @@ Deno.test("a replica's saved conversations are deleted when it stops", async () 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+const llamaServer = Deno.env.get("LLAMA_SERVER");
+const gguf = `${
+  (Deno.env.get("LLMGW_FIXTURES") ??
+    new URL("../../shared/fixtures/", import.meta.url).pathname).replace(/\/?$/, "/")
+}tiny-random-llama.gguf`;
+const llamaSkip = llamaServer ? "" : "set LLAMA_SERVER to a llama-server binary to run it";
+
+Deno.test({
+  name: `a real llama-server's saved slot goes with it when the supervisor stops it${
+    llamaSkip ? ` (skipped: ${llamaSkip})` : ""
+  }`,
+  ignore: !!llamaSkip,
+}, async () => {
+  const dir = await Deno.makeTempDir({ prefix: "llmgw-slots-llama-" });
+  const sup = new Supervisor({ logger: silentLogger, adapters: builtinAdapters, workDir: dir });
+  const key = "slot-files-key";
+  try {
+    const h = await sup.ensure({
+      shardId: "l1",
+      model: "tiny",
+      engine: "llamacpp",
+      modelPath: gguf,
+      binary: llamaServer!,
+      apiKey: key,
+      profile: { contextLength: 1024, parallel: 1, gpuLayers: 0 },
+      readyTimeoutMs: 120_000,
+    });
+    const post = (path: string, body: unknown) =>
+      fetch(h.baseUrl + path, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const answer = await post("/completion", { prompt: "Hello there", n_predict: 4, id_slot: 0 });
+    await answer.body?.cancel();
+    // What the router's slot keeper asks for when another session takes the slot.
+    const saved = await post("/slots/0?action=save", { filename: "llmgw-5e55.bin" });
+    assertEquals(saved.status, 200, await saved.text());
+    const shardDir = `${dir}/shards/l1`;
+    assert((await names(shardDir)).includes("llmgw-5e55.bin"), "the engine saved into its cwd");
+    await sup.stop("l1");
+    assert(!(await names(shardDir)).includes("llmgw-5e55.bin"));
+  } finally {
+    await sup.stopAll();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
