@@ -35,6 +35,7 @@ import { parsePortRange } from "./port_picker.ts";
 import { systemClock } from "../core/clock.ts";
 import { type NodeWeights, nodeWeights } from "./weights/mod.ts";
 import { WeightsCommands } from "./weights_commands.ts";
+import { sweepSlotFiles } from "./slot_files.ts";
 
 /** The placement's profile and cards from a start command, as the supervisor takes them. */
 export function launchProfile(spec: ReplicaSpec): Pick<LaunchSpec, "profile" | "gpus"> {
@@ -74,6 +75,7 @@ export class Agent {
   #stopping = false;
   readonly #ended = Promise.withResolvers<{ revoked: boolean; reason: string }>();
   nodeId: string | undefined;
+  #slotFiles: { stop(): void } | undefined;
 
   constructor(deps: AgentDeps) {
     this.#d = deps;
@@ -134,6 +136,12 @@ export class Agent {
     await this.#detectEngines();
     // Engines get installed and upgraded while the agent runs.
     this.#detectTimer = setInterval(() => this.#detectEngines(), 300_000);
+    this.#slotFiles = sweepSlotFiles(
+      `${c.dataDir}/engines/replicas`,
+      { maxBytes: c.slotFilesMaxMb * 1024 ** 2, maxAgeMs: c.slotFilesMaxAgeMin * 60_000 },
+      60_000,
+      (dir, removed) => this.#log.info("saved conversation caches pruned", { dir, ...removed }),
+    );
     const labels = parseLabels(c.labels);
     this.#channel = new ControlChannel({
       urls,
@@ -169,6 +177,7 @@ export class Agent {
   async stop(opts: { keepEngines?: boolean } = {}): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#timer);
+    this.#slotFiles?.stop();
     clearInterval(this.#detectTimer);
     if (opts.keepEngines) this.#supervisor.detach();
     else await this.#supervisor.stopAll();
@@ -249,12 +258,14 @@ export class Agent {
   #start(commandId: string | undefined, spec: ReplicaSpec): void {
     const c = this.#d.config;
     const binary = this.#binary(spec.engine);
+    const version = this.#engines?.find((e) => e.name === spec.engine)?.version;
     const launch: LaunchSpec = {
       replicaId: spec.replicaId,
       model: spec.model,
       engine: spec.engine,
       ...(spec.modelPath ? { modelPath: spec.modelPath } : {}),
       ...(binary ? { binary } : {}),
+      ...(version ? { version } : {}),
       args: spec.args,
       apiKey: spec.apiKey,
       host: c.engineHost,

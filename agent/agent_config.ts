@@ -39,6 +39,21 @@ export const agentSettings = {
     "The llama.cpp server binary (a name on PATH or a path)",
   ),
   vllm: text("engines.vllm", "vllm", "The vLLM executable (a name on PATH or a path)"),
+  sglang: text(
+    "engines.sglang",
+    "python3",
+    "The Python that has SGLang installed (a name on PATH or a path); it runs sglang.launch_server",
+  ),
+  trtllm: text(
+    "engines.trtllm",
+    "python3",
+    "The Python that has TensorRT-LLM installed (a name on PATH or a path); it runs trtllm-serve",
+  ),
+  tei: text(
+    "engines.tei",
+    "text-embeddings-router",
+    "The text-embeddings-inference server binary (a name on PATH or a path)",
+  ),
   engineRunAs: text(
     "engines.run_as",
     "",
@@ -55,6 +70,18 @@ export const agentSettings = {
     10_000,
     "How often each ready engine's health route is probed, in ms; a hung engine is found this way (0: never)",
     { min: 0 },
+  ),
+  slotFilesMaxMb: int(
+    "engines.slot_files_max_mb",
+    8192,
+    "Conversation caches llama.cpp saves to disk, most MB kept per engine (oldest go first; all go when the engine stops)",
+    { min: 0 },
+  ),
+  slotFilesMaxAgeMin: int(
+    "engines.slot_files_max_age_min",
+    60,
+    "Minutes a saved conversation cache is kept after it was last written",
+    { min: 1 },
   ),
   engineHealthFailures: int(
     "engines.health_failures",

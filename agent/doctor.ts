@@ -7,7 +7,8 @@
 import { type Command, parseStrict } from "../core/command.ts";
 import type { GpuReport, HostInfo } from "../core/protocol/host_report.ts";
 import { parseArgsOptions, settingsHelp } from "../core/settings.ts";
-import { agentLocation, agentSettings, loadAgentConfig } from "./agent_config.ts";
+import { agentLocation, agentSettings, loadAgentConfig, settingText } from "./agent_config.ts";
+import { traitsOf } from "../core/engines/engine_traits.ts";
 import { builtinAdapters } from "./engines/builtin_adapters.ts";
 import { readHostInfo } from "./hardware/host_info.ts";
 import { ownRunAsProblems } from "./run_as_capabilities.ts";
@@ -55,7 +56,13 @@ export const doctorCommand: Command = {
     const probe = await openGpuProbe({ nvmlLibrary: c.nvmlLibrary, nvidiaSmi: c.nvidiaSmi });
     const gpu = await probe.sample();
     await probe.close();
-    const statuses = await detectEngines(builtinAdapters, { llamacpp: c.llamaServer });
+    const binaries = Object.fromEntries(
+      Object.keys(builtinAdapters).map((name) => {
+        const setting = traitsOf(name)?.binarySetting;
+        return [name, setting ? settingText(c, setting) : undefined];
+      }),
+    );
+    const statuses = await detectEngines(builtinAdapters, binaries);
     const report: DoctorReport = {
       host,
       gpu,

@@ -40,7 +40,14 @@ Deno.test({
       "#!/bin/sh\necho 'version: 6134 (9c4a2d1b)' >&2\necho 'built with cc' >&2\n",
     );
     await Deno.chmod(`${bin}/llama-server`, 0o755);
-    const env = { LLMGW_NVML_LIBRARY: nvml, PATH: `${bin}:/usr/bin:/bin`, LLMGW_AGENT_DATA: dir };
+    // The Python engines' interpreter is named, so a python3 on this machine does not count.
+    const env = {
+      LLMGW_NVML_LIBRARY: nvml,
+      PATH: `${bin}:/usr/bin:/bin`,
+      LLMGW_AGENT_DATA: dir,
+      LLMGW_ENGINES_SGLANG: `${dir}/no-python`,
+      LLMGW_ENGINES_TRTLLM: `${dir}/no-python`,
+    };
 
     const text = await doctor([], env);
     assertMatch(text, /GPUs \(source: nvml, driver 550\.54\.15, CUDA 12\.4\)/);
@@ -61,7 +68,12 @@ Deno.test({
     assert(!("temperatureC" in report.gpu.gpus[1]!));
     assertEquals(report.engines.map((e) => e.name).sort(), ["llamacpp", "sim"]);
     assertEquals(report.engines.find((e) => e.name === "llamacpp")?.version, "b6134 (9c4a2d1b)");
-    assertEquals(report.missing, ["vllm: not installed (vllm not on PATH)"]);
+    assertEquals(report.missing, [
+      "vllm: not installed (vllm not on PATH)",
+      `sglang: not installed (${dir}/no-python (configured) is not an executable file)`,
+      `trtllm: not installed (${dir}/no-python (configured) is not an executable file)`,
+      "tei: not installed (text-embeddings-router not on PATH)",
+    ]);
     assert(report.host.disks.some((d) => d.purpose === "weights"));
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -84,6 +96,9 @@ Deno.test("doctor: a CPU-only node is told that GPU engines have no GPU", async 
       "GPU engines: no NVIDIA GPU",
       "llamacpp: not installed (llama-server not on PATH)",
       "vllm: not installed (vllm not on PATH)",
+      "sglang: not installed (python3 not on PATH)",
+      "trtllm: not installed (python3 not on PATH)",
+      "tei: not installed (text-embeddings-router not on PATH)",
     ]);
   } finally {
     await Deno.remove(dir, { recursive: true });

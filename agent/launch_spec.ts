@@ -25,6 +25,8 @@ export interface LaunchSpec {
   readonly engine: string;
   readonly modelPath?: string;
   readonly binary?: string;
+  /** The engine's version as the agent detected it: flags only later builds have follow it. */
+  readonly version?: string;
   /** Context, slots, GPU layers, tensor parallel, memory fraction, mode: each engine's flags. */
   readonly profile?: EngineProfile;
   /** Extra engine arguments from the catalog; checked by the engine's flag gate. */

@@ -101,6 +101,7 @@ export function planFor(
     model: spec.model,
     ...(spec.modelPath !== undefined ? { modelPath: spec.modelPath } : {}),
     ...(spec.binary !== undefined ? { binary: spec.binary } : {}),
+    ...(spec.version !== undefined ? { version: spec.version } : {}),
     ...(spec.profile !== undefined ? { profile: spec.profile } : {}),
     args: spec.args ?? [],
     allowFlags: spec.allowFlags ?? [],

@@ -32,6 +32,7 @@ import { isFree } from "./port_picker.ts";
 import { readStat } from "./proc_tree.ts";
 import { planFor, prepareReplica, type Replica, replicaEnv, replicaRecord } from "./replica.ts";
 import { ReplicaKeys } from "./replica_keys.ts";
+import { removeSlotFiles } from "./slot_files.ts";
 import { type ReplicaRecord, ReplicaRegistry } from "./replica_registry.ts";
 
 export interface SupervisorDeps {
@@ -214,6 +215,8 @@ export class Supervisor {
       throw e;
     }
     if (this.#replicas.get(replicaId) === replica) this.#replicas.delete(replicaId);
+    // The conversations it saved are of no use to another engine, and can be gigabytes.
+    await removeSlotFiles(replica.dir);
     this.#setState(replica, "stopped");
     this.#saveRegistry();
     if (!this.#replicas.has(replicaId)) this.#keys.remove(replicaId);

@@ -1,10 +1,14 @@
 /**
- * Every built-in adapter against one contract (testdata/adapter_contract.ts). Metrics fixtures:
- * llama.cpp's was captured from a real llama-server; vLLM's follow its v0 and v1 exporters' output.
- * Live runs: the simulated engine always; llama.cpp when LLAMA_SERVER names a binary and the tiny
- * GGUF fixture is found (LLMGW_FIXTURES or ../shared/fixtures); vLLM needs a GPU and is skipped.
+ * Every built-in adapter against one contract (testdata/adapter_contract.ts), one table row per
+ * engine. Metrics fixtures: llama.cpp's was captured from a real llama-server; vLLM's follow its
+ * v0 and v1 exporters' output; SGLang's, TensorRT-LLM's and TEI's follow their documented pages
+ * (names as published, values made up). Live runs: the simulated engine always; llama.cpp when
+ * LLAMA_SERVER names a binary and the tiny GGUF fixture is found (LLMGW_FIXTURES or
+ * ../shared/fixtures); SGLang, TensorRT-LLM and TEI against a fake that speaks each one's dialect
+ * (testdata/dialect_engine.ts), since none runs here; vLLM needs a GPU and is skipped.
  */
 import { builtinAdapters } from "./builtin_adapters.ts";
+import { sglangKeyEnv, trtllmKeyEnv } from "./python_launch.ts";
 import {
   type ContractCase,
   detectContract,
@@ -94,6 +98,65 @@ const cases: ContractCase[] = [
     },
     binary: { name: "vllm", versionOutput: "0.10.1.1", version: "0.10.1.1" },
     live: { skip: "vLLM needs an NVIDIA GPU and is not installed on test machines" },
+  },
+  {
+    adapter: builtinAdapters.sglang,
+    modelPath: "Qwen/Qwen2.5-7B-Instruct",
+    metrics: {
+      text: read("sglang_metrics.txt"),
+      // Two tensor-parallel ranks repeat each gauge: rank 0's is the reading, not their sum.
+      expect: {
+        known: true,
+        kvCacheUsage: 0.28,
+        running: 5,
+        waiting: 2364,
+        decodeTokensPerSecond: 86.50814177726902,
+      },
+    },
+    binary: { name: "python3", versionOutput: "0.5.2", version: "0.5.2" },
+    live: {
+      spec: { model: "contract-model", modelPath: "/w/qwen", readyTimeoutMs: 60_000 },
+      busy: { path: "/v1/completions", body: { model: "contract-model", prompt: "hi" } },
+      fake: { name: "python3", dialect: "sglang", keyEnv: sglangKeyEnv },
+    },
+  },
+  {
+    adapter: builtinAdapters.trtllm,
+    modelPath: "/var/lib/llmgw/weights/qwen3-8b/",
+    metrics: {
+      text: read("trtllm_metrics.txt"),
+      expect: { known: true, kvCacheUsage: 0.62, running: 6, waiting: 3 },
+    },
+    binary: {
+      name: "python3",
+      versionOutput: "[TensorRT-LLM] TensorRT-LLM version: 1.0.0\n1.0.0",
+      version: "1.0.0",
+    },
+    live: {
+      spec: { model: "contract-model", modelPath: "/w/qwen3", readyTimeoutMs: 60_000 },
+      busy: { path: "/v1/chat/completions", body: { model: "contract-model", messages: [] } },
+      fake: { name: "python3", dialect: "trtllm", keyEnv: trtllmKeyEnv },
+    },
+  },
+  {
+    adapter: builtinAdapters.tei,
+    modelPath: "/var/lib/llmgw/weights/bge-small/",
+    hostFlag: "--hostname",
+    metrics: {
+      text: read("tei_metrics.txt"),
+      // 152 requests started, 147 succeeded, 1 refused: 4 in flight; 2 queued for a batch.
+      expect: { known: true, running: 4, waiting: 2 },
+    },
+    binary: {
+      name: "text-embeddings-router",
+      versionOutput: "text-embeddings-router 1.8.2",
+      version: "1.8.2",
+    },
+    live: {
+      spec: { model: "contract-model", modelPath: "/w/bge", readyTimeoutMs: 60_000 },
+      busy: { path: "/v1/embeddings", body: { model: "contract-model", input: "hi" } },
+      fake: { name: "text-embeddings-router", dialect: "tei", keyEnv: "API_KEY" },
+    },
   },
 ];
 

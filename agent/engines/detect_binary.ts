@@ -15,6 +15,11 @@ export interface BinarySpec {
   parseVersion(output: string): string | undefined;
   /** `vllm --version` imports all of vLLM: seconds, not milliseconds. */
   readonly versionTimeoutMs: number;
+  /**
+   * For an engine that is a Python package run by an interpreter: the interpreter alone proves
+   * nothing, so without a version (the import failed) the engine is missing, said so here.
+   */
+  readonly missingWithoutVersion?: string;
 }
 
 export async function detectBinary(spec: BinarySpec, opts: DetectOptions = {}): Promise<Detection> {
@@ -32,6 +37,9 @@ export async function detectBinary(spec: BinarySpec, opts: DetectOptions = {}): 
   const run = opts.run ?? runCommand(spec.versionTimeoutMs);
   const res = await run(found, [...spec.versionArgs]);
   const version = spec.parseVersion(res.output);
+  if (version === undefined && spec.missingWithoutVersion) {
+    return { installed: false, missing: `${found}: ${spec.missingWithoutVersion}` };
+  }
   return version === undefined
     ? { installed: true, binary: found }
     : { installed: true, binary: found, version };

@@ -13,6 +13,8 @@ export interface PlanInput {
   readonly modelPath?: string;
   /** Overrides the engine's default executable. */
   readonly binary?: string;
+  /** The executable's version as detection found it ("b6134 (9c4a2d1b)"); absent: unknown. */
+  readonly version?: string;
   /** Extra arguments from the catalog, checked by the flag gate before they reach argv. */
   readonly args: readonly string[];
   /** Refused flags the catalog explicitly allows; only those the gate marks as allowable count. */

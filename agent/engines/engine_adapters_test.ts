@@ -175,3 +175,129 @@ Deno.test("the built-in adapters are the engines core's traits list, named and G
     assertEquals(builtinAdapters[name].requirements.gpu, engineTraits[name].gpu);
   }
 });
+
+Deno.test("SGLang's plan runs launch_server through the launcher, metrics on, key in SGLANG_API_KEY only", () => {
+  const plan = builtinAdapters.sglang.plan(
+    input({ modelPath: "/w/qwen", profile: { tensorParallel: 2, contextLength: 4096 } }),
+  );
+  assertEquals(plan.cmd, "python3");
+  assertEquals(plan.args[0], "-c");
+  assert(plan.args[1]!.includes('run_module("sglang.launch_server"'));
+  assertEquals(plan.args.slice(2), [
+    "--model-path",
+    "/w/qwen",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "8123",
+    "--served-model-name",
+    "tiny",
+    "--enable-metrics",
+    "--context-length",
+    "4096",
+    "--tp-size",
+    "2",
+  ]);
+  assertEquals(plan.env, { SGLANG_API_KEY: key });
+  assert(!plan.args.join(" ").includes(key));
+  // RadixAttention stays on: nothing in the plan turns the prefix cache off.
+  assert(!plan.args.some((a) => a.includes("radix")));
+  assert(
+    builtinAdapters.sglang.plan(input({ modelPath: "Qwen/Qwen2.5-7B" })).args.includes(
+      "safetensors",
+    ),
+  );
+});
+
+Deno.test("trtllm-serve runs behind the key guard, its Prometheus page at /prometheus/metrics", () => {
+  const plan = builtinAdapters.trtllm.plan(
+    input({
+      modelPath: "/w/q3",
+      profile: { tensorParallel: 4, parallel: 8, gpuMemoryFraction: 0.9 },
+    }),
+  );
+  assertEquals(plan.cmd, "python3");
+  assert(plan.args[1]!.includes("from tensorrt_llm.commands.serve import main"));
+  assertEquals(plan.args.slice(2), [
+    "/w/q3",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "8123",
+    "--served_model_name",
+    "tiny",
+    "--max_batch_size",
+    "8",
+    "--tp_size",
+    "4",
+  ]);
+  assertEquals(plan.env, { TRTLLM_API_KEY: key });
+  assertEquals(builtinAdapters.trtllm.metricsPath, "/prometheus/metrics");
+  throws(
+    () => builtinAdapters.trtllm.plan(input({ profile: { mode: "embedding" } })),
+    LaunchPlanError,
+  );
+  throws(() => builtinAdapters.trtllm.plan(input({ modelPath: "Qwen/Qwen3-8B" })), LaunchPlanError);
+});
+
+Deno.test("TEI's plan binds --hostname, serves under the model's name, key in API_KEY; a hub id is refused", () => {
+  const plan = builtinAdapters.tei.plan(input({ modelPath: "/w/bge", profile: { parallel: 16 } }));
+  assertEquals(plan.cmd, "text-embeddings-router");
+  assertEquals(plan.args, [
+    "--model-id",
+    "/w/bge",
+    "--hostname",
+    "127.0.0.1",
+    "--port",
+    "8123",
+    "--served-model-name",
+    "tiny",
+    "--max-batch-requests",
+    "16",
+  ]);
+  assertEquals(plan.env, { API_KEY: key });
+  throws(
+    () => builtinAdapters.tei.plan(input({ modelPath: "BAAI/bge-small-en" })),
+    LaunchPlanError,
+  );
+});
+
+Deno.test("the new engines' gates: what each refuses, spelled its own way, and what passes", () => {
+  const refused: Array<["sglang" | "trtllm" | "tei", string[], string]> = [
+    ["sglang", ["--load-format", "pt"], "--load-format"],
+    ["sglang", ["--load_format=pt"], "--load_format"],
+    ["sglang", ["--model-path", "/etc"], "--model-path"],
+    ["sglang", ["--trust-remote"], "--trust-remote"],
+    ["sglang", ["--disable-radix-cache"], "--disable-radix-cache"],
+    ["sglang", ["--log-requests"], "--log-requests"],
+    ["sglang", ["--api-key", "k"], "--api-key"],
+    ["sglang", ["--dist-init-addr", "10.0.0.1:5000"], "--dist-init-addr"],
+    ["trtllm", ["--extra_llm_api_options", "/tmp/x.yaml"], "--extra_llm_api_options"],
+    ["trtllm", ["--trust_remote_code"], "--trust_remote_code"],
+    ["trtllm", ["--tokenizer", "/elsewhere"], "--tokenizer"],
+    ["trtllm", ["--host", "0.0.0.0"], "--host"],
+    ["tei", ["--hf-token", "x"], "--hf-token"],
+    ["tei", ["--revision", "main"], "--revision"],
+    ["tei", ["--hostname", "0.0.0.0"], "--hostname"],
+    ["tei", ["--uds-path", "/tmp/s"], "--uds-path"],
+  ];
+  for (const [engine, args, flag] of refused) {
+    throws(
+      () => builtinAdapters[engine].plan(input({ modelPath: "/m", args })),
+      (e: unknown) => e instanceof UnsafeFlagError && e.flag === flag,
+      `${engine} ${args.join(" ")}`,
+    );
+  }
+  builtinAdapters.sglang.plan(input({
+    modelPath: "/m",
+    args: ["--mem-fraction-static", "0.8", "--disable-radix-cache"],
+    allowFlags: ["--disable-radix-cache"],
+  }));
+  // click takes whole flags only: a beginning of a refused one is not refused.
+  builtinAdapters.trtllm.plan(
+    input({ modelPath: "/m", args: ["--tok", "x", "--kv_cache_free_gpu_memory_fraction", "0.8"] }),
+  );
+  builtinAdapters.tei.plan(
+    input({ modelPath: "/m", args: ["--pooling", "cls", "--auto-truncate"] }),
+  );
+});

@@ -142,3 +142,21 @@ Deno.test("versions as the engines print them", () => {
   );
   assertEquals(parseVllmVersion("Traceback (most recent call last):\nImportError: x\n"), undefined);
 });
+
+Deno.test("llama.cpp's host-memory prompt cache: bounded on builds that have it, never on older or unnumbered ones", () => {
+  const plan = (version: string | undefined, args: string[] = []) =>
+    builtinAdapters.llamacpp.plan(input({ args, ...(version ? { version } : {}) })).args;
+  const ram = (args: string[]) =>
+    args.slice(args.indexOf("--cache-ram"), args.indexOf("--cache-ram") + 2);
+  // The build here prints "version: 0 (unknown)": no number, so no flag it may not have.
+  assertEquals(plan(undefined).includes("--cache-ram"), false);
+  assertEquals(plan("b6134 (9c4a2d1b)").includes("--cache-ram"), false);
+  assertEquals(ram(plan("b7100 (0a1b2c3d)")), ["--cache-ram", "2048"]);
+  // The catalog's own size wins, and is not doubled.
+  const own = plan("b7100 (0a1b2c3d)", ["--cache-ram", "0"]);
+  assertEquals(own.filter((a) => a === "--cache-ram").length, 1);
+  assertEquals(own.slice(-2), ["--cache-ram", "0"]);
+  // An older build would refuse the flag at start; the plan says so first.
+  const e = assertThrows(() => plan("b6134 (9c4a2d1b)", ["-cram", "1024"]), LaunchPlanError);
+  assertEquals(e.message.includes("b6800"), true, e.message);
+});

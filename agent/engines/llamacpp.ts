@@ -3,7 +3,7 @@ import type { EngineAdapter, EngineProfile, LaunchPlan, PlanInput } from "./engi
 import { httpProbes } from "./engine_adapter.ts";
 import { detectBinary } from "./detect_binary.ts";
 import { engineTraits } from "../../core/engines/engine_traits.ts";
-import { checkFlags } from "../../core/engines/flag_gate.ts";
+import { buildHasFlag, checkFlags, checkFlagsInBuild } from "../../core/engines/flag_gate.ts";
 import { llamacppFlagRules } from "../../core/engines/engine_flag_rules.ts";
 import { LaunchPlanError } from "../../core/engines/launch_plan_error.ts";
 import { llamacppDialect } from "./metric_dialect.ts";
@@ -16,6 +16,19 @@ export function parseLlamacppVersion(output: string): string | undefined {
   if (build === "0" && commit === "unknown") return undefined;
   return `b${build} (${commit})`;
 }
+
+/** The build number in a detected version ("b6134 (9c4a2d1b)" is 6134); undefined: unknown. */
+export function llamacppBuild(version: string | undefined): number | undefined {
+  const m = /^b(\d+)/.exec(version ?? "");
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The host-memory prompt cache, on builds that have it: conversations evicted from a slot stay
+ * in RAM for a later turn. llama-server's own default is 8 GiB per replica, unreserved; this
+ * bound keeps it beside what placement counted for the node.
+ */
+export const promptCacheMiB = 2048;
 
 /**
  * The profile in llama-server's words. Tensor parallel and memory fraction have none. A chat
@@ -55,6 +68,10 @@ export const llamacppAdapter: EngineAdapter = {
       throw new LaunchPlanError("llamacpp", "a GGUF file (modelPath) is needed");
     }
     checkFlags(llamacppFlagRules, input.args, input.allowFlags);
+    const build = llamacppBuild(input.version);
+    checkFlagsInBuild(llamacppFlagRules, input.args, build);
+    const cacheRam = buildHasFlag(llamacppFlagRules, "--cache-ram", build) &&
+      !input.args.some((a) => a === "--cache-ram" || a === "-cram" || a.startsWith("--cache-ram="));
     return {
       cmd: input.binary ?? "llama-server",
       args: [
@@ -76,6 +93,7 @@ export const llamacppAdapter: EngineAdapter = {
         // Reuse cached chunks of at least this many tokens even when the prompt shifted.
         "--cache-reuse",
         "256",
+        ...(cacheRam ? ["--cache-ram", String(promptCacheMiB)] : []),
         ...llamacppProfileArgs(input.profile),
         ...input.args,
       ],

@@ -16,6 +16,17 @@ export interface MetricDialect {
   readonly waiting: readonly string[];
   readonly decodeTokensPerSecond: readonly string[];
   readonly promptTokensPerSecond: readonly string[];
+  /**
+   * Requests in flight as counters: started minus finished (the sum of each list's samples),
+   * for an engine that publishes no running gauge (text-embeddings-inference). Read only when
+   * no `running` name is present.
+   */
+  readonly inFlight?: { readonly started: readonly string[]; readonly finished: readonly string[] };
+  /**
+   * A label whose samples are the same reading repeated (SGLang publishes its scheduler's gauges
+   * once per tensor-parallel rank): only samples where it has this value, or is absent, count.
+   */
+  readonly onlyWhere?: { readonly label: string; readonly value: string };
 }
 
 export const llamacppDialect: MetricDialect = {
@@ -35,6 +46,48 @@ export const vllmDialect: MetricDialect = {
   promptTokensPerSecond: [],
 };
 
+/**
+ * SGLang's scheduler gauges (docs.sglang.io, production metrics; `--enable-metrics`):
+ * `token_usage` is the share of its KV pool in use, `gen_throughput` its decode rate.
+ */
+export const sglangDialect: MetricDialect = {
+  kvCacheUsage: ["sglang:token_usage"],
+  running: ["sglang:num_running_reqs"],
+  waiting: ["sglang:num_queue_reqs"],
+  decodeTokensPerSecond: ["sglang:gen_throughput"],
+  promptTokensPerSecond: [],
+  onlyWhere: { label: "tp_rank", value: "0" },
+};
+
+/**
+ * trtllm-serve's Prometheus page (`/prometheus/metrics`; its `/metrics` is JSON iteration
+ * stats): the gauges it fills from those stats.
+ */
+export const trtllmDialect: MetricDialect = {
+  kvCacheUsage: ["trtllm_kv_cache_utilization"],
+  running: ["trtllm_num_requests_running"],
+  waiting: ["trtllm_num_requests_waiting"],
+  decodeTokensPerSecond: [],
+  promptTokensPerSecond: [],
+};
+
+/**
+ * text-embeddings-inference: `te_queue_size` is what waits for a batch; in flight is its request
+ * counters' difference. An encoder keeps no KV cache, so none is claimed. Its page is empty until
+ * the first request: an idle, never-used TEI reads as unknown load.
+ */
+export const teiDialect: MetricDialect = {
+  kvCacheUsage: [],
+  running: [],
+  waiting: ["te_queue_size"],
+  decodeTokensPerSecond: [],
+  promptTokensPerSecond: [],
+  inFlight: {
+    started: ["te_request_count"],
+    finished: ["te_request_success", "te_request_failure"],
+  },
+};
+
 /** Known only when at least one field was found; a page of unrelated metrics is not a reading. */
 export function loadFromMetrics(
   text: string,
@@ -42,8 +95,10 @@ export function loadFromMetrics(
   readAt: number,
 ): LoadSnapshot {
   const byName = new Map<string, PromSample[]>();
+  const only = dialect.onlyWhere;
   for (const s of parsePrometheus(text)) {
     if (!Number.isFinite(s.value)) continue;
+    if (only && s.labels[only.label] !== undefined && s.labels[only.label] !== only.value) continue;
     const list = byName.get(s.name);
     if (list) list.push(s);
     else byName.set(s.name, [s]);
@@ -60,7 +115,7 @@ export function loadFromMetrics(
   const out: { -readonly [K in keyof LoadSnapshot]: LoadSnapshot[K] } = { known: false, readAt };
   const kv = pick(dialect.kvCacheUsage, "mean");
   if (kv !== undefined) out.kvCacheUsage = Math.min(1, Math.max(0, kv));
-  const running = pick(dialect.running, "sum");
+  const running = pick(dialect.running, "sum") ?? inFlight(dialect, byName);
   if (running !== undefined) out.running = running;
   const waiting = pick(dialect.waiting, "sum");
   if (waiting !== undefined) out.waiting = waiting;
@@ -70,4 +125,16 @@ export function loadFromMetrics(
   if (prompt !== undefined) out.promptTokensPerSecond = prompt;
   out.known = Object.keys(out).length > 2;
   return out;
+}
+
+/** Started minus finished, when the engine publishes the started counter at all. */
+function inFlight(
+  dialect: MetricDialect,
+  byName: ReadonlyMap<string, readonly PromSample[]>,
+): number | undefined {
+  if (!dialect.inFlight) return undefined;
+  const total = (names: readonly string[]) =>
+    names.flatMap((n) => byName.get(n) ?? []).reduce((a, s) => a + s.value, 0);
+  if (!dialect.inFlight.started.some((n) => byName.has(n))) return undefined;
+  return Math.max(0, total(dialect.inFlight.started) - total(dialect.inFlight.finished));
 }

@@ -16,6 +16,9 @@ const logsPrompts: Refusal = { why: "logs prompts and answers" };
 export const llamacppFlagRules: FlagRules = {
   engine: "llamacpp",
   abbreviations: false,
+  // The host-memory prompt cache came with llama.cpp #16391 (October 2025, about b6710); the
+  // number is set a little later, since a build just too old would refuse to start with it.
+  since: { "--cache-ram": 6800, "-cram": 6800 },
   // `--embd-bge-small-en-default`, `--fim-qwen-7b-default`, ...: each fetches a model by name.
   refusedPatterns: [{ pattern: /^--[a-z0-9-]+-default$/, why: download.why }],
   refused: {
@@ -134,6 +137,84 @@ export const vllmFlagRules: FlagRules = {
   },
 };
 
+// ---- SGLang (`python -m sglang.launch_server`, argparse) ----
+export const sglangFlagRules: FlagRules = {
+  engine: "sglang",
+  abbreviations: true,
+  refused: {
+    "--model-path": setByAgent,
+    "--model": setByAgent,
+    "--served-model-name": setByAgent,
+    "--trust-remote-code": {
+      why: "runs code from the model's repository; allow it explicitly for models that need it",
+      allowable: true,
+    },
+    // RadixAttention is what session routing fills; turning it off is a choice made on purpose.
+    "--disable-radix-cache": {
+      why: "turns off the prefix cache the router fills; allow it explicitly if that is meant",
+      allowable: true,
+    },
+    "--load-format": { why: "changes how weights load, and some ways run code (pickle)" },
+    "--tokenizer-path": { why: "reads another repository or path" },
+    "--revision": fetches,
+    "--download-dir": writesFile,
+    "--file-storage-path": writesFile,
+    "--crash-dump-folder": writesFile,
+    "--export-metrics-to-file-dir": writesFile,
+    "--admin-api-key": credential,
+    "--chat-template": readsFile,
+    "--completion-template": readsFile,
+    "--ssl-keyfile": readsFile,
+    "--ssl-certfile": readsFile,
+    "--lora-paths": loadsFile,
+    "--speculative-draft-model-path": loadsFile,
+    "--json-model-override-args": { why: "rewrites the checkpoint config, which can name code" },
+    "--config": { why: "reads more flags from a file, past this gate" },
+    "--log-requests": logsPrompts,
+    "--log-requests-level": logsPrompts,
+    "--enable-custom-logit-processor": { why: "lets requests send code to run" },
+    "--otlp-traces-endpoint": { why: "sends request traces to another machine" },
+    "--dist-init-addr": { why: "sends the model and prompts to other machines" },
+  },
+};
+
+// ---- TensorRT-LLM (`trtllm-serve`, click: whole flags, spelled with underscores) ----
+export const trtllmFlagRules: FlagRules = {
+  engine: "trtllm",
+  abbreviations: false,
+  refused: {
+    "--served-model-name": setByAgent,
+    "--trust-remote-code": {
+      why: "runs code from the model's repository; allow it explicitly for models that need it",
+      allowable: true,
+    },
+    "--tokenizer": { why: "reads another repository or path" },
+    "--custom-tokenizer": loadsCode,
+    "--extra-llm-api-options": { why: "reads more options from a file, past this gate" },
+    "--config": { why: "reads more options from a file, past this gate" },
+    "--metadata-server-config-file": readsFile,
+    "--otlp-traces-endpoint": { why: "sends request traces to another machine" },
+    "--grpc": { why: "speaks gRPC, which the router does not" },
+  },
+};
+
+// ---- text-embeddings-inference (`text-embeddings-router`, clap: whole flags) ----
+export const teiFlagRules: FlagRules = {
+  engine: "tei",
+  abbreviations: false,
+  refused: {
+    "--model-id": setByAgent,
+    "--hostname": setByAgent,
+    "--served-model-name": setByAgent,
+    "--revision": fetches,
+    "--hf-api-token": credential,
+    "--hf-token": credential,
+    "--huggingface-hub-cache": writesFile,
+    "--uds-path": { why: "listens where the agent does not look" },
+    "--otlp-endpoint": { why: "sends request traces to another machine" },
+  },
+};
+
 // ---- the simulated engine ----
 export const simFlagRules: FlagRules = {
   engine: "sim",
@@ -145,6 +226,9 @@ export const simFlagRules: FlagRules = {
 export const engineFlagRules: Readonly<Record<string, FlagRules>> = {
   llamacpp: llamacppFlagRules,
   vllm: vllmFlagRules,
+  sglang: sglangFlagRules,
+  trtllm: trtllmFlagRules,
+  tei: teiFlagRules,
   sim: simFlagRules,
 };
 

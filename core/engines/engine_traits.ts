@@ -5,7 +5,7 @@
  */
 
 /** The engines this build knows, in the order a plan prefers them for a file type. */
-export const engineNames = ["llamacpp", "vllm", "sim"] as const;
+export const engineNames = ["llamacpp", "vllm", "sglang", "trtllm", "tei", "sim"] as const;
 export type EngineName = (typeof engineNames)[number];
 
 export interface EngineTraits {
@@ -38,7 +38,16 @@ export interface EngineTraits {
   readonly simulated: boolean;
   /** The agent setting that names its executable; absent: it runs in-process (no binary). */
   readonly binarySetting?: string;
+  /**
+   * What a replica of it can be for: "generate" (chat, completions), "embedding", "rerank". A
+   * model whose capabilities it cannot serve is refused before anything starts.
+   */
+  readonly serves: readonly EngineServes[];
+  /** `false`: it keeps no KV cache (an encoder), so its estimate counts no context. */
+  readonly kvCache?: false;
 }
+
+export type EngineServes = "generate" | "embedding" | "rerank";
 
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
@@ -55,6 +64,7 @@ export const engineTraits: Readonly<Record<EngineName, EngineTraits>> = {
     overhead: { bytes: 512 * MiB },
     simulated: false,
     binarySetting: "engines.llama_server",
+    serves: ["generate", "embedding", "rerank"],
   },
   vllm: {
     name: "vllm",
@@ -67,6 +77,49 @@ export const engineTraits: Readonly<Record<EngineName, EngineTraits>> = {
     overhead: { bytes: 2 * GiB, weightsDivisor: 50 },
     simulated: false,
     binarySetting: "engines.vllm",
+    serves: ["generate", "embedding", "rerank"],
+  },
+  sglang: {
+    name: "sglang",
+    label: "SGLang",
+    reads: "safetensors",
+    gpu: "required",
+    tensorParallel: true,
+    layerOffload: false,
+    // Like vLLM: CUDA graphs and activations beside the weights and its radix (KV) cache.
+    overhead: { bytes: 2 * GiB, weightsDivisor: 50 },
+    simulated: false,
+    // The Python that has `sglang` installed: it runs as `python -m sglang.launch_server`.
+    binarySetting: "engines.sglang",
+    serves: ["generate", "embedding"],
+  },
+  trtllm: {
+    name: "trtllm",
+    label: "TensorRT-LLM",
+    reads: "safetensors",
+    gpu: "required",
+    tensorParallel: true,
+    layerOffload: false,
+    overhead: { bytes: 2 * GiB, weightsDivisor: 50 },
+    simulated: false,
+    // The Python that has `tensorrt_llm` installed (its `trtllm-serve` is run through it).
+    binarySetting: "engines.trtllm",
+    serves: ["generate"],
+  },
+  tei: {
+    name: "tei",
+    label: "text-embeddings-inference",
+    reads: "safetensors",
+    // CPU builds exist; a CUDA build uses the card it is given.
+    gpu: "optional",
+    tensorParallel: false,
+    layerOffload: false,
+    // Its batch buffers (max batch tokens × hidden size); an encoder keeps no KV cache.
+    overhead: { bytes: 512 * MiB },
+    simulated: false,
+    binarySetting: "engines.tei",
+    serves: ["embedding", "rerank"],
+    kvCache: false,
   },
   sim: {
     name: "sim",
@@ -77,6 +130,7 @@ export const engineTraits: Readonly<Record<EngineName, EngineTraits>> = {
     layerOffload: false,
     overhead: { bytes: 64 * MiB },
     simulated: true,
+    serves: ["generate", "embedding"],
   },
 };
 

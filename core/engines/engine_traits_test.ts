@@ -1,4 +1,4 @@
-import { assertEquals } from "../../tests/assert.ts";
+import { assert, assertEquals } from "../../tests/assert.ts";
 import { engineNames, engineReading, engineTraits, traitsOf } from "./engine_traits.ts";
 
 Deno.test("each engine's traits are filed under its own name", () => {
@@ -13,6 +13,14 @@ Deno.test("a file type goes to the engine that reads it, a GGUF first; nothing r
   assertEquals(engineReading(new Set(["bin"])), undefined);
   // "nothing" is what the simulated engine reads, not a file type.
   assertEquals(engineReading(new Set(["nothing"])), undefined);
+});
+
+Deno.test("the engines beside llama.cpp and vLLM: tensor parallel on GPUs, or embeddings on any node", () => {
+  assertEquals(traitsOf("sglang")?.tensorParallel, true);
+  assertEquals(traitsOf("trtllm")?.gpu, "required");
+  assertEquals(traitsOf("tei")?.gpu, "optional");
+  assertEquals(traitsOf("tei")?.serves, ["embedding", "rerank"]);
+  for (const name of engineNames) assert(engineTraits[name].serves.length > 0, name);
 });
 
 Deno.test("traits are found by a catalog's engine name, and an unknown name has none", () => {

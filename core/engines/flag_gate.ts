@@ -4,7 +4,7 @@
  * loads code is refused before anything is started. The value after a flag is not looked at; the
  * flag alone decides.
  */
-import { UnsafeFlagError } from "./launch_plan_error.ts";
+import { LaunchPlanError, UnsafeFlagError } from "./launch_plan_error.ts";
 
 export interface Refusal {
   readonly why: string;
@@ -23,6 +23,11 @@ export interface FlagRules {
   readonly abbreviations: boolean;
   /** Families of flags too many to list (llama.cpp's `--*-default` presets, which download). */
   readonly refusedPatterns?: readonly { readonly pattern: RegExp; readonly why: string }[];
+  /**
+   * Flags only later builds have, by the first build number known to have them (llama.cpp's
+   * bNNNN): an older build refuses an unknown flag at start, after the model was placed.
+   */
+  readonly since?: Readonly<Record<string, number>>;
 }
 
 /** Reasons that more than one engine's rules give, worded once. */
@@ -86,4 +91,34 @@ export function checkFlags(
       throw new UnsafeFlagError(rules.engine, arg.split("=", 1)[0] ?? arg, why);
     }
   }
+}
+
+/**
+ * Throws `LaunchPlanError` for a flag in `args` that build `build` predates. An unknown build
+ * (one compiled without its number) is not judged: the operator named the flag for it.
+ */
+export function checkFlagsInBuild(
+  rules: FlagRules,
+  args: readonly string[],
+  build: number | undefined,
+): void {
+  if (build === undefined || !rules.since) return;
+  for (const arg of args) {
+    if (!arg.startsWith("-")) continue;
+    const flag = normalise(arg);
+    const since = rules.since[flag];
+    if (since !== undefined && build < since) {
+      throw new LaunchPlanError(
+        rules.engine,
+        `${flag} needs build b${since} or later; this is b${build}`,
+      );
+    }
+  }
+}
+
+/** Whether build `build` has `flag` (false when the build is unknown or the flag is listed later). */
+export function buildHasFlag(rules: FlagRules, flag: string, build: number | undefined): boolean {
+  const since = rules.since?.[flag];
+  if (since === undefined) return true;
+  return build !== undefined && build >= since;
 }

@@ -92,9 +92,11 @@ export function estimateMemory(input: EstimateInput): Estimate {
   if (input.facts.weightsBytes === undefined && !simulated) {
     guessed.push("weights size (unknown until the files are seen)");
   }
+  // An encoder (text-embeddings-inference) holds no tokens between requests.
+  const keepsKv = engineTraits[input.engine].kvCache !== false;
   const kv = kvPerToken(input.facts, input.kvBytes);
-  if (kv.guessed && !simulated) guessed.push(kv.guessed);
-  const context = simulated ? 0 : kv.bytes * input.poolTokens;
+  if (kv.guessed && !simulated && keepsKv) guessed.push(kv.guessed);
+  const context = simulated || !keepsKv ? 0 : kv.bytes * input.poolTokens;
   const base = { device: input.device, perToken: kv.bytes, poolTokens: input.poolTokens, guessed };
   if (simulated) {
     const engine = engineOverhead(input.engine, weights);

@@ -24,6 +24,15 @@ Deno.test("estimate: KV cache = 2 × layers × KV heads × head width × bytes �
   assert(card.total < 0.9 * 80 * GiB);
 });
 
+Deno.test("estimate: an encoder on text-embeddings-inference counts no KV cache", () => {
+  const bge = { weightsBytes: 1.3e9, layers: 24, kvHeads: 16, headDim: 64 };
+  const tei = estimateMemory({ facts: bge, engine: "tei", device: "gpu", poolTokens: 8192 * 16 });
+  assertEquals(tei.context, 0);
+  assertEquals(tei.total, 1.3e9 + 512 * 1024 ** 2);
+  const vllm = estimateMemory({ facts: bge, engine: "vllm", device: "gpu", poolTokens: 8192 * 16 });
+  assert(vllm.context > 0);
+});
+
 Deno.test("estimate: CPU is weights × 1.5 + 2 GB, raised for a long pool", () => {
   const facts = { weightsBytes: 4 * GiB, layers: 32, kvHeads: 8, headDim: 128 };
   const small = estimateMemory({ facts, engine: "llamacpp", device: "cpu", poolTokens: 4096 });

@@ -5,13 +5,19 @@
  * run a model on the CPU). Parsing lives in model_yaml.ts; this file only declares.
  *
  * Rules beyond types: exactly one of `source` / `external`; a pickle source needs `allow_pickle`;
- * each profile's `args` pass its engine's flag gate (core/engines/engine_flag_rules.ts);
+ * each profile's `args` pass its engine's flag gate (core/engines/engine_flag_rules.ts) and its
+ * engine serves the model's capabilities (a chat model is refused on text-embeddings-inference);
  * `context_length` ≤ `trained_context`; `max_output` ≤ `context_length`; `scaling.min` ≤ `max`;
  * an on-demand model starts at 0 (its `scaling.min` must be 0); a model run here has ≥ 1
  * profile, an outside one none. An empty description is no description (absent, never "").
  */
 import { z } from "zod";
-import { type EngineName, engineNames } from "../../core/engines/engine_traits.ts";
+import {
+  type EngineName,
+  engineNames,
+  type EngineServes,
+  engineTraits,
+} from "../../core/engines/engine_traits.ts";
 import { checkEngineFlags } from "../../core/engines/engine_flag_rules.ts";
 import { UnsafeFlagError } from "../../core/engines/launch_plan_error.ts";
 import { isPickleName, type ModelSource, parseSource, sourceFileName } from "./model_source.ts";
@@ -25,6 +31,16 @@ export const capabilities = [
   "tools",
 ] as const;
 export type Capability = (typeof capabilities)[number];
+
+/** What an engine must serve for each capability. */
+const servedAs: Readonly<Record<Capability, EngineServes>> = {
+  chat: "generate",
+  completions: "generate",
+  vision: "generate",
+  tools: "generate",
+  embeddings: "embedding",
+  rerank: "rerank",
+};
 export const routingProfiles = ["chat", "batch", "long-context"] as const;
 export type RoutingProfile = (typeof routingProfiles)[number];
 
@@ -116,6 +132,16 @@ export const modelInputSchema = z.strictObject({
   }
   // The engines' own gate, here so that a refused flag (a key among them) is never stored.
   m.profiles.forEach((p, i) => {
+    const traits = engineTraits[p.engine];
+    const unserved = m.capabilities.filter((c) => !traits.serves.includes(servedAs[c]));
+    if (unserved.length) {
+      bad(
+        ["profiles", i, "engine"],
+        `${traits.label} does not serve ${unserved.join(", ")} (it serves ${
+          traits.serves.join(", ")
+        }); set capabilities to what the model is for`,
+      );
+    }
     try {
       checkEngineFlags(p.engine, p.args);
     } catch (e) {

@@ -107,11 +107,26 @@ Deno.test("model schema: the rules beyond types", () => {
     [{ ...base, profiles: [{ engine: "tgi" }] }, "profiles[0].engine"],
     [{ ...base, capabilities: ["chat", "dance"] }, "capabilities[1]"],
     [{ ...base, name: "bad name" }, "name:"],
+    [
+      { ...base, source: "/w/bge", profiles: [{ engine: "tei" }] },
+      "profiles[0].engine: text-embeddings-inference does not serve chat, completions",
+    ],
+    [
+      { ...base, capabilities: ["embeddings"], profiles: [{ engine: "trtllm" }] },
+      "TensorRT-LLM does not serve embeddings",
+    ],
   ];
   for (const [input, want] of cases) {
     const e = assertThrows(() => parseModel(input), AppError);
     assert(e.message.includes(want), `${want} — got: ${e.message}`);
   }
+  const rr = parseModel({
+    ...base,
+    source: "/w/bge-rr",
+    capabilities: ["rerank"],
+    profiles: [{ engine: "tei" }],
+  });
+  assertEquals(rr.profiles[0]?.engine, "tei");
   const ok = parseModel({ ...base, source: "hf:org/repo/model.bin", allow_pickle: true });
   assertEquals(ok.allowPickle, true);
   const ext = parseModel({

@@ -329,6 +329,7 @@ async function relayTo(
     upstream: routing.upstream,
     replica,
     path: req.path,
+    ...(req.enginePath !== undefined ? { rootPath: req.enginePath } : {}),
     body: unchanged ? req.body : {
       ...req.body,
       model: served.upstreamModel ?? served.name,

@@ -39,6 +39,8 @@ export interface RelayRequest {
   replica: Replica;
   /** The OpenAI path under the replica's API base, e.g. `/chat/completions`. */
   path: string;
+  /** Sent from the engine's root instead, when given (TEI's `/rerank`). */
+  rootPath?: string;
   body: Record<string, unknown>;
   /** `body` as the client sent it: sent as it is when nothing in it needs changing. */
   rawBody?: Uint8Array<ArrayBuffer>;
@@ -119,7 +121,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
   let upstream: UpstreamAnswer;
   try {
     upstream = await req.upstream.post({
-      url: replica.apiBase + req.path,
+      url: req.rootPath !== undefined ? replica.baseUrl + req.rootPath : replica.apiBase + req.path,
       headers: {
         "content-type": "application/json",
         authorization: `Bearer ${replica.apiKey}`,

@@ -25,6 +25,11 @@ export interface DispatchOptions {
   endpoint?: string;
   /** The share of the price charged: a batch line pays the batch price. */
   pricePercent?: number;
+  /**
+   * The path sent from the engine's root instead of `path` under its API base, for an engine
+   * that spells the route its own way (text-embeddings-inference's `/rerank`).
+   */
+  enginePath?: string;
 }
 
 /** What one request brings, read from the context once. */
@@ -36,6 +41,8 @@ export interface RouteRequest {
   readonly path: EnginePath;
   /** The path the client called, as usage rows name it. */
   readonly endpoint: string;
+  /** DispatchOptions.enginePath. */
+  readonly enginePath: string | undefined;
   readonly pricePercent: number | undefined;
   readonly body: Record<string, unknown>;
   readonly rawBody: Uint8Array<ArrayBuffer> | undefined;
@@ -65,6 +72,7 @@ export function routeRequest(
     model,
     path,
     endpoint: opts.endpoint ?? path,
+    enginePath: opts.enginePath,
     pricePercent: opts.pricePercent,
     body,
     rawBody: opts.rawBody,

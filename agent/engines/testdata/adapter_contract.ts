@@ -5,8 +5,9 @@
  *  - its readiness judge says ready only for a 2xx whose body does not say it is still loading;
  *  - its dialect reads the engine's real /metrics text (a captured fixture) into a known load;
  *  - it finds its executable and version, and says what is missing when there is none;
- *  - live, when the engine can run here: it becomes ready under the supervisor, reports a known
- *    load while a request runs, and stopping it leaves no process behind.
+ *  - live, when the engine can run here (or against a fake speaking its dialect, for one that
+ *    cannot): it becomes ready under the supervisor, reports a known load while a request runs,
+ *    and stopping it leaves no process behind.
  */
 import { assert, assertEquals, assertMatch } from "../../../tests/assert.ts";
 import { silentLogger } from "../../../core/log.ts";
@@ -16,11 +17,14 @@ import { type LoadSnapshot } from "../../../core/protocol/load_snapshot.ts";
 import type { LaunchSpec } from "../../launch_spec.ts";
 import { groupAlive, isGone } from "../../proc_tree.ts";
 import { Supervisor } from "../../supervisor.ts";
+import { fakeEngineBinary } from "./dialect_engine.ts";
 
 export interface ContractCase {
   readonly adapter: EngineAdapter;
   /** What the plan is given as the model (a GGUF path, a directory, a hub id). */
   readonly modelPath?: string;
+  /** The flag that binds its address, when not `--host` (TEI's `--hostname`). */
+  readonly hostFlag?: string;
   /** The engine's /metrics text as captured, and the load it must read as. */
   readonly metrics: { readonly text: string; readonly expect: Omit<LoadSnapshot, "readAt"> };
   /** For engines found on PATH: its executable name and what its version command prints. */
@@ -34,6 +38,15 @@ export interface ContractCase {
     readonly spec: Omit<LaunchSpec, "replicaId" | "engine" | "apiKey">;
     /** A request that keeps the engine busy for a moment: path and JSON body. */
     readonly busy: { readonly path: string; readonly body: unknown };
+    /**
+     * Run against the dialect fake (dialect_engine.ts) installed under the executable's name,
+     * for an engine that cannot run here; its key is read from `keyEnv`, as the adapter sets it.
+     */
+    readonly fake?: {
+      readonly name: string;
+      readonly dialect: Parameters<typeof fakeEngineBinary>[2];
+      readonly keyEnv: string;
+    };
   };
 }
 
@@ -55,7 +68,7 @@ export function planContract(c: ContractCase): void {
   assert(!argv.includes(key), `${c.adapter.name}: the key is in argv: ${argv}`);
   assert(Object.values(plan.env).includes(key), `${c.adapter.name}: the key is not in the env`);
   const at = (flag: string) => plan.args[plan.args.indexOf(flag) + 1];
-  assertEquals(at("--host"), "127.0.0.1");
+  assertEquals(at(c.hostFlag ?? "--host"), "127.0.0.1");
   assertEquals(at("--port"), "30123");
   assert(plan.args.includes("contract-model"), "serves the model under its name");
 }
@@ -118,11 +131,15 @@ export async function liveContract(c: ContractCase): Promise<void> {
   });
   const busy = new AbortController();
   try {
+    const binary = live.fake
+      ? await fakeEngineBinary(dir, live.fake.name, live.fake.dialect, live.fake.keyEnv)
+      : undefined;
     const h = await sup.ensure({
       replicaId: "contract-1",
       engine: c.adapter.name,
       apiKey: key,
       ...live.spec,
+      ...(binary ? { binary } : {}),
     });
     assertEquals(h.state, "ready");
     const idle = await sup.readLoad("contract-1");
