@@ -325,6 +325,8 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
       promptPer1k: config.defaultPromptPer1k,
       completionPer1k: config.defaultCompletionPer1k,
       cachedPer1k: config.defaultCachedPer1k,
+      // A cached answer costs nothing unless a model's price says otherwise.
+      cacheHitPer1k: 0,
     },
     currency: config.currency,
     sessionTtlMs: config.sessionTtlMs,

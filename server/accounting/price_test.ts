@@ -12,6 +12,7 @@ Deno.test("costs round up, and cached prompt tokens are charged at their own rat
     promptPer1k: prompt,
     completionPer1k: completion,
     cachedPer1k: cached,
+    cacheHitPer1k: 0,
   });
   assertEquals(cost(p(1000, 0), 1, 0, 0), 1);
   assertEquals(cost(p(1000, 3000), 1000, 0, 1000), 4000);
