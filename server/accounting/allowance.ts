@@ -342,6 +342,22 @@ export class Admission {
     return micros;
   }
 
+  /**
+   * The gateway's own request (embedding a question for the answer cache, as a judge's call is
+   * the gateway's): held and charged on no level, so no tenant's limits slow the cache.
+   */
+  own(model: string): Extract<Admitted, { ok: true }> {
+    const ticket: Ticket = {
+      chain: [],
+      tokenWindows: [],
+      estimate: 0,
+      model,
+      held: { micros: 0, tokens: 0 },
+      open: true,
+    };
+    return { ok: true, headers: {}, ticket };
+  }
+
   /** Leases what a refusal's `short` names; the request then asks again (once). */
   async lease(short: SliceNeed[]): Promise<void> {
     await this.deps.slices?.lease(short);

@@ -97,6 +97,7 @@ export function globMatch(pattern: string, name: string): boolean {
 }
 
 const keyOf = (s: Scope) => `${s.kind}:${s.id}`;
+export const cacheOff: CachePolicy = { on: false, anyTemperature: false, similarAt: null };
 
 export interface LimitsBookDeps {
   store: Store;
@@ -107,6 +108,8 @@ export interface LimitsBookDeps {
 
 export class LimitsBook {
   readonly #byScope = new Map<string, LimitSet>();
+  /** Whether any level turns the answer cache on: when none does, a request asks nothing more. */
+  #anyCache = false;
 
   private constructor(private readonly deps: LimitsBookDeps) {}
 
@@ -124,6 +127,16 @@ export class LimitsBook {
       const { scopeKind, scopeId, updatedAt: _, ...set } = r;
       this.#byScope.set(keyOf({ kind: scopeKind, id: scopeId }), set);
     }
+    this.#noteCache();
+  }
+
+  get anyCache(): boolean {
+    return this.#anyCache;
+  }
+
+  #noteCache(): void {
+    this.#anyCache = false;
+    for (const set of this.#byScope.values()) if (set.cache === true) this.#anyCache = true;
   }
 
   get(scope: Scope): LimitSet {
@@ -146,6 +159,7 @@ export class LimitsBook {
       })
     );
     this.#byScope.set(keyOf(scope), next);
+    this.#noteCache();
     this.deps.changes?.changed("limits");
     return next;
   }
@@ -155,6 +169,7 @@ export class LimitsBook {
       tx.delete(limits).where(and(eq(limits.scopeKind, scope.kind), eq(limits.scopeId, scope.id)))
     );
     this.#byScope.delete(keyOf(scope));
+    this.#noteCache();
     this.deps.changes?.changed("limits");
   }
 
@@ -193,6 +208,7 @@ export class LimitsBook {
 
   /** The cache settings of a chain (widest first): the nearest level that sets each decides. */
   cachePolicy(chain: Scope[]): CachePolicy {
+    if (!this.#anyCache) return cacheOff;
     const found: CacheLimits = { cache: null, cacheTemperature: null, cacheSimilarPermille: null };
     for (let i = chain.length - 1; i >= 0; i--) {
       const set = this.#byScope.get(keyOf(chain[i]!));

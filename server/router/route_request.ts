@@ -25,6 +25,11 @@ export interface DispatchOptions {
   endpoint?: string;
   /** The share of the price charged: a batch line pays the batch price. */
   pricePercent?: number;
+  /**
+   * The gateway's own request (a question embedded for the answer cache): no level's limits or
+   * budgets bind or are charged, and the answer cache is not asked.
+   */
+  ownAccount?: boolean;
 }
 
 /** What one request brings, read from the context once. */
@@ -47,6 +52,7 @@ export interface RouteRequest {
   readonly signal: AbortSignal;
   /** performance.now() when dispatch began: latency, queue time and time to first token. */
   readonly started: number;
+  readonly ownAccount: boolean;
 }
 
 export function routeRequest(
@@ -73,5 +79,6 @@ export function routeRequest(
     sessionId: c.req.header("x-session-id"),
     signal: cut ? AbortSignal.any([clientSignal, cut]) : clientSignal,
     started,
+    ownAccount: opts.ownAccount === true,
   };
 }
