@@ -288,7 +288,10 @@ export class GatewayMetrics {
       this.guardVerdicts.inc({ policy: v.policy, rule: v.rule, action: v.action });
     }
     // An answer given back by the answer cache spent no engine's tokens.
-    if (row.answerCache) return void this.cacheHits.inc({ model, kind: row.answerCache });
+    // Labelled with the catalog's name, as the misses and the cache's sizes are (not an alias).
+    if (row.answerCache) {
+      return void this.cacheHits.inc({ model: row.servedModel ?? model, kind: row.answerCache });
+    }
     if (row.promptTokens) this.tokens.inc({ model, direction: "prompt" }, row.promptTokens);
     if (row.cachedTokens) this.tokens.inc({ model, direction: "cached" }, row.cachedTokens);
     if (row.completionTokens) {
