@@ -4,7 +4,7 @@
  * all in one write, as the relay sends one engine read.
  */
 import { isRecord, safeJson } from "../router/json_fields.ts";
-import type { CachedAnswer } from "./answer_cache.ts";
+import type { CachedAnswer, CacheEntry } from "./answer_cache.ts";
 
 const encoder = new TextEncoder();
 const nullUsage = /,"usage":null|"usage":null,?/g;
@@ -61,6 +61,29 @@ export function streamedAnswer(
     servedModel,
     head,
   };
+}
+
+/**
+ * A hit as the client gets it: the answer in its shape, `x-llmgw-cache: hit` (with the similarity
+ * for a similar question), `x-llmgw-served-model` as when it was first answered, and `headers`
+ * (the limits').
+ */
+export function cachedResponse(
+  hit: { entry: CacheEntry; how: "exact" | "similar"; similarity: number },
+  includeUsage: boolean,
+  headers: Record<string, string>,
+): { response: Response; bytesOut: number } {
+  const a = hit.entry.answer;
+  const bytes = answerBytes(a, includeUsage);
+  const h: Record<string, string> = {
+    ...headers,
+    "content-type": a.contentType,
+    "x-llmgw-served-model": a.servedModel,
+    "x-llmgw-cache": "hit",
+  };
+  if (a.shape === "events") h["cache-control"] = "no-cache";
+  if (hit.how === "similar") h["x-llmgw-cache-similarity"] = hit.similarity.toFixed(3);
+  return { response: new Response(bytes, { status: 200, headers: h }), bytesOut: bytes.byteLength };
 }
 
 /** The body a cached answer is given back with: a stream ends with usage (when asked) and `[DONE]`. */

@@ -29,7 +29,7 @@ import { genAiParams } from "../observe/genai.ts";
 import { type GuardDeps, inspectInput } from "../guard/guard.ts";
 import type { GuardPass } from "../guard/guard_pass.ts";
 import type { AnswerCacheStep, AnswerKeeper, CacheLookup } from "../cache/cache_step.ts";
-import { answerBytes } from "../cache/cached_answer.ts";
+import { cachedResponse } from "../cache/cached_answer.ts";
 import { isRecord } from "./json_fields.ts";
 import {
   type DispatchOptions,
@@ -243,12 +243,10 @@ function fromCache(
 ): Response {
   const { answer } = hit.entry;
   const options = a.req.body.stream_options;
-  const bytes = answerBytes(
-    answer,
-    a.stream && isRecord(options) && options.include_usage === true,
-  );
+  const includeUsage = a.stream && isRecord(options) && options.include_usage === true;
+  const { response, bytesOut } = cachedResponse(hit, includeUsage, ticket.headers);
   a.req.meter?.claim();
-  a.req.meter?.end(bytes.byteLength);
+  a.req.meter?.end(bytesOut);
   const used = { promptTokens: answer.promptTokens, completionTokens: answer.completionTokens };
   const latencyMs = elapsedMs(a.req.started);
   deps.usage.record({
@@ -273,15 +271,7 @@ function fromCache(
     guard: a.guard?.usageVerdicts() ?? null,
     answerCache: hit.how,
   });
-  const headers: Record<string, string> = {
-    ...ticket.headers,
-    "content-type": answer.contentType,
-    "x-llmgw-served-model": answer.servedModel,
-    "x-llmgw-cache": "hit",
-  };
-  if (a.stream) headers["cache-control"] = "no-cache";
-  if (hit.how === "similar") headers["x-llmgw-cache-similarity"] = hit.similarity.toFixed(3);
-  return new Response(bytes, { status: 200, headers });
+  return response;
 }
 
 /** The first model of the chain with a replica that can take the request now. */
