@@ -251,18 +251,33 @@ export function parseArgsOptions(defs: SettingDefs): Record<string, { type: "str
 
 /** A YAML document that lists every setting at its default, with its description as a comment. */
 export function defaultYaml(defs: SettingDefs, values: Record<string, unknown> = {}): string {
-  // Grouped by section in order of first appearance: a section listed twice is invalid YAML.
-  const sections = new Map<string, string[]>();
-  for (const [name, d] of Object.entries(defs)) {
-    if (d.secret) continue;
-    const parts = d.key.split(".");
-    const head = parts.length > 1 ? parts[0]! : "";
-    let lines = sections.get(head);
-    if (!lines) sections.set(head, lines = head ? [`${head}:`] : []);
-    const indent = head ? "  " : "";
-    const value = name in values ? values[name] : d.default;
-    lines.push(`${indent}# ${d.description}`);
-    lines.push(`${indent}${parts.at(-1)}: ${JSON.stringify(value)}`);
+  const items = Object.entries(defs).filter(([, d]) => !d.secret).map(([name, d]) => ({
+    parts: d.key.split("."),
+    description: d.description,
+    value: name in values ? values[name] : d.default,
+  }));
+  return yamlLines(items, "").join("\n") + "\n";
+}
+
+/**
+ * One level of the document: grouped by section in order of first appearance (a section listed
+ * twice is invalid YAML), a section's own sections (`router.cache.…`) nested inside it.
+ */
+function yamlLines(
+  items: { parts: string[]; description: string; value: unknown }[],
+  indent: string,
+): string[] {
+  const sections = new Map<string, typeof items>();
+  for (const item of items) {
+    const head = item.parts.length > 1 ? item.parts[0]! : "";
+    let group = sections.get(head);
+    if (!group) sections.set(head, group = []);
+    group.push(head ? { ...item, parts: item.parts.slice(1) } : item);
   }
-  return [...sections.values()].flat().join("\n") + "\n";
+  return [...sections].flatMap(([head, group]) =>
+    head ? [`${indent}${head}:`, ...yamlLines(group, indent + "  ")] : group.flatMap((item) => [
+      `${indent}# ${item.description}`,
+      `${indent}${item.parts[0]}: ${JSON.stringify(item.value)}`,
+    ])
+  );
 }

@@ -101,6 +101,12 @@ export const limits = sqliteTable("limits", {
   maxParallel: integer("max_parallel"),
   /** A project's share of a busy model's slots against other projects; null is 1. */
   weight: integer("weight"),
+  /** Answers reused from the answer cache at this level; null inherits (the nearest level set decides). */
+  cache: integer("cache", { mode: "boolean" }),
+  /** Requests sampled above temperature 0 (or with none given) are cached too; null inherits. */
+  cacheTemperature: integer("cache_temperature", { mode: "boolean" }),
+  /** Similar questions reuse an answer at this cosine similarity and above, in thousandths; null inherits. */
+  cacheSimilarPermille: integer("cache_similar_permille"),
   updatedAt: integer("updated_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.scopeKind, t.scopeId] })]);
 
@@ -222,6 +228,8 @@ export const models = sqliteTable("models", {
   pricePrompt: integer("price_prompt"),
   priceCompletion: integer("price_completion"),
   priceCached: integer("price_cached"),
+  /** Per 1,000 tokens (prompt and completion) of an answer served from the answer cache; null: 0. */
+  priceCacheHit: integer("price_cache_hit"),
   /**
    * The full catalog entry (server/models/model_schema.ts `ModelDef`, as JSON) for a model the
    * reconciler places; null for one declared only by the columns above (`up`'s own, a replica
@@ -281,6 +289,8 @@ export const usage = sqliteTable("usage", {
   guard: text("guard", { mode: "json" }).$type<
     { policy: string; rule: string; action: string; latencyUs: number }[]
   >(),
+  /** Served from the answer cache: `exact` or `similar`; null when an engine answered. */
+  answerCache: text("answer_cache", { enum: ["exact", "similar"] }),
 }, (t) => [index("usage_at").on(t.at), index("usage_key_at").on(t.keyId, t.at)]);
 
 /** Machines that joined the cluster. Live state (connected, last report) is kept in memory too. */

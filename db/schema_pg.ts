@@ -90,6 +90,9 @@ export const limits = pgTable("limits", {
   maxKeyTtlMs: bigint("max_key_ttl_ms", { mode: "number" }),
   maxParallel: bigint("max_parallel", { mode: "number" }),
   weight: bigint("weight", { mode: "number" }),
+  cache: boolean("cache"),
+  cacheTemperature: boolean("cache_temperature"),
+  cacheSimilarPermille: bigint("cache_similar_permille", { mode: "number" }),
   updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
 }, (t) => [primaryKey({ columns: [t.scopeKind, t.scopeId] })]);
 
@@ -143,6 +146,7 @@ export const models = pgTable("models", {
   pricePrompt: bigint("price_prompt", { mode: "number" }),
   priceCompletion: bigint("price_completion", { mode: "number" }),
   priceCached: bigint("price_cached", { mode: "number" }),
+  priceCacheHit: bigint("price_cache_hit", { mode: "number" }),
   def: text("def").$type<Record<string, unknown>>(),
   facts: text("facts").$type<Record<string, unknown>>(),
   declaredIn: text("declared_in"),
@@ -172,6 +176,7 @@ export const usage = pgTable("usage", {
   guard: text("guard").$type<
     { policy: string; rule: string; action: string; latencyUs: number }[]
   >(),
+  answerCache: text("answer_cache", { enum: ["exact", "similar"] }),
 }, (t) => [index("usage_at").on(t.at), index("usage_key_at").on(t.keyId, t.at)]);
 
 export const nodes = pgTable("nodes", {

@@ -25,6 +25,9 @@ import { portalRoutes } from "./portal/portal.tsx";
 import type { DispatchDeps } from "./router/dispatch.ts";
 import { mcpRoutes } from "./mcp/mcp_route.ts";
 import type { ApiKeyInfo } from "./keys/keys.ts";
+import { AnswerCacheStep } from "./cache/cache_step.ts";
+import { gatewayEmbedder } from "./cache/gateway_embedder.ts";
+import { cacheOff } from "./accounting/limits.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
   const { logger, keys, catalog, people, limits, replicas, adminTokens, mirror, responses } = deps;
@@ -70,7 +73,7 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
 export function dispatchDeps(d: AppDeps): DispatchDeps {
   const { catalog, replicas, routing, models, people, usage, metrics, notifier, clock, limits } = d;
   const guard = { policies: d.guardPolicies, chainOf: (k: ApiKeyInfo) => people.tenancy.chain(k) };
-  return {
+  const deps: DispatchDeps = {
     catalog,
     replicas,
     routing,
@@ -82,7 +85,17 @@ export function dispatchDeps(d: AppDeps): DispatchDeps {
     clock,
     limits,
     guard,
+    answers: new AnswerCacheStep({
+      cache: d.answerCache,
+      // No level has turned the cache on: a request costs nothing more than this test.
+      policyOf: (k) =>
+        people.limits.anyCache ? people.limits.cachePolicy(people.tenancy.chain(k)) : cacheOff,
+      // Questions are embedded through this very path, as the gateway's own requests.
+      embed: gatewayEmbedder(() => deps),
+      missed: (model) => metrics.answerCacheMiss(model),
+    }),
   };
+  return deps;
 }
 
 function adminDeps(d: AppDeps): AdminDeps {

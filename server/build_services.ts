@@ -28,6 +28,7 @@ import { GatewayMetrics } from "./observe/gateway_metrics.ts";
 import { noTracing, requestTracer } from "./observe/request_tracer.ts";
 import { Tracer } from "./observe/tracing.ts";
 import { ModelCatalog } from "./router/catalog.ts";
+import { AnswerCache } from "./cache/answer_cache.ts";
 import { firstPasswordPath } from "./setup/first_password.ts";
 import { replicasWanted } from "./models/catalog_row.ts";
 import { ReplicaTable } from "./router/replicas.ts";
@@ -187,7 +188,25 @@ function composeDeps(
       modelServices: cluster?.models.services,
     }),
     leadership: edges.leadership!,
+    answerCache: buildAnswerCache(config, p.catalog, p.metrics),
   };
+}
+
+/** The answer cache of this control plane: a model's answers go as soon as the model changes. */
+function buildAnswerCache(
+  config: ServerConfig,
+  catalog: ModelCatalog,
+  metrics: GatewayMetrics,
+): AnswerCache {
+  const cache = new AnswerCache({
+    maxBytes: config.cacheMaxBytes,
+    maxEntryBytes: config.cacheMaxEntryBytes,
+    maxSimilar: config.cacheSimilarEntries,
+    embeddingModel: config.cacheEmbeddingModel,
+  });
+  catalog.subscribe((_, name) => cache.dropModel(name));
+  metrics.setAnswerCache(cache);
+  return cache;
 }
 
 /** In the order the parts depend on each other: nothing stops before what still uses it. */
@@ -325,6 +344,8 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
       promptPer1k: config.defaultPromptPer1k,
       completionPer1k: config.defaultCompletionPer1k,
       cachedPer1k: config.defaultCachedPer1k,
+      // A cached answer costs nothing unless a model's price says otherwise.
+      cacheHitPer1k: 0,
     },
     currency: config.currency,
     sessionTtlMs: config.sessionTtlMs,

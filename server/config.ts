@@ -248,6 +248,29 @@ export const serverSettings = {
     "Most conversations whose replica is remembered (in memory)",
     { min: 1 },
   ),
+  cacheMaxBytes: int(
+    "router.cache.max_bytes",
+    256 * 1024 * 1024,
+    "Total size of the answer cache (per control plane, in memory), in bytes; past it the least recently used answers go first",
+    { min: 0 },
+  ),
+  cacheMaxEntryBytes: int(
+    "router.cache.max_entry_bytes",
+    1024 * 1024,
+    "An answer larger than this (in bytes) is not kept in the answer cache",
+    { min: 1 },
+  ),
+  cacheEmbeddingModel: text(
+    "router.cache.embedding_model",
+    "",
+    "Catalog model that embeds questions for projects reusing answers to similar ones (cache_similar), called on the gateway's own account; empty: exact answers only",
+  ),
+  cacheSimilarEntries: int(
+    "router.cache.similar_entries",
+    10_000,
+    "Most questions kept with an embedding for similar lookups (each lookup scans those of its conversation and settings)",
+    { min: 1 },
+  ),
   slotKeeperEngines: text(
     "router.slot_keeper_engines",
     "llamacpp",

@@ -33,6 +33,7 @@ import type { GuardPolicies } from "./guard/policy_store.ts";
 import type { ResponseStore } from "./responses/response_store.ts";
 import type { FileStore } from "./files/file_store.ts";
 import type { BatchService } from "./batches/batch_service.ts";
+import type { AnswerCache } from "./cache/answer_cache.ts";
 
 /** Read per request; a live setting changes them in place. */
 export interface Limits {
@@ -94,4 +95,6 @@ export interface AppDeps {
   readonly portal: PortalOptions | undefined;
   /** Whether this control plane leads the ones sharing its store (`/leader`). */
   readonly leadership: LeaderGate;
+  /** Answers kept for reuse (server/cache/), this control plane's own. */
+  readonly answerCache: AnswerCache;
 }

@@ -163,6 +163,9 @@ CREATE TABLE "limits" (
 	"max_key_ttl_ms" bigint,
 	"max_parallel" bigint,
 	"weight" bigint,
+	"cache" boolean,
+	"cache_temperature" boolean,
+	"cache_similar_permille" bigint,
 	"updated_at" bigint NOT NULL,
 	CONSTRAINT "limits_scope_kind_scope_id_pk" PRIMARY KEY("scope_kind","scope_id")
 );
@@ -215,6 +218,7 @@ CREATE TABLE "models" (
 	"price_prompt" bigint,
 	"price_completion" bigint,
 	"price_cached" bigint,
+	"price_cache_hit" bigint,
 	"def" text,
 	"facts" text,
 	"declared_in" text,
@@ -366,7 +370,8 @@ CREATE TABLE "usage" (
 	"queue_ms" bigint DEFAULT 0 NOT NULL,
 	"replica_id" text,
 	"profile" text,
-	"guard" text
+	"guard" text,
+	"answer_cache" text
 );
 --> statement-breakpoint
 CREATE TABLE "usage_daily" (

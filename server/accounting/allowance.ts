@@ -20,7 +20,7 @@ import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { Scope, Tenancy } from "../tenancy/tenancy.ts";
 import { type BudgetBook, type Period, periodEnd } from "./budgets.ts";
 import type { LimitsBook, LimitSet } from "./limits.ts";
-import { cost, type PriceBook } from "./price.ts";
+import { cacheHitCost, cost, type PriceBook } from "./price.ts";
 import { Holds } from "./holds.ts";
 import { type Demand, tpmCount, worstOutput } from "./demand.ts";
 import { formatReset, type SlidingWindow } from "./window.ts";
@@ -55,6 +55,11 @@ export interface SettleUsage {
   promptTokens: number;
   completionTokens: number;
   cachedTokens?: number;
+  /**
+   * The answer came from the answer cache: charged at the cache price, and its tokens are not
+   * counted against token limits (no engine spent them).
+   */
+  fromCache?: boolean;
 }
 
 interface Binding {
@@ -321,20 +326,36 @@ export class Admission {
     if (!ticket.open) return 0;
     ticket.open = false;
     this.#holds.give(ticket.chain, ticket.model, ticket.held);
-    const used = Math.max(0, usage.promptTokens) + Math.max(0, usage.completionTokens);
+    const used = usage.fromCache
+      ? 0
+      : Math.max(0, usage.promptTokens) + Math.max(0, usage.completionTokens);
     const now = this.deps.clock.now();
     for (const w of ticket.tokenWindows) w.add(now, used - ticket.estimate);
-    const full = cost(
-      this.deps.prices.priceOf(input.model),
-      usage.promptTokens,
-      usage.cachedTokens ?? 0,
-      usage.completionTokens,
-    );
+    const price = this.deps.prices.priceOf(input.model);
+    const full = usage.fromCache
+      ? cacheHitCost(price, usage.promptTokens, usage.completionTokens)
+      : cost(price, usage.promptTokens, usage.cachedTokens ?? 0, usage.completionTokens);
     const percent = input.pricePercent ?? 100;
     const micros = percent === 100 ? full : Math.ceil((full * percent) / 100);
     this.deps.budgets.add(ticket.chain, micros, used);
     this.deps.slices?.charge(ticket.chain, micros, used);
     return micros;
+  }
+
+  /**
+   * The gateway's own request (embedding a question for the answer cache, as a judge's call is
+   * the gateway's): held and charged on no level, so no tenant's limits slow the cache.
+   */
+  own(model: string): Extract<Admitted, { ok: true }> {
+    const ticket: Ticket = {
+      chain: [],
+      tokenWindows: [],
+      estimate: 0,
+      model,
+      held: { micros: 0, tokens: 0 },
+      open: true,
+    };
+    return { ok: true, headers: {}, ticket };
   }
 
   /** Leases what a refusal's `short` names; the request then asks again (once). */

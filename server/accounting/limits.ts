@@ -27,7 +27,29 @@ export type LimitSet = { [K in NumericLimit]: number | null } & {
   models: string[] | null;
   /** MCP tools granted at this level (`jira.*`); unlike models, levels add up. */
   tools: string[] | null;
-};
+} & CacheLimits;
+
+/**
+ * The answer cache's settings at one level. Unlike the limits above they do not only narrow: the
+ * nearest level that sets one decides, so an organisation can turn the cache on for its projects
+ * and one project can turn it off again.
+ */
+export interface CacheLimits {
+  cache: boolean | null;
+  cacheTemperature: boolean | null;
+  cacheSimilarPermille: number | null;
+}
+
+export const cacheLimitNames = ["cache", "cacheTemperature", "cacheSimilarPermille"] as const;
+
+/** What a chain of levels makes of the cache settings (off where none sets them). */
+export interface CachePolicy {
+  on: boolean;
+  /** Requests sampled above temperature 0 are cached too. */
+  anyTemperature: boolean;
+  /** Cosine similarity from which a similar question reuses an answer; null: exact only. */
+  similarAt: number | null;
+}
 export type LimitPatch = Partial<LimitSet>;
 
 export const emptyLimits: LimitSet = {
@@ -42,6 +64,9 @@ export const emptyLimits: LimitSet = {
   weight: null,
   models: null,
   tools: null,
+  cache: null,
+  cacheTemperature: null,
+  cacheSimilarPermille: null,
 };
 
 /** An effective number and the level that set it (the tightest one). */
@@ -72,6 +97,7 @@ export function globMatch(pattern: string, name: string): boolean {
 }
 
 const keyOf = (s: Scope) => `${s.kind}:${s.id}`;
+export const cacheOff: CachePolicy = { on: false, anyTemperature: false, similarAt: null };
 
 export interface LimitsBookDeps {
   store: Store;
@@ -82,6 +108,8 @@ export interface LimitsBookDeps {
 
 export class LimitsBook {
   readonly #byScope = new Map<string, LimitSet>();
+  /** Whether any level turns the answer cache on: when none does, a request asks nothing more. */
+  #anyCache = false;
 
   private constructor(private readonly deps: LimitsBookDeps) {}
 
@@ -99,6 +127,16 @@ export class LimitsBook {
       const { scopeKind, scopeId, updatedAt: _, ...set } = r;
       this.#byScope.set(keyOf({ kind: scopeKind, id: scopeId }), set);
     }
+    this.#noteCache();
+  }
+
+  get anyCache(): boolean {
+    return this.#anyCache;
+  }
+
+  #noteCache(): void {
+    this.#anyCache = false;
+    for (const set of this.#byScope.values()) if (set.cache === true) this.#anyCache = true;
   }
 
   get(scope: Scope): LimitSet {
@@ -121,6 +159,7 @@ export class LimitsBook {
       })
     );
     this.#byScope.set(keyOf(scope), next);
+    this.#noteCache();
     this.deps.changes?.changed("limits");
     return next;
   }
@@ -130,6 +169,7 @@ export class LimitsBook {
       tx.delete(limits).where(and(eq(limits.scopeKind, scope.kind), eq(limits.scopeId, scope.id)))
     );
     this.#byScope.delete(keyOf(scope));
+    this.#noteCache();
     this.deps.changes?.changed("limits");
   }
 
@@ -164,6 +204,24 @@ export class LimitsBook {
    */
   toolGranted(eff: Effective, tool: string): boolean {
     return eff.tools.some((level) => level.patterns.some((p) => globMatch(p, tool)));
+  }
+
+  /** The cache settings of a chain (widest first): the nearest level that sets each decides. */
+  cachePolicy(chain: Scope[]): CachePolicy {
+    if (!this.#anyCache) return cacheOff;
+    const found: CacheLimits = { cache: null, cacheTemperature: null, cacheSimilarPermille: null };
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const set = this.#byScope.get(keyOf(chain[i]!));
+      if (!set) continue;
+      found.cache ??= set.cache;
+      found.cacheTemperature ??= set.cacheTemperature;
+      found.cacheSimilarPermille ??= set.cacheSimilarPermille;
+    }
+    return {
+      on: found.cache === true,
+      anyTemperature: found.cacheTemperature === true,
+      similarAt: found.cacheSimilarPermille === null ? null : found.cacheSimilarPermille / 1000,
+    };
   }
 
   /** Limits that bind per level, for the rate limiter: each level's own rpm/tpm. */

@@ -11,12 +11,28 @@ export interface Price {
   completionPer1k: number;
   /** Prompt tokens the engine read from its cache; 0 charges them at the prompt rate. */
   cachedPer1k: number;
+  /**
+   * Every token (prompt and completion) of an answer the gateway's answer cache gave back, no
+   * engine asked; 0, the default, charges nothing for it.
+   */
+  cacheHitPer1k: number;
 }
 
-export const zeroPrice: Price = { promptPer1k: 0, completionPer1k: 0, cachedPer1k: 0 };
+export const zeroPrice: Price = {
+  promptPer1k: 0,
+  completionPer1k: 0,
+  cachedPer1k: 0,
+  cacheHitPer1k: 0,
+};
 
 export function isZero(p: Price): boolean {
-  return p.promptPer1k === 0 && p.completionPer1k === 0 && p.cachedPer1k === 0;
+  return p.promptPer1k === 0 && p.completionPer1k === 0 && p.cachedPer1k === 0 &&
+    p.cacheHitPer1k === 0;
+}
+
+/** An answer from the answer cache: its tokens at the cache price, rounded up like any cost. */
+export function cacheHitCost(p: Price, prompt: number, completion: number): number {
+  return Math.ceil(((Math.max(0, prompt) + Math.max(0, completion)) * p.cacheHitPer1k) / 1000);
 }
 
 /**
@@ -67,18 +83,23 @@ export class PriceBook {
       pricePrompt: price?.promptPer1k ?? null,
       priceCompletion: price?.completionPer1k ?? null,
       priceCached: price?.cachedPer1k ?? null,
+      priceCacheHit: price?.cacheHitPer1k ?? null,
     });
     if (!done) throw new AppError("model_not_found", { model }, "model");
   }
 }
 
 function priceOfEntry(m: ModelEntry): Price | undefined {
-  if (m.pricePrompt === null && m.priceCompletion === null && m.priceCached === null) {
+  if (
+    m.pricePrompt === null && m.priceCompletion === null && m.priceCached === null &&
+    m.priceCacheHit === null
+  ) {
     return undefined;
   }
   return {
     promptPer1k: m.pricePrompt ?? 0,
     completionPer1k: m.priceCompletion ?? 0,
     cachedPer1k: m.priceCached ?? 0,
+    cacheHitPer1k: m.priceCacheHit ?? 0,
   };
 }

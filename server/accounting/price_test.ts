@@ -4,7 +4,7 @@ import { silentLogger } from "../../core/log.ts";
 import { openStore } from "../../db/store.ts";
 import { BudgetBook, periodEnd, periodStart } from "./budgets.ts";
 import { globMatch } from "./limits.ts";
-import { cost } from "./price.ts";
+import { cacheHitCost, cost } from "./price.ts";
 import { formatReset, SlidingWindow } from "./window.ts";
 
 Deno.test("costs round up, and cached prompt tokens are charged at their own rate, capped at the prompt", () => {
@@ -12,6 +12,7 @@ Deno.test("costs round up, and cached prompt tokens are charged at their own rat
     promptPer1k: prompt,
     completionPer1k: completion,
     cachedPer1k: cached,
+    cacheHitPer1k: 0,
   });
   assertEquals(cost(p(1000, 0), 1, 0, 0), 1);
   assertEquals(cost(p(1000, 3000), 1000, 0, 1000), 4000);
@@ -72,4 +73,11 @@ Deno.test("budget periods run in UTC; catching up only raises a counter", async 
   } finally {
     store.close();
   }
+});
+
+Deno.test("an answer from the answer cache costs its tokens at the cache price, rounded up; nothing at the default 0", () => {
+  const p = { promptPer1k: 1000, completionPer1k: 2000, cachedPer1k: 0, cacheHitPer1k: 100 };
+  assertEquals(cacheHitCost(p, 10, 5), 2);
+  assertEquals(cacheHitCost(p, 1000, 1000), 200);
+  assertEquals(cacheHitCost({ ...p, cacheHitPer1k: 0 }, 1000, 1000), 0);
 });

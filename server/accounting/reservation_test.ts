@@ -15,7 +15,7 @@ const promptEstimate = Math.ceil(JSON.stringify(chat.messages).length / 4);
 const worstTokens = promptEstimate + chat.max_tokens;
 // The harness's default price: 1,000 and 2,000 micro-units per 1,000 prompt and completion tokens.
 const worstMicros = cost(
-  { promptPer1k: 1000, completionPer1k: 2000, cachedPer1k: 0 },
+  { promptPer1k: 1000, completionPer1k: 2000, cachedPer1k: 0, cacheHitPer1k: 0 },
   promptEstimate,
   0,
   chat.max_tokens,

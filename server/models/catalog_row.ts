@@ -35,6 +35,7 @@ export function rowFromDef(
     ...(unpriced(def) ? {} : {
       pricePrompt: def.prices.promptPer1k,
       priceCached: def.prices.cachedPer1k,
+      priceCacheHit: def.prices.cacheHitPer1k,
       priceCompletion: def.prices.completionPer1k,
     }),
     upstreamModel: def.external ? def.external.model : null,
@@ -74,7 +75,8 @@ export function replicasWanted(entry: ModelEntry): number {
 
 function unpriced(def: ModelDef): boolean {
   const p = def.prices;
-  return p.promptPer1k === 0 && p.completionPer1k === 0 && p.cachedPer1k === 0;
+  return p.promptPer1k === 0 && p.completionPer1k === 0 && p.cachedPer1k === 0 &&
+    p.cacheHitPer1k === 0;
 }
 
 /** The key files of an outside provider, one endpoint each (`external:MODEL#n`, n from 1). */

@@ -102,6 +102,8 @@ export const modelInputSchema = z.strictObject({
     prompt_per_1k: micros.default(0),
     completion_per_1k: micros.default(0),
     cached_per_1k: micros.default(0),
+    /** Each token of an answer given back by the answer cache. */
+    cache_hit_per_1k: micros.default(0),
   }).optional(),
   scaling: z.strictObject({ min: count(1000), max: count(1000) }).optional(),
   on_demand: z.boolean().default(false),
@@ -206,7 +208,12 @@ export interface ModelDef {
   contextLength?: number;
   slots?: number;
   maxOutput?: number;
-  prices: { promptPer1k: number; completionPer1k: number; cachedPer1k: number };
+  prices: {
+    promptPer1k: number;
+    completionPer1k: number;
+    cachedPer1k: number;
+    cacheHitPer1k: number;
+  };
   scaling: { min: number; max: number };
   onDemand: boolean;
   routing?: RoutingProfile;
@@ -229,6 +236,7 @@ export function toModelDef(m: Parsed): ModelDef {
       promptPer1k: m.prices?.prompt_per_1k ?? 0,
       completionPer1k: m.prices?.completion_per_1k ?? 0,
       cachedPer1k: m.prices?.cached_per_1k ?? 0,
+      cacheHitPer1k: m.prices?.cache_hit_per_1k ?? 0,
     },
     scaling: m.scaling ?? (m.on_demand ? { min: 0, max: 1 } : { min: 1, max: 1 }),
     onDemand: m.on_demand,

@@ -39,7 +39,12 @@ Deno.test("model schema: a full entry from YAML", () => {
     file: "llama3-8b.Q4_K_M.gguf",
     revision: "abc123",
   });
-  assertEquals(m!.prices, { promptPer1k: 100, completionPer1k: 300, cachedPer1k: 10 });
+  assertEquals(m!.prices, {
+    promptPer1k: 100,
+    completionPer1k: 300,
+    cachedPer1k: 10,
+    cacheHitPer1k: 0,
+  });
   assertEquals(m!.scaling, { min: 1, max: 3 });
   assertEquals(m!.routing, "long-context");
   assertEquals(m!.profiles[0], {

@@ -213,7 +213,7 @@ export function planModel(
       capabilities: embeddings ? ["embeddings"] : ["chat", "completions"],
       contextLength: ctx,
       slots,
-      prices: { promptPer1k: 0, completionPer1k: 0, cachedPer1k: 0 },
+      prices: { promptPer1k: 0, completionPer1k: 0, cachedPer1k: 0, cacheHitPer1k: 0 },
       scaling: { min: 0, max: 1 },
       onDemand: false,
       fallbacks: [],

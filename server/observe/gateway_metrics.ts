@@ -15,6 +15,7 @@ import type { Routing } from "../router/routing.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
 import type { NodeHub } from "../nodes/node_hub.ts";
 import type { EdgeCounters } from "../edge/edge_listener.ts";
+import type { AnswerCache } from "../cache/answer_cache.ts";
 
 /** Seconds: from 5 ms to 5 minutes, the span between an embedding and a long generation. */
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -33,6 +34,7 @@ export interface MetricSources {
   catalog?: ModelCatalog;
   nodes?: () => NodeHub | undefined;
   usageWriter?: () => { pending: number; oldestPendingMs: number | null; dropped: number };
+  answerCache?: AnswerCache;
 }
 
 export class GatewayMetrics {
@@ -183,6 +185,26 @@ export class GatewayMetrics {
     "llmgw_usage_dropped_rows",
     "Usage rows dropped because the store could not take them for too long (since start)",
   );
+  readonly cacheHits = this.registry.counter(
+    "llmgw_answer_cache_hits_total",
+    "Requests answered from the answer cache, by model and kind (exact, similar)",
+    ["model", "kind"],
+  );
+  readonly cacheMisses = this.registry.counter(
+    "llmgw_answer_cache_misses_total",
+    "Requests the answer cache was asked for and had no answer to (sent on to a replica)",
+    ["model"],
+  );
+  readonly cacheEntries = this.registry.gauge(
+    "llmgw_answer_cache_entries",
+    "Answers kept in this control plane's answer cache, by model",
+    ["model"],
+  );
+  readonly cacheBytes = this.registry.gauge(
+    "llmgw_answer_cache_bytes",
+    "Bytes of this control plane's answer cache, by model",
+    ["model"],
+  );
   readonly buildInfo = this.registry.gauge(
     "llmgw_build_info",
     "Always 1; the version is a label",
@@ -225,6 +247,27 @@ export class GatewayMetrics {
       this.usageOldest.set({}, (w.oldestPendingMs ?? 0) / 1000);
       this.usageDropped.set({}, w.dropped);
     });
+    this.registry.collect(() => this.#collectCache());
+  }
+
+  /** The answer cache is made after the metrics; its sizes are read at each scrape. */
+  setAnswerCache(cache: AnswerCache): void {
+    this.#sources = { ...this.#sources, answerCache: cache };
+  }
+
+  answerCacheMiss(model: string): void {
+    this.cacheMisses.inc({ model });
+  }
+
+  #collectCache(): void {
+    const stats = this.#sources.answerCache?.stats();
+    if (!stats) return;
+    this.cacheEntries.reset();
+    this.cacheBytes.reset();
+    for (const [model, s] of stats) {
+      this.cacheEntries.set({ model }, s.entries);
+      this.cacheBytes.set({ model }, s.bytes);
+    }
   }
 
   /** The catalog is loaded after the metrics are made; its models get series at zero. */
@@ -241,15 +284,20 @@ export class GatewayMetrics {
     if (row.stream && row.ttftMs !== null && row.ttftMs !== undefined) {
       this.ttft.observe({ model }, row.ttftMs / 1000);
     }
+    for (const v of row.guard ?? []) {
+      this.guardVerdicts.inc({ policy: v.policy, rule: v.rule, action: v.action });
+    }
+    // An answer given back by the answer cache spent no engine's tokens.
+    // Labelled with the catalog's name, as the misses and the cache's sizes are (not an alias).
+    if (row.answerCache) {
+      return void this.cacheHits.inc({ model: row.servedModel ?? model, kind: row.answerCache });
+    }
     if (row.promptTokens) this.tokens.inc({ model, direction: "prompt" }, row.promptTokens);
     if (row.cachedTokens) this.tokens.inc({ model, direction: "cached" }, row.cachedTokens);
     if (row.completionTokens) {
       this.tokens.inc({ model, direction: "completion" }, row.completionTokens);
     }
     if (row.queueMs) this.queueWait.observe({ model }, row.queueMs / 1000);
-    for (const v of row.guard ?? []) {
-      this.guardVerdicts.inc({ policy: v.policy, rule: v.rule, action: v.action });
-    }
     if (row.replicaId && row.promptTokens) this.#observeCache(model, row.replicaId, row);
   }
 

@@ -22,6 +22,7 @@ export type ModelInput =
       | "slots"
       | "pricePrompt"
       | "priceCached"
+      | "priceCacheHit"
       | "priceCompletion"
       | "upstreamModel"
       | "externalKeys"
@@ -135,6 +136,7 @@ export class ModelCatalog {
       pricePrompt: input.pricePrompt ?? existing?.pricePrompt ?? null,
       priceCompletion: input.priceCompletion ?? existing?.priceCompletion ?? null,
       priceCached: input.priceCached ?? existing?.priceCached ?? null,
+      priceCacheHit: input.priceCacheHit ?? existing?.priceCacheHit ?? null,
       def: input.def ?? null,
       facts: input.facts ?? null,
       declaredIn: input.declaredIn ?? null,
@@ -152,7 +154,7 @@ export class ModelCatalog {
   /** Changes only a model's prices; false when there is no such model. */
   async setPrices(
     name: string,
-    prices: Pick<ModelEntry, "pricePrompt" | "priceCompletion" | "priceCached">,
+    prices: Pick<ModelEntry, "pricePrompt" | "priceCompletion" | "priceCached" | "priceCacheHit">,
   ): Promise<boolean> {
     const existing = this.#byName.get(name);
     if (!existing) return false;

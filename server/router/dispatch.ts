@@ -28,6 +28,9 @@ import { FaultJudge } from "./fault_judge.ts";
 import { genAiParams } from "../observe/genai.ts";
 import { type GuardDeps, inspectInput } from "../guard/guard.ts";
 import type { GuardPass } from "../guard/guard_pass.ts";
+import type { AnswerCacheStep, AnswerKeeper, CacheLookup } from "../cache/cache_step.ts";
+import { cachedResponse } from "../cache/cached_answer.ts";
+import { isRecord } from "./json_fields.ts";
 import {
   type DispatchOptions,
   type EnginePath,
@@ -54,6 +57,8 @@ export interface DispatchDeps {
   limits: { readonly firstByteTimeoutMs: number };
   /** The guardrail policies on each key's chain of levels. */
   guard: GuardDeps;
+  /** The answer cache: consulted after admission, told of answers that ended well. */
+  answers: Pick<AnswerCacheStep, "lookup">;
 }
 
 /** One request's way through routing: what was decided once, and what the attempts change. */
@@ -73,6 +78,8 @@ interface Attempt {
   queueMs: number;
   /** The request's guardrails; undefined when no policy applies to its key. */
   readonly guard: GuardPass | undefined;
+  /** The answer cache missed: it keeps the answer of the model asked for, if it ends well. */
+  keep: AnswerKeeper | undefined;
 }
 
 type Picked = [ModelEntry, Replica];
@@ -93,6 +100,8 @@ export async function dispatch(
   const [req, guard] = guardInput(deps, asked);
   const a = planAttempt(deps, req, entry, guard);
   const ticket = await admitTenant(deps, a);
+  const cached = await consultCache(deps, a, ticket);
+  if (cached) return cached;
   let picked = pickNow(deps, a) ?? await awaitStarted(deps, a, ticket);
   if (!picked) {
     const queued = await waitInQueue(deps, a, ticket);
@@ -169,6 +178,7 @@ function planAttempt(
     at: deps.clock.now(),
     queueMs: 0,
     guard,
+    keep: undefined,
   };
 }
 
@@ -178,6 +188,7 @@ function planAttempt(
  */
 async function admitTenant(deps: DispatchDeps, a: Attempt): Promise<Ticket> {
   const { admission } = deps.people;
+  if (a.req.ownAccount) return admission.own(a.req.model);
   const ask = () =>
     admission.admit({
       key: a.req.key,
@@ -198,6 +209,69 @@ async function admitTenant(deps: DispatchDeps, a: Attempt): Promise<Ticket> {
     if (r.kind === "budget") deps.notifier.budgetReached(r.scope.kind, r.label);
   }
   throw admitted.error;
+}
+
+/**
+ * The answer cache, before any replica is chosen: a kept answer is given back at once (recorded,
+ * charged at the cache price); a miss leaves a keeper for the answer to come.
+ */
+async function consultCache(
+  deps: DispatchDeps,
+  a: Attempt,
+  ticket: Ticket,
+): Promise<Response | undefined> {
+  if (a.req.ownAccount) return undefined;
+  const { req, entry, stream, guard } = a;
+  const found = await deps.answers.lookup({
+    key: req.key,
+    path: req.path,
+    body: req.body,
+    entry,
+    stream,
+    guard,
+    signal: req.signal,
+  });
+  if (found?.kind === "miss") a.keep = found.keep;
+  return found?.kind === "hit" ? fromCache(deps, a, ticket, found) : undefined;
+}
+
+function fromCache(
+  deps: DispatchDeps,
+  a: Attempt,
+  ticket: Ticket,
+  hit: Extract<CacheLookup, { kind: "hit" }>,
+): Response {
+  const { answer } = hit.entry;
+  const options = a.req.body.stream_options;
+  const includeUsage = a.stream && isRecord(options) && options.include_usage === true;
+  const { response, bytesOut } = cachedResponse(hit, includeUsage, ticket.headers);
+  a.req.meter?.claim();
+  a.req.meter?.end(bytesOut);
+  const used = { promptTokens: answer.promptTokens, completionTokens: answer.completionTokens };
+  const latencyMs = elapsedMs(a.req.started);
+  deps.usage.record({
+    requestId: a.req.requestId,
+    at: a.at,
+    keyId: a.req.key.id,
+    model: a.req.model,
+    endpoint: a.req.endpoint,
+    ...used,
+    costMicros: deps.people.admission.settle({
+      ticket: ticket.ticket,
+      model: answer.servedModel,
+      usage: { ...used, fromCache: true },
+      ...(a.req.pricePercent === undefined ? {} : { pricePercent: a.req.pricePercent }),
+    }),
+    status: 200,
+    latencyMs,
+    ttftMs: a.stream ? latencyMs : null,
+    stream: a.stream,
+    servedModel: answer.servedModel,
+    profile: a.profile,
+    guard: a.guard?.usageVerdicts() ?? null,
+    answerCache: hit.how,
+  });
+  return response;
 }
 
 /** The first model of the chain with a replica that can take the request now. */
@@ -346,6 +420,8 @@ async function relayTo(
       answerEnded(deps, a, ticket, served, replica, o, relayStarted);
     },
     ...(a.guard?.hasOutput ? { guard: a.guard } : {}),
+    // Kept only as the model asked for answered it: a fallback's answer is another model's.
+    ...(a.keep && served === entry ? { keep: a.keep } : {}),
   });
   if (result.kind === "failed") held?.release();
   return result;
@@ -385,6 +461,7 @@ function answered(
   a.req.meter?.claim();
   if (a.blocks.length) deps.routing.prefixIndex.record(a.blocks, replica.id);
   for (const [k, v] of Object.entries(ticket.headers)) response.headers.set(k, v);
+  if (a.keep) response.headers.set("x-llmgw-cache", "miss");
   return response;
 }
 

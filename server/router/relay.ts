@@ -14,6 +14,7 @@ import type { GuardPass } from "../guard/guard_pass.ts";
 import { guardWholeAnswer, StreamGuard } from "../guard/answer_guard.ts";
 import type { Replica } from "./replicas.ts";
 import type { Upstream, UpstreamAnswer } from "./upstream/upstream.ts";
+import type { AnswerKeeper } from "../cache/cache_step.ts";
 
 export interface RelayOutcome {
   /** What the client was sent; 499 when the client went away first, 504 for a stalled engine. */
@@ -56,6 +57,8 @@ export interface RelayRequest {
   onDone: (outcome: RelayOutcome) => void;
   /** The request's guardrails, when a policy checks answers or restores values in them. */
   guard?: GuardPass;
+  /** The answer cache's keeper, for an answer it may give again: told of an answer that ended well. */
+  keep?: AnswerKeeper;
 }
 
 export type RelayResult =
@@ -181,7 +184,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
       }
       text = g.text;
     }
-    const response = answerWhole(text, upstream, replica.model, ttftMs, finish, headers);
+    const response = answerWhole(text, upstream, replica.model, ttftMs, finish, headers, req.keep);
     return { kind: "answered", response, ttftMs };
   }
   const response = relayStream(upstream, {
@@ -196,6 +199,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
     finish,
     headers,
     ...(req.guard ? { guard: new StreamGuard(req.guard) } : {}),
+    ...(req.keep ? { keep: req.keep } : {}),
   });
   return { kind: "answered", response, ttftMs };
 }
@@ -266,6 +270,7 @@ function answerWhole(
   ttftMs: number,
   finish: (o: Finished) => void,
   headers: Record<string, string>,
+  keep: AnswerKeeper | undefined,
 ): Response {
   const usage = readUsage(safeJson(text));
   const contentType = upstream.header("content-type") ?? "application/json";
@@ -283,6 +288,9 @@ function answerWhole(
     ttftMs,
     bytesOut: bytes.byteLength,
   });
+  if (keep && upstream.status === 200 && bytes.byteLength <= keep.maxBytes) {
+    keep.whole(bytes, contentType, usage);
+  }
   return new Response(bytes, {
     status: upstream.status,
     headers: { "content-type": contentType, ...headers },

@@ -11,6 +11,7 @@ import { isRecord, readUsage, safeJson } from "./json_fields.ts";
 import type { Finished } from "./relay.ts";
 import type { UpstreamAnswer } from "./upstream/upstream.ts";
 import type { StreamGuard } from "../guard/answer_guard.ts";
+import type { AnswerKeeper } from "../cache/cache_step.ts";
 
 const encoder = new TextEncoder();
 const nullUsage = /,\s*"usage"\s*:\s*null|"usage"\s*:\s*null\s*,?/;
@@ -33,6 +34,8 @@ export interface StreamRelayOptions {
   headers: Record<string, string>;
   /** Output rules and restore, run on each write; a block ends the stream (status 400). */
   guard?: StreamGuard;
+  /** The answer cache's keeper: given what the client was sent, when the stream ended well. */
+  keep?: AnswerKeeper;
 }
 
 export function relayStream(answer: UpstreamAnswer, opts: StreamRelayOptions): Response {
@@ -72,11 +75,15 @@ class StreamRelay {
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   /** A guardrail ended the stream: closed, nothing more is read or sent. */
   #cut = false;
+  /** What the client was sent, for the answer cache; undefined once past its cap (or without it). */
+  #kept: string[] | undefined;
+  #keptChars = 0;
 
   constructor(answer: UpstreamAnswer, opts: StreamRelayOptions) {
     this.#answer = answer;
     this.#opts = opts;
     this.#parser = createParser({ onEvent: (ev) => this.#onEvent(ev) });
+    if (opts.keep) this.#kept = [];
     this.#watch(opts.idleTimeoutMs);
     // Taken in at once: the piece is the connection's buffer, which the next read fills again.
     this.#feed(this.#decoder.decode(opts.first, { stream: true }));
@@ -231,6 +238,7 @@ class StreamRelay {
     if (guarded) text = guarded.text;
     const bytes = encoder.encode(text);
     this.#bytesOut += bytes.byteLength;
+    if (this.#kept) this.#keep(text);
     ctrl.enqueue(bytes);
     if (guarded?.cut) this.#guardCut(ctrl);
   }
@@ -244,8 +252,19 @@ class StreamRelay {
     ctrl.close();
   }
 
+  #keep(text: string): void {
+    this.#keptChars += text.length;
+    if (this.#keptChars > this.#opts.keep!.maxBytes) this.#kept = undefined;
+    else this.#kept!.push(text);
+  }
+
   #done(status: number): void {
     clearTimeout(this.#idleTimer);
+    // Only a whole answer with its usage is worth giving again.
+    if (status === 200 && this.#kept && this.#sawUsage) {
+      const usage = { promptTokens: this.#promptTokens, completionTokens: this.#completionTokens };
+      this.#opts.keep!.streamed(this.#kept.join(""), usage);
+    }
     this.#opts.finish({
       status,
       promptTokens: this.#promptTokens,

@@ -30,6 +30,11 @@ export interface DispatchOptions {
    * that spells the route its own way (text-embeddings-inference's `/rerank`).
    */
   enginePath?: string;
+  /**
+   * The gateway's own request (a question embedded for the answer cache): no level's limits or
+   * budgets bind or are charged, and the answer cache is not asked.
+   */
+  ownAccount?: boolean;
 }
 
 /** What one request brings, read from the context once. */
@@ -54,6 +59,7 @@ export interface RouteRequest {
   readonly signal: AbortSignal;
   /** performance.now() when dispatch began: latency, queue time and time to first token. */
   readonly started: number;
+  readonly ownAccount: boolean;
 }
 
 export function routeRequest(
@@ -81,5 +87,6 @@ export function routeRequest(
     sessionId: c.req.header("x-session-id"),
     signal: cut ? AbortSignal.any([clientSignal, cut]) : clientSignal,
     started,
+    ownAccount: opts.ownAccount === true,
   };
 }

@@ -76,6 +76,8 @@ export interface HarnessOptions {
   store?: Store;
   /** `limits.exchange_interval_ms`; 0 (the default here): counts alone, budgets without slices. */
   rateExchangeMs?: number;
+  /** `router.cache.*`: the answer cache's sizes and embedding model. */
+  cache?: { maxBytes?: number; maxEntryBytes?: number; embeddingModel?: string };
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -197,5 +199,10 @@ function harnessConfig(
     signupOpen: opts.signupOpen ?? false,
     publicUrl: "",
     mcpCallTimeoutMs: opts.mcpCallTimeoutMs ?? 30_000,
+    ...(opts.cache?.maxBytes !== undefined ? { cacheMaxBytes: opts.cache.maxBytes } : {}),
+    ...(opts.cache?.maxEntryBytes !== undefined
+      ? { cacheMaxEntryBytes: opts.cache.maxEntryBytes }
+      : {}),
+    cacheEmbeddingModel: opts.cache?.embeddingModel ?? "",
   };
 }

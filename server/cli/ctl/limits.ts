@@ -35,6 +35,25 @@ function num(v: Values, flag: string): number | null | undefined {
   return n;
 }
 
+/** `on`, `off`, or `none` to inherit. */
+function onOff(v: Values, flag: string): boolean | null | undefined {
+  const s = str(v, flag);
+  if (s === undefined) return undefined;
+  if (s === "none" || s === "inherit") return null;
+  if (s === "on" || s === "off") return s === "on";
+  throw new UsageError(`--${flag} must be on, off or none`);
+}
+
+/** A similarity in (0, 1], or `none`. */
+function similarity(v: Values, flag: string): number | null | undefined {
+  const s = str(v, flag);
+  if (s === undefined) return undefined;
+  if (s === "none" || s === "inherit") return null;
+  const n = Number(s);
+  if (!(n > 0 && n <= 1)) throw new UsageError(`--${flag} must be a number in (0, 1] or 'none'`);
+  return n;
+}
+
 function body(v: Values): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const put = (field: string, value: unknown) => value !== undefined && (out[field] = value);
@@ -46,6 +65,9 @@ function body(v: Values): Record<string, unknown> {
   put("budget_month_tokens", num(v, "budget-month-tokens"));
   put("max_parallel", num(v, "max-parallel"));
   put("weight", num(v, "weight"));
+  put("cache", onOff(v, "cache"));
+  put("cache_temperature", onOff(v, "cache-temperature"));
+  put("cache_similar", similarity(v, "cache-similar"));
   const models = str(v, "models");
   if (models !== undefined) {
     out.models = models === "none" ? null : models.split(",").map((m) => m.trim()).filter(Boolean);
@@ -104,6 +126,9 @@ const limitFlags: FlagSpecs = Object.fromEntries(
     "max-key-ttl",
     "max-parallel",
     "weight",
+    "cache",
+    "cache-temperature",
+    "cache-similar",
   ].map((f) => [f, { type: "string" as const }]),
 );
 
@@ -124,10 +149,14 @@ export const limits: Noun = {
              [--budget-day-tokens N] [--budget-month-tokens N] [--models 'glob,glob']
              [--tools 'jira.*,llmgw.*'] (MCP tools granted; levels add up)
              [--max-key-ttl 90d] [--max-parallel N] [--weight N] [--replace]
+             [--cache on|off] [--cache-temperature on|off] [--cache-similar 0.95]
                                               Change only what is given ('none' clears one);
                                               --replace writes the whole set. --max-parallel:
                                               requests in flight per model at this level;
-                                              --weight: a project's share of a busy model (1)`,
+                                              --weight: a project's share of a busy model (1);
+                                              --cache: answers reused (the nearest level set
+                                              decides); --cache-temperature: temperature > 0
+                                              too; --cache-similar: similar questions too`,
       flags: { ...levelFlags, ...limitFlags, replace: { type: "boolean" } },
       run: set,
     },

@@ -19,15 +19,17 @@ export const prices: Noun = {
           "promptPer1k",
           "completionPer1k",
           "cachedPer1k",
+          "cacheHitPer1k",
         ]);
       },
     },
     set: {
-      help: `  prices set MODEL --prompt N --completion N [--cached N]`,
+      help: `  prices set MODEL --prompt N --completion N [--cached N] [--cache-hit N]`,
       flags: {
         prompt: { type: "string" },
         completion: { type: "string" },
         cached: { type: "string" },
+        "cache-hit": { type: "string" },
       },
       run: async (ctx) => {
         const model = arg(ctx, 0, "prices set needs a MODEL");
@@ -43,6 +45,7 @@ export const prices: Noun = {
           completion_per_1k: n("completion"),
         };
         if (str(ctx.values, "cached")) json.cached_per_1k = n("cached");
+        if (str(ctx.values, "cache-hit")) json.cache_hit_per_1k = n("cache-hit");
         const res = await ctx.api.put(`prices/${encodeURIComponent(model)}`, { json }).json();
         return printOne(ctx.json, res, `Set the price of ${model}`);
       },

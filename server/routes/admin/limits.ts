@@ -22,6 +22,12 @@ export const limitsBody = z.strictObject({
   max_key_ttl_ms: z.number().int().min(60_000).nullable().optional(),
   max_parallel: z.number().int().min(1).nullable().optional(),
   weight: z.number().int().min(1).max(1000).nullable().optional(),
+  /** The answer cache: on or off at this level (null inherits). */
+  cache: z.boolean().nullable().optional(),
+  /** Also cache requests sampled above temperature 0 (or with none given). */
+  cache_temperature: z.boolean().nullable().optional(),
+  /** Reuse the answer to a similar question from this cosine similarity (0–1]. */
+  cache_similar: z.number().gt(0).max(1).nullable().optional(),
 });
 type LimitsBody = z.infer<typeof limitsBody>;
 
@@ -37,11 +43,19 @@ const fields: [keyof LimitsBody, keyof LimitPatch][] = [
   ["max_key_ttl_ms", "maxKeyTtlMs"],
   ["max_parallel", "maxParallel"],
   ["weight", "weight"],
+  ["cache", "cache"],
+  ["cache_temperature", "cacheTemperature"],
 ];
 
 function toPatch(body: LimitsBody): LimitPatch {
   const out: Record<string, unknown> = {};
   for (const [from, to] of fields) if (body[from] !== undefined) out[to] = body[from];
+  // Kept in thousandths: the store's numbers are whole.
+  if (body.cache_similar !== undefined) {
+    out.cacheSimilarPermille = body.cache_similar === null
+      ? null
+      : Math.round(body.cache_similar * 1000);
+  }
   return out as LimitPatch;
 }
 
@@ -113,6 +127,8 @@ export function limitsRoutes(
     scope,
     limits: p().limits.get(scope),
     effective: p().limits.effective(await chainOf(scope)),
+    /** The answer cache as this level's requests get it. */
+    cache: p().limits.cachePolicy(await chainOf(scope)),
     /** What the budgets' micro-units are of. */
     currency: p().prices.currency,
   });

@@ -11,6 +11,8 @@ const priceBody = z.strictObject({
   prompt_per_1k: micros,
   completion_per_1k: micros,
   cached_per_1k: micros.optional(),
+  /** Each token of an answer the answer cache gave back; 0 when not given. */
+  cache_hit_per_1k: micros.optional(),
 });
 
 export function priceRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): void {
@@ -53,6 +55,7 @@ export function priceRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): vo
       promptPer1k: body.prompt_per_1k,
       completionPer1k: body.completion_per_1k,
       cachedPer1k: body.cached_per_1k ?? 0,
+      cacheHitPer1k: body.cache_hit_per_1k ?? 0,
     };
     await changePrice(actor, c.req.path, model, price);
     return c.json({ model, price });
