@@ -38,6 +38,13 @@ export interface EngineTraits {
   readonly simulated: boolean;
   /** The agent setting that names its executable; absent: it runs in-process (no binary). */
   readonly binarySetting?: string;
+  /**
+   * How one replica spans several nodes when no single node holds it; absent: it never does.
+   * "rpc": workers lend memory to the head's engine, which offloads layers to them (llama.cpp
+   * `rpc-server` + `llama-server --rpc`); the split is layers per node. "pipeline": each node runs
+   * `gpus` cards tensor parallel and the nodes are pipeline stages (vLLM `--pipeline-parallel-size`).
+   */
+  readonly multiNode?: "rpc" | "pipeline";
 }
 
 const MiB = 1024 ** 2;
@@ -55,6 +62,7 @@ export const engineTraits: Readonly<Record<EngineName, EngineTraits>> = {
     overhead: { bytes: 512 * MiB },
     simulated: false,
     binarySetting: "engines.llama_server",
+    multiNode: "rpc",
   },
   vllm: {
     name: "vllm",
@@ -67,6 +75,7 @@ export const engineTraits: Readonly<Record<EngineName, EngineTraits>> = {
     overhead: { bytes: 2 * GiB, weightsDivisor: 50 },
     simulated: false,
     binarySetting: "engines.vllm",
+    multiNode: "pipeline",
   },
   sim: {
     name: "sim",
@@ -77,6 +86,8 @@ export const engineTraits: Readonly<Record<EngineName, EngineTraits>> = {
     layerOffload: false,
     overhead: { bytes: 64 * MiB },
     simulated: true,
+    // Plays llama.cpp's RPC split in CI: its workers listen, its head checks it reaches them.
+    multiNode: "rpc",
   },
 };
 
