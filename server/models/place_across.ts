@@ -160,6 +160,15 @@ export function placeAcross(
   };
 }
 
+/** "n1 (head) 5 layers 6.2 GB, n2 3 layers 3.8 GB": each node's part, for plans and notes. */
+export function splitText(members: readonly SetMember[]): string {
+  return members.map((m) =>
+    `${m.node}${m.role === "head" ? " (head)" : ""} ${
+      m.layers !== undefined ? `${m.layers} layer(s) ` : ""
+    }${formatBytes(m.bytes)}${m.gpus.length ? ` × ${m.gpus.length} card(s)` : ""}`
+  ).join(", ");
+}
+
 /** `ctl model explain` for a set: why one node was not enough, then each node's part. */
 export function explainAcross(single: string, res: AcrossResult): string {
   const lines = [
