@@ -39,6 +39,17 @@ export const agentSettings = {
     "The llama.cpp server binary (a name on PATH or a path)",
   ),
   vllm: text("engines.vllm", "vllm", "The vLLM executable (a name on PATH or a path)"),
+  rpcServer: text(
+    "engines.rpc_server",
+    "rpc-server",
+    "llama.cpp's rpc-server binary (built with GGML_RPC), run when this node lends memory to a model split across nodes",
+  ),
+  memoryOfferedMb: int(
+    "resources.memory_mb",
+    0,
+    "Memory this node offers replicas, in MiB (0: all it has); what placement counts as its total",
+    { min: 0 },
+  ),
   engineRunAs: text(
     "engines.run_as",
     "",

@@ -300,6 +300,15 @@ export class Supervisor {
     }
   }
 
+  /** One readiness check of the shard's engine, as its adapter is probed. */
+  #probe(shard: Replica): (timeoutMs: number) => Promise<boolean> {
+    const { adapter, handle, spec } = shard;
+    if (adapter.probe === "running") return () => Promise.resolve(true);
+    if (adapter.probe === "tcp") return (timeoutMs) => tcpAnswers(handle.port, timeoutMs);
+    const isReady = (status: number, body: string) => adapter.isReady(status, body);
+    return healthProbe(this.#fetch, handle.baseUrl + adapter.healthPath, spec.apiKey, isReady);
+  }
+
   /**
    * The engine's load from its Prometheus endpoint, time-boxed and size-bounded. A shard that is
    * not ready, an engine that does not answer, or a page without the dialect's names is unknown
@@ -308,7 +317,9 @@ export class Supervisor {
   readLoad(shardId: string): Promise<LoadSnapshot> {
     const readAt = this.#clock.now();
     const shard = this.#shards.get(shardId);
-    if (!shard || shard.handle.state !== "ready") return Promise.resolve(unknownLoad(readAt));
+    if (!shard || shard.handle.state !== "ready" || shard.adapter.probe) {
+      return Promise.resolve(unknownLoad(readAt));
+    }
     const { baseUrl } = shard.handle;
     return readEngineLoad(this.#fetch, baseUrl, shard.adapter, shard.spec.apiKey, readAt);
   }
@@ -339,12 +350,7 @@ export class Supervisor {
       baseUrl: shard.handle.baseUrl,
       storedKey: this.#keys.read(spec.shardId),
       ...(this.#adoptProbeMs !== undefined ? { probeTimeoutMs: this.#adoptProbeMs } : {}),
-      probe: healthProbe(
-        this.#fetch,
-        shard.handle.baseUrl + shard.adapter.healthPath,
-        spec.apiKey,
-        (status, body) => shard.adapter.isReady(status, body),
-      ),
+      probe: this.#probe(shard),
     });
     if (verdict.adopt) {
       const stat = readStat(record.pid);
@@ -452,9 +458,7 @@ export class Supervisor {
     this.#log.debug("engine command", { shardId: spec.shardId, cmd: plan.cmd, args: plan.args });
     proc.exited.then((status) => this.#onExit(shard, proc, status));
 
-    const isReady = (status: number, body: string) => shard.adapter.isReady(status, body);
-    const url = shard.handle.baseUrl + shard.adapter.healthPath;
-    const probe = healthProbe(this.#fetch, url, spec.apiKey, isReady);
+    const probe = this.#probe(shard);
     const timeoutMs = spec.readyTimeoutMs ?? defaults.readyTimeoutMs;
     shard.lastProgress = Date.now();
     const failure = shard.stopping ? "was stopped while starting" : await proc.waitReady(
@@ -474,6 +478,8 @@ export class Supervisor {
     this.#setState(shard, "ready");
     this.#watchHealth(shard);
     this.#log.info("engine ready", { shardId: spec.shardId, pid: proc.pid });
+    const notes = shard.adapter.readyNotes?.(proc.tail.text()) ?? [];
+    if (notes.length) this.#log.info("engine placed parts on other nodes", { notes });
   }
 
   /**
@@ -487,12 +493,7 @@ export class Supervisor {
     const { proc, adopted } = shard;
     const shardId = shard.spec.shardId;
     shard.health = watchHealth({
-      probe: healthProbe(
-        this.#fetch,
-        shard.handle.baseUrl + shard.adapter.healthPath,
-        shard.spec.apiKey,
-        (status, body) => shard.adapter.isReady(status, body),
-      ),
+      probe: this.#probe(shard),
       intervalMs: this.#healthMs,
       failures: this.#healthFailures,
       current: () =>
@@ -605,4 +606,26 @@ export class Supervisor {
 /** Ready, or ready once and now hung: an exit or a failed probe is then the watcher's to handle. */
 function running(shard: Replica): boolean {
   return shard.handle.state === "ready" || shard.handle.state === "unhealthy";
+}
+
+/** Whether something accepts a connection on loopback `port` within `timeoutMs`. */
+async function tcpAnswers(port: number, timeoutMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const connecting = Deno.connect({ hostname: "127.0.0.1", port });
+  const timeout = new Promise<undefined>((
+    r,
+  ) => (timer = setTimeout(() => r(undefined), timeoutMs)));
+  try {
+    const conn = await Promise.race([connecting, timeout]);
+    if (!conn) {
+      connecting.then((c) => c.close(), () => {});
+      return false;
+    }
+    conn.close();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }

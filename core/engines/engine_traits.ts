@@ -45,6 +45,8 @@ export interface EngineTraits {
    * `gpus` cards tensor parallel and the nodes are pipeline stages (vLLM `--pipeline-parallel-size`).
    */
   readonly multiNode?: "rpc" | "pipeline";
+  /** The agent setting that names a set worker's executable, when it is another program. */
+  readonly workerBinarySetting?: string;
 }
 
 const MiB = 1024 ** 2;
@@ -63,6 +65,7 @@ export const engineTraits: Readonly<Record<EngineName, EngineTraits>> = {
     simulated: false,
     binarySetting: "engines.llama_server",
     multiNode: "rpc",
+    workerBinarySetting: "engines.rpc_server",
   },
   vllm: {
     name: "vllm",

@@ -83,6 +83,8 @@ export const replicaSetSchema = z.object({
   rank: z.number().int().nonnegative().optional(),
   /** Worker: bytes of memory it offers the head's engine (`rpc-server -m`). */
   memoryBytes: z.number().int().nonnegative().optional(),
+  /** Pipeline: host:port of the head's rendezvous (vLLM `--master-addr`, `--master-port`). */
+  master: z.string().optional(),
 });
 export type ReplicaSet = z.infer<typeof replicaSetSchema>;
 

@@ -28,6 +28,7 @@ import { applyCommands, type Command, type Replica, type StartCommand } from "./
 import type { ReplicaRecords, StoredReplica } from "./replica_records.ts";
 import type { PinnedSource } from "../../core/weights/pinned_source.ts";
 import { traitsOf } from "../../core/engines/engine_traits.ts";
+import { workersOf } from "./replica_set.ts";
 
 export interface ReconcilerSettings extends ReconcileSettings {
   intervalMs: number;
@@ -61,6 +62,8 @@ export class Reconciler {
   readonly #demand = new Map<string, Demand>();
   #notes = new Map<string, Note[]>();
   readonly #held = new Map<string, string>();
+  /** Heads of sets placed but not sent: they wait for their workers to be ready. */
+  readonly #heads = new Map<string, { c: StartCommand; nodeId: string }>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
   #again = false;
@@ -259,6 +262,43 @@ export class Reconciler {
     ).map((s) => s.id);
     await this.deps.shards.save(changed, forget);
     if (result.commands.length) await this.#apply(result.commands, snap, now, settings);
+    await this.#startHeads(snap, settings);
+  }
+
+  /**
+   * Sends each waiting head once all its workers are ready, with where each worker's tunnel
+   * listens (its report's address); forgets a head that is no longer pending (stopped with its set).
+   */
+  async #startHeads(snap: HubSnapshot, settings: ReconcilerSettings): Promise<void> {
+    for (const [id, waiting] of this.#heads) {
+      const head = this.deps.shards.get(id);
+      if (!head || head.state !== "pending") {
+        this.#heads.delete(id);
+        continue;
+      }
+      const workers = workersOf(this.deps.shards.all(), id);
+      if (workers.length !== waiting.c.after!.length || workers.some((w) => w.state !== "ready")) {
+        continue;
+      }
+      const addresses = workers.map((w) =>
+        snap.live.get(w.nodeId)?.shards.find((r) => r.shardId === w.id)?.baseUrl ?? ""
+      );
+      if (addresses.some((a) => !a.startsWith("tls://"))) continue;
+      this.#heads.delete(id);
+      const set = waiting.c.set!;
+      const c: StartCommand = {
+        ...waiting.c,
+        set: {
+          ...set,
+          workers: (set.workers ?? []).map((w, i) => ({ ...w, address: addresses[i]! })),
+        },
+      };
+      try {
+        await this.#start(c, waiting.nodeId, settings);
+      } catch (e) {
+        this.#log.warn("a set's head could not be sent", { shardId: id, error: e as Error });
+      }
+    }
   }
 
   /** Agents' reports → shard states; the router's counts → in flight and last request. */
@@ -336,7 +376,12 @@ export class Reconciler {
     for (const c of commands) {
       const nodeId = snap.idOf.get(c.node) ?? c.node;
       try {
-        if (c.kind === "start") await this.#start(c, nodeId, settings);
+        if (c.kind === "start" && c.set && traitsOf(c.engine)?.multiNode === "pipeline") {
+          c.set.master = `${rendezvousHost(snap, c.set.head)}:${pipelinePort}`;
+        }
+        // A head waits for its workers (#startHeads sends it).
+        if (c.kind === "start" && c.after?.length) this.#heads.set(c.shardId, { c, nodeId });
+        else if (c.kind === "start") await this.#start(c, nodeId, settings);
         else if (c.kind === "drain") this.deps.replicas.drain(replicaIdOf(nodeId, c.shardId));
         else {
           this.deps.replicas.drain(replicaIdOf(nodeId, c.shardId));
@@ -380,7 +425,20 @@ export class Reconciler {
       launch.contextLength = c.contextLength * c.slots;
     }
     if (traits?.tensorParallel && c.gpus.length > 1) launch.tensorParallel = c.gpus.length;
+    if (c.set) launch.set = c.set;
     const origin = model?.origin;
+    // An RPC worker lends memory; the head's engine sends it the layers, so it fetches nothing.
+    const lender = c.set?.role === "worker" && traits?.multiNode === "rpc";
+    if (lender) {
+      await this.deps.hub.startReplica(nodeId, {
+        shardId: c.shardId,
+        model: c.model,
+        engine: c.engine,
+        args: [],
+        launch,
+      });
+      return;
+    }
     if (origin && origin.kind !== "local") {
       // A download can take an hour: it runs beside the loop, which sees its progress.
       this.#fetchThenStart(c, nodeId, origin, launch, profile?.args ?? c.args, settings);
@@ -512,4 +570,13 @@ function refusedFlag(m: CatalogModel): string | undefined {
     }
   }
   return undefined;
+}
+
+/** vLLM's rendezvous on a pipeline set's head (torch.distributed's own default port). */
+const pipelinePort = 29500;
+
+/** Where a set's other ranks reach its head: the host name its agent reports, else its node name. */
+function rendezvousHost(snap: HubSnapshot, head: string): string {
+  const id = snap.idOf.get(head);
+  return (id && snap.live.get(id)?.heartbeat?.host?.hostname) || head;
 }
