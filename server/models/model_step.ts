@@ -341,7 +341,8 @@ export class ModelStep {
     );
     const idleSince = (s: Replica) => s.lastRequestAt ?? s.readyAt ?? s.createdAt;
     const candidates = this.input.shards.filter((s) =>
-      onDemand.has(s.model) && s.state === "ready" && !this.gone.has(s.id) && s.inFlight === 0
+      onDemand.has(s.model) && s.state === "ready" && !this.gone.has(s.id) && s.inFlight === 0 &&
+      !isWorker(s.id) // a set goes by its head, which takes its workers with it
     ).sort((a, b) => idleSince(a) - idleSince(b));
     const old = (s: Replica) => now - (s.readyAt ?? s.createdAt) >= settings.minLifetimeMs;
     const victims: Replica[] = [];
