@@ -270,6 +270,17 @@ export class Reconciler {
    * listens (its report's address); forgets a head that is no longer pending (stopped with its set).
    */
   async #startHeads(snap: HubSnapshot, settings: ReconcilerSettings): Promise<void> {
+    // A head placed by another leader (or before a restart) waits for a command this one never
+    // had: its record goes, and the next step stops its workers and places the set again.
+    const all = this.deps.shards.all();
+    const orphans = all.filter((s) =>
+      s.state === "pending" && !this.#heads.has(s.id) && workersOf(all, s.id).length > 0
+    ).map((s) => s.id);
+    if (orphans.length) {
+      this.#log.warn("sets whose head was never sent are placed again", { shardIds: orphans });
+      await this.deps.shards.save([], orphans);
+      this.kick();
+    }
     for (const [id, waiting] of this.#heads) {
       const head = this.deps.shards.get(id);
       if (!head || head.state !== "pending") {
@@ -295,6 +306,14 @@ export class Reconciler {
       };
       try {
         await this.#start(c, waiting.nodeId, settings);
+        // Sent: no longer a head waiting for its command (see the orphans above).
+        const now = this.deps.clock.now();
+        await this.deps.shards.save([{
+          ...head,
+          state: "starting",
+          stateSince: now,
+          progressAt: now,
+        }]);
       } catch (e) {
         this.#log.warn("a set's head could not be sent", { shardId: id, error: e as Error });
       }
