@@ -7,7 +7,7 @@
  * channel and begins heartbeats; `stop()` stops engines and closes the channel.
  */
 import type { Logger } from "../core/log.ts";
-import type { EngineInstalled, GpuReport, HostInfo } from "../core/protocol/host_report.ts";
+import type { EngineInstalled, GpuReport } from "../core/protocol/host_report.ts";
 import {
   type AgentMessage,
   protocolVersion,
@@ -26,6 +26,7 @@ import { EngineStartError } from "./engine_start_error.ts";
 import { attributeGpuProcesses } from "./hardware/gpu_process_owner.ts";
 import { GpuMonitor } from "./hardware/gpu_monitor.ts";
 import { readHostInfo } from "./hardware/host_info.ts";
+import { offered } from "./hardware/offered_memory.ts";
 import { openGpuProbe } from "./hardware/open_gpu_probe.ts";
 import type { LaunchSpec, ReplicaHandle } from "./launch_spec.ts";
 import type { EngineProfile, SetProfile } from "./engines/engine_adapter.ts";
@@ -47,19 +48,6 @@ export function launchProfile(spec: ReplicaSpec): Pick<LaunchSpec, "profile" | "
     Object.entries(rest).filter(([, v]) => v !== undefined),
   ) as EngineProfile;
   return { profile, ...(gpus ? { gpus } : {}) };
-}
-
-/** The memory a node offers, as placement counts it: all it has, or `resources.memory_mb`. */
-export function offered(host: HostInfo, capMb: number): HostInfo {
-  if (capMb <= 0) return host;
-  const cap = capMb * 1024 ** 2;
-  return {
-    ...host,
-    ramTotalBytes: Math.min(host.ramTotalBytes ?? cap, cap),
-    ...(host.ramAvailableBytes !== undefined
-      ? { ramAvailableBytes: Math.min(host.ramAvailableBytes, cap) }
-      : {}),
-  };
 }
 
 export interface AgentDeps {

@@ -28,7 +28,7 @@ import { applyCommands, type Command, type Replica, type StartCommand } from "./
 import type { ReplicaRecords, StoredReplica } from "./replica_records.ts";
 import type { PinnedSource } from "../../core/weights/pinned_source.ts";
 import { traitsOf } from "../../core/engines/engine_traits.ts";
-import { workersOf } from "./replica_set.ts";
+import { WaitingHeads } from "./waiting_heads.ts";
 
 export interface ReconcilerSettings extends ReconcileSettings {
   intervalMs: number;
@@ -63,7 +63,7 @@ export class Reconciler {
   #notes = new Map<string, Note[]>();
   readonly #held = new Map<string, string>();
   /** Heads of sets placed but not sent: they wait for their workers to be ready. */
-  readonly #heads = new Map<string, { c: StartCommand; nodeId: string }>();
+  readonly #heads = new WaitingHeads();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
   #again = false;
@@ -270,43 +270,20 @@ export class Reconciler {
    * listens (its report's address); forgets a head that is no longer pending (stopped with its set).
    */
   async #startHeads(snap: HubSnapshot, settings: ReconcilerSettings): Promise<void> {
-    // A head placed by another leader (or before a restart) waits for a command this one never
-    // had: its record goes, and the next step stops its workers and places the set again.
-    const all = this.deps.shards.all();
-    const orphans = all.filter((s) =>
-      s.state === "pending" && !this.#heads.has(s.id) && workersOf(all, s.id).length > 0
-    ).map((s) => s.id);
+    // Placed by another leader (or before a restart): its record goes, and the next step stops
+    // its workers and places the set again.
+    const orphans = this.#heads.orphans(this.deps.shards.all());
     if (orphans.length) {
       this.#log.warn("sets whose head was never sent are placed again", { shardIds: orphans });
       await this.deps.shards.save([], orphans);
       this.kick();
     }
-    for (const [id, waiting] of this.#heads) {
-      const head = this.deps.shards.get(id);
-      if (!head || head.state !== "pending") {
-        this.#heads.delete(id);
-        continue;
-      }
-      const workers = workersOf(this.deps.shards.all(), id);
-      if (workers.length !== waiting.c.after!.length || workers.some((w) => w.state !== "ready")) {
-        continue;
-      }
-      const addresses = workers.map((w) =>
-        snap.live.get(w.nodeId)?.shards.find((r) => r.shardId === w.id)?.baseUrl ?? ""
-      );
-      if (addresses.some((a) => !a.startsWith("tls://"))) continue;
-      this.#heads.delete(id);
-      const set = waiting.c.set!;
-      const c: StartCommand = {
-        ...waiting.c,
-        set: {
-          ...set,
-          workers: (set.workers ?? []).map((w, i) => ({ ...w, address: addresses[i]! })),
-        },
-      };
+    const reported = (w: StoredReplica) =>
+      snap.live.get(w.nodeId)?.shards.find((r) => r.shardId === w.id)?.baseUrl;
+    for (const { c, nodeId, head } of this.#heads.due(this.deps.shards.all(), reported)) {
       try {
-        await this.#start(c, waiting.nodeId, settings);
-        // Sent: no longer a head waiting for its command (see the orphans above).
+        await this.#start(c, nodeId, settings);
+        // Sent: a starting head, no longer one waiting for its command.
         const now = this.deps.clock.now();
         await this.deps.shards.save([{
           ...head,
@@ -315,7 +292,7 @@ export class Reconciler {
           progressAt: now,
         }]);
       } catch (e) {
-        this.#log.warn("a set's head could not be sent", { shardId: id, error: e as Error });
+        this.#log.warn("a set's head could not be sent", { shardId: c.shardId, error: e as Error });
       }
     }
   }
@@ -399,7 +376,7 @@ export class Reconciler {
           c.set.master = `${rendezvousHost(snap, c.set.head)}:${pipelinePort}`;
         }
         // A head waits for its workers (#startHeads sends it).
-        if (c.kind === "start" && c.after?.length) this.#heads.set(c.shardId, { c, nodeId });
+        if (c.kind === "start" && c.after?.length) this.#heads.wait(c, nodeId);
         else if (c.kind === "start") await this.#start(c, nodeId, settings);
         else if (c.kind === "drain") this.deps.replicas.drain(replicaIdOf(nodeId, c.shardId));
         else {
