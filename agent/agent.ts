@@ -26,9 +26,10 @@ import { EngineStartError } from "./engine_start_error.ts";
 import { attributeGpuProcesses } from "./hardware/gpu_process_owner.ts";
 import { GpuMonitor } from "./hardware/gpu_monitor.ts";
 import { readHostInfo } from "./hardware/host_info.ts";
+import { offered } from "./hardware/offered_memory.ts";
 import { openGpuProbe } from "./hardware/open_gpu_probe.ts";
 import type { LaunchSpec, ReplicaHandle } from "./launch_spec.ts";
-import type { EngineProfile } from "./engines/engine_adapter.ts";
+import type { EngineProfile, SetProfile } from "./engines/engine_adapter.ts";
 import { ownRunAsProblems } from "./run_as_capabilities.ts";
 import { Supervisor } from "./supervisor.ts";
 import { parsePortRange } from "./port_picker.ts";
@@ -36,6 +37,7 @@ import { systemClock } from "../core/clock.ts";
 import { type NodeWeights, nodeWeights } from "./weights/mod.ts";
 import { WeightsCommands } from "./weights_commands.ts";
 import { sweepSlotFiles } from "./slot_files.ts";
+import { SetTunnels } from "./tunnel/set_tunnels.ts";
 
 /** The placement's profile and cards from a start command, as the supervisor takes them. */
 export function launchProfile(spec: ReplicaSpec): Pick<LaunchSpec, "profile" | "gpus"> {
@@ -65,6 +67,7 @@ export class Agent {
   #clusterClient: Deno.HttpClient | undefined;
   readonly #weightsCommands: WeightsCommands;
   readonly #errors = new Map<string, string>();
+  readonly #sets: SetTunnels;
   #channel: ControlChannel | undefined;
   #gpu: GpuMonitor | undefined;
   #heartbeatMs: number;
@@ -81,6 +84,7 @@ export class Agent {
     this.#d = deps;
     this.#log = deps.logger;
     this.#heartbeatMs = deps.config.heartbeatMs;
+    this.#sets = new SetTunnels(deps.logger.child({ part: "tunnel" }));
     const ports = deps.config.enginePorts.trim();
     this.#supervisor = new Supervisor({
       logger: deps.logger.child({ part: "supervisor" }),
@@ -181,6 +185,7 @@ export class Agent {
     clearInterval(this.#detectTimer);
     if (opts.keepEngines) this.#supervisor.detach();
     else await this.#supervisor.stopAll();
+    await this.#sets.closeAll();
     // Fetches stop; their .part files stay for the next start to resume.
     await this.#weights.close();
     this.#clusterClient?.close();
@@ -188,8 +193,9 @@ export class Agent {
     await this.#gpu?.stop();
   }
 
-  #binary(engine: string): string | undefined {
-    const setting = traitsOf(engine)?.binarySetting;
+  #binary(engine: string, role?: "head" | "worker"): string | undefined {
+    const t = traitsOf(engine);
+    const setting = role === "worker" ? t?.workerBinarySetting : t?.binarySetting;
     return setting ? settingText(this.#d.config, setting) : undefined;
   }
 
@@ -219,6 +225,7 @@ export class Agent {
     switch (m.type) {
       case "welcome": {
         this.nodeId = m.nodeId;
+        this.#sets.identity = m.tunnel ? { ...m.tunnel, caPem: this.#d.caPem } : undefined;
         this.#heartbeatMs = m.heartbeatMs;
         const first = !this.#welcomed;
         this.#welcomed = true;
@@ -237,7 +244,7 @@ export class Agent {
         return this.#start(m.id, m.spec);
       case "stop_replica":
         this.#errors.delete(m.replicaId);
-        this.#supervisor.stop(m.replicaId).then(
+        this.#supervisor.stop(m.replicaId).finally(() => this.#sets.close(m.replicaId)).then(
           () => this.#result(m.id, { ok: true }),
           (e) =>
             this.#result(m.id, { ok: false, error: e instanceof Error ? e.message : String(e) }),
@@ -256,10 +263,25 @@ export class Agent {
   }
 
   #start(commandId: string | undefined, spec: ReplicaSpec): void {
+    this.#errors.delete(spec.replicaId);
+    // Registered synchronously (a welcome's replicas must be known before orphans are reaped);
+    // only a set member waits for its tunnel first.
+    if (!spec.launch?.set) return this.#ensure(commandId, spec, this.#launch(spec));
+    const port = () => this.#supervisor.get(spec.replicaId)?.port;
+    this.#sets.open(spec, this.#d.config.engineHost, port).then(
+      (set) => this.#ensure(commandId, spec, this.#launch(spec, set)),
+      (e) => this.#failed(commandId, spec, e instanceof Error ? e.message : String(e), ""),
+    );
+  }
+
+  /** The spec as the supervisor takes it; a set member's with its tunnel's addresses. */
+  #launch(spec: ReplicaSpec, set?: SetProfile): LaunchSpec {
     const c = this.#d.config;
-    const binary = this.#binary(spec.engine);
+    const role = spec.launch?.set?.role;
+    const binary = this.#binary(spec.engine, role);
     const version = this.#engines?.find((e) => e.name === spec.engine)?.version;
-    const launch: LaunchSpec = {
+    const placed = launchProfile(spec);
+    return {
       replicaId: spec.replicaId,
       model: spec.model,
       engine: spec.engine,
@@ -268,11 +290,15 @@ export class Agent {
       ...(version ? { version } : {}),
       args: spec.args,
       apiKey: spec.apiKey,
-      host: c.engineHost,
+      // A worker's engine has no authentication: loopback only, its agent's tunnel in front.
+      host: role === "worker" ? "127.0.0.1" : c.engineHost,
       readyTimeoutMs: spec.readyTimeoutMs ?? c.engineReadyTimeoutMs,
-      ...launchProfile(spec),
+      ...placed,
+      ...(set ? { profile: { ...placed.profile, set } } : {}),
     };
-    this.#errors.delete(spec.replicaId);
+  }
+
+  #ensure(commandId: string | undefined, spec: ReplicaSpec, launch: LaunchSpec): void {
     this.#supervisor.ensure(launch).then(
       (h) => {
         if (commandId) this.#result(commandId, { ok: true, replica: this.#report(h) });
@@ -312,12 +338,15 @@ export class Agent {
 
   #report(h: ReplicaHandle): ReplicaReport {
     const error = h.error ?? this.#errors.get(h.replicaId);
+    const tunnel = this.#sets.workerAddress(h.replicaId);
     return {
       replicaId: h.replicaId,
       model: h.model,
       engine: h.engine,
       state: h.state,
-      baseUrl: h.baseUrl,
+      // A worker is reached by its head through the tunnel, never by the router.
+      baseUrl: tunnel ? `tls://${tunnel}` : h.baseUrl,
+      ...(tunnel ? { role: "worker" as const } : {}),
       pid: h.pid,
       restarts: h.restarts,
       startedAt: h.startedAt,
@@ -357,10 +386,13 @@ export class Agent {
     }
     this.#channel.send({
       type: "heartbeat",
-      host: readHostInfo({
-        weightsDir: c.weightsDir || `${c.dataDir}/weights`,
-        enginesDir: `${c.dataDir}/engines`,
-      }),
+      host: offered(
+        readHostInfo({
+          weightsDir: c.weightsDir || `${c.dataDir}/weights`,
+          enginesDir: `${c.dataDir}/engines`,
+        }),
+        c.memoryOfferedMb,
+      ),
       ...(gpu ? { gpu } : {}),
       ...(this.#engines ? { engines: this.#engines } : {}),
       replicas,
@@ -369,6 +401,7 @@ export class Agent {
   }
 
   async #revoked(reason: string): Promise<void> {
+    await this.#sets.closeAll();
     this.#log.error("the control plane refused this node's credential; stopping", { reason });
     await this.#supervisor.stopAll();
     this.#ended.resolve({ revoked: true, reason });

@@ -54,6 +54,17 @@ export const agentSettings = {
     "text-embeddings-router",
     "The text-embeddings-inference server binary (a name on PATH or a path)",
   ),
+  rpcServer: text(
+    "engines.rpc_server",
+    "rpc-server",
+    "llama.cpp's rpc-server binary (built with GGML_RPC), run when this node lends memory to a model split across nodes",
+  ),
+  memoryOfferedMb: int(
+    "resources.memory_mb",
+    0,
+    "Memory this node offers replicas, in MiB (0: all it has); what placement counts as its total",
+    { min: 0 },
+  ),
   engineRunAs: text(
     "engines.run_as",
     "",

@@ -57,10 +57,15 @@ export function prepareReplica(
       `replica id "${spec.replicaId}" must be letters, digits, ".", "_" or "-" (at most 128)`,
     );
   }
-  const adapter = Object.hasOwn(adapters, spec.engine) ? adapters[spec.engine] : undefined;
-  if (!adapter) {
+  const engine = Object.hasOwn(adapters, spec.engine) ? adapters[spec.engine] : undefined;
+  if (!engine) {
     const known = Object.keys(adapters).sort().join(", ");
     throw new LaunchPlanError(spec.engine, `no such engine here; known engines: ${known}`);
+  }
+  // A set's worker runs the engine's worker side (llama.cpp's rpc-server), not its server.
+  const adapter = spec.profile?.set?.role === "worker" ? engine.worker : engine;
+  if (!adapter) {
+    throw new LaunchPlanError(spec.engine, "this engine cannot be a worker of a set of nodes");
   }
   const host = spec.host ?? "127.0.0.1";
   const port = spec.port || pickPort(host);

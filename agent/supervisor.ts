@@ -306,6 +306,15 @@ export class Supervisor {
     }
   }
 
+  /** One readiness check of the replica's engine, as its adapter is probed. */
+  #probe(replica: Replica): (timeoutMs: number) => Promise<boolean> {
+    const { adapter, handle, spec } = replica;
+    if (adapter.probe === "running") return () => Promise.resolve(true);
+    if (adapter.probe === "tcp") return (timeoutMs) => tcpAnswers(handle.port, timeoutMs);
+    const isReady = (status: number, body: string) => adapter.isReady(status, body);
+    return healthProbe(this.#fetch, handle.baseUrl + adapter.healthPath, spec.apiKey, isReady);
+  }
+
   /**
    * The engine's load from its Prometheus endpoint, time-boxed and size-bounded. A replica that is
    * not ready, an engine that does not answer, or a page without the dialect's names is unknown
@@ -314,7 +323,9 @@ export class Supervisor {
   readLoad(replicaId: string): Promise<LoadSnapshot> {
     const readAt = this.#clock.now();
     const replica = this.#replicas.get(replicaId);
-    if (!replica || replica.handle.state !== "ready") return Promise.resolve(unknownLoad(readAt));
+    if (!replica || replica.handle.state !== "ready" || replica.adapter.probe) {
+      return Promise.resolve(unknownLoad(readAt));
+    }
     const { baseUrl } = replica.handle;
     return readEngineLoad(this.#fetch, baseUrl, replica.adapter, replica.spec.apiKey, readAt);
   }
@@ -345,12 +356,7 @@ export class Supervisor {
       baseUrl: replica.handle.baseUrl,
       storedKey: this.#keys.read(spec.replicaId),
       ...(this.#adoptProbeMs !== undefined ? { probeTimeoutMs: this.#adoptProbeMs } : {}),
-      probe: healthProbe(
-        this.#fetch,
-        replica.handle.baseUrl + replica.adapter.healthPath,
-        spec.apiKey,
-        (status, body) => replica.adapter.isReady(status, body),
-      ),
+      probe: this.#probe(replica),
     });
     if (verdict.adopt) {
       const stat = readStat(record.pid);
@@ -462,9 +468,7 @@ export class Supervisor {
     });
     proc.exited.then((status) => this.#onExit(replica, proc, status));
 
-    const isReady = (status: number, body: string) => replica.adapter.isReady(status, body);
-    const url = replica.handle.baseUrl + replica.adapter.healthPath;
-    const probe = healthProbe(this.#fetch, url, spec.apiKey, isReady);
+    const probe = this.#probe(replica);
     const timeoutMs = spec.readyTimeoutMs ?? defaults.readyTimeoutMs;
     replica.lastProgress = Date.now();
     const failure = replica.stopping ? "was stopped while starting" : await proc.waitReady(
@@ -484,6 +488,8 @@ export class Supervisor {
     this.#setState(replica, "ready");
     this.#watchHealth(replica);
     this.#log.info("engine ready", { replicaId: spec.replicaId, pid: proc.pid });
+    const notes = replica.adapter.readyNotes?.(proc.tail.text()) ?? [];
+    if (notes.length) this.#log.info("engine placed parts on other nodes", { notes });
   }
 
   /**
@@ -497,12 +503,7 @@ export class Supervisor {
     const { proc, adopted } = replica;
     const replicaId = replica.spec.replicaId;
     replica.health = watchHealth({
-      probe: healthProbe(
-        this.#fetch,
-        replica.handle.baseUrl + replica.adapter.healthPath,
-        replica.spec.apiKey,
-        (status, body) => replica.adapter.isReady(status, body),
-      ),
+      probe: this.#probe(replica),
       intervalMs: this.#healthMs,
       failures: this.#healthFailures,
       current: () =>
@@ -618,4 +619,26 @@ export class Supervisor {
 /** Ready, or ready once and now hung: an exit or a failed probe is then the watcher's to handle. */
 function running(replica: Replica): boolean {
   return replica.handle.state === "ready" || replica.handle.state === "unhealthy";
+}
+
+/** Whether something accepts a connection on loopback `port` within `timeoutMs`. */
+async function tcpAnswers(port: number, timeoutMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const connecting = Deno.connect({ hostname: "127.0.0.1", port });
+  const timeout = new Promise<undefined>((
+    r,
+  ) => (timer = setTimeout(() => r(undefined), timeoutMs)));
+  try {
+    const conn = await Promise.race([connecting, timeout]);
+    if (!conn) {
+      connecting.then((c) => c.close(), () => {});
+      return false;
+    }
+    conn.close();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }

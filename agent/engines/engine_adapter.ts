@@ -52,6 +52,27 @@ export interface EngineProfile {
    * safetensors only: its pickle files run code when loaded.
    */
   readonly allowPickle?: boolean;
+  /** Its part in a replica over several nodes (core/protocol/messages.ts `replicaSetSchema`). */
+  readonly set?: SetProfile;
+}
+
+/**
+ * A set member's launch, as its agent resolved it: the head's engine reaches each worker at a
+ * loopback address its agent forwards (agent/tunnel); a worker's engine binds loopback.
+ */
+export interface SetProfile {
+  readonly role: "head" | "worker";
+  /** Head: each worker, in order, where its engine reaches it and the layers it holds. */
+  readonly workers?: readonly { readonly address: string; readonly layers?: number }[];
+  /** Layers this member holds. */
+  readonly layers?: number;
+  /** Nodes in the set and this one's rank (0: the head), for pipeline engines. */
+  readonly nodes?: number;
+  readonly rank?: number;
+  /** Pipeline: host:port of the head's rendezvous that the other ranks join. */
+  readonly master?: string;
+  /** Worker: bytes of memory it offers the head (llama.cpp `rpc-server -m`). */
+  readonly memoryBytes?: number;
 }
 
 /** What a node must have for an engine to run there; checked before placing and by `doctor`. */
@@ -96,6 +117,16 @@ export interface EngineAdapter {
   readonly requirements: EngineRequirements;
   /** Finds the engine on this node and its version; never throws. */
   detect(opts?: DetectOptions): Promise<Detection>;
+  /**
+   * How a set's worker is known ready, with no metrics read (it speaks no HTTP; a stray GET
+   * would be read as its own protocol): "tcp", its port accepts a connection; "running", it has
+   * no port (a headless pipeline rank), so running is all. Absent: `healthPath`.
+   */
+  readonly probe?: "tcp" | "running";
+  /** The same engine as a set's worker (engine_traits `multiNode`); absent: it has none. */
+  readonly worker?: EngineAdapter;
+  /** Lines of its output worth logging once it is ready (where a set's head put its layers). */
+  readyNotes?(output: string): string[];
 }
 
 /** Statuses some engines put in a 200 body while they are still loading. */

@@ -40,12 +40,76 @@ export function llamacppProfileArgs(p: EngineProfile = {}): string[] {
   const out: string[] = [];
   if (p.contextLength !== undefined) out.push("-c", String(p.contextLength));
   if (p.parallel !== undefined) out.push("-np", String(p.parallel));
-  if (p.gpuLayers !== undefined) out.push("-ngl", String(p.gpuLayers));
+  if (p.set?.role === "head" && p.set.workers?.length) out.push(...rpcHeadArgs(p));
+  else if (p.gpuLayers !== undefined) out.push("-ngl", String(p.gpuLayers));
   if (p.mode === "embedding") out.push("--embeddings");
   else if (p.mode === "rerank") out.push("--reranking");
   else out.push("--jinja");
   return out;
 }
+
+/**
+ * A set's head: its RPC workers are devices to llama-server (`--rpc`, in order), and `-ngl`
+ * offloads that many of the last layers to devices, split among them by `-ts`. On a CPU head the
+ * devices are the workers alone, so what is not offloaded stays on the head; on a GPU head its
+ * own cards come first in the device list and take the head's layers.
+ */
+function rpcHeadArgs(p: EngineProfile): string[] {
+  const set = p.set!;
+  const workers = set.workers!;
+  const shares = workers.map((w) => w.layers ?? 1);
+  const onWorkers = shares.reduce((a, l) => a + l, 0);
+  const cards = p.gpuLayers !== undefined && p.gpuLayers > 0;
+  const out = ["--rpc", workers.map((w) => w.address).join(",")];
+  if (cards) {
+    out.push("-ngl", "999", "-ts", [set.layers ?? 1, ...shares].join(","));
+  } else {
+    out.push("-ngl", String(onWorkers));
+    if (workers.length > 1) out.push("-ts", shares.join(","));
+  }
+  return out;
+}
+
+/** The lines where llama-server says what it put on each RPC worker. */
+export function rpcBufferLines(output: string): string[] {
+  return output.split("\n").filter((l) => /RPC\[[^\]]*\] (model|KV) buffer size/.test(l))
+    .map((l) => l.trim());
+}
+
+/**
+ * A set's worker: `rpc-server` on loopback (it has no authentication; only the agent's tunnel
+ * reaches it), offering the memory placement gave it, so llama-server's split by free memory
+ * agrees with the plan's.
+ */
+export const llamacppWorkerAdapter: EngineAdapter = {
+  name: "llamacpp",
+  requirements: { gpu: engineTraits.llamacpp.gpu },
+  detect: (opts) =>
+    detectBinary({
+      engine: "llamacpp",
+      name: "rpc-server",
+      versionArgs: ["--help"],
+      parseVersion: () => undefined,
+      versionTimeoutMs: 10_000,
+    }, opts),
+  ...httpProbes,
+  probe: "tcp",
+  dialect: llamacppDialect,
+  plan(input: PlanInput): LaunchPlan {
+    const mem = input.profile?.set?.memoryBytes;
+    return {
+      cmd: input.binary ?? "rpc-server",
+      args: [
+        "-H",
+        "127.0.0.1",
+        "-p",
+        String(input.port),
+        ...(mem ? ["-m", String(Math.max(1, Math.floor(mem / 1024 ** 2)))] : []),
+      ],
+      env: {},
+    };
+  },
+};
 
 const traits = engineTraits.llamacpp;
 
@@ -63,6 +127,8 @@ export const llamacppAdapter: EngineAdapter = {
     }, opts),
   ...httpProbes,
   dialect: llamacppDialect,
+  worker: llamacppWorkerAdapter,
+  readyNotes: rpcBufferLines,
   plan(input: PlanInput): LaunchPlan {
     if (!input.modelPath) {
       throw new LaunchPlanError("llamacpp", "a GGUF file (modelPath) is needed");

@@ -14,11 +14,26 @@ import { LaunchPlanError } from "../../core/engines/launch_plan_error.ts";
 
 const traits = engineTraits.sim;
 
+/** A set's worker, as llama.cpp's rpc-server plays it: a TCP port on loopback, no HTTP. */
+export const simWorkerAdapter: EngineAdapter = {
+  name: traits.name,
+  ...httpProbes,
+  probe: "tcp",
+  dialect: llamacppDialect,
+  requirements: { gpu: traits.gpu },
+  detect: () => Promise.resolve({ installed: true, binary: selfCommand([]).cmd, version: VERSION }),
+  plan(input: PlanInput): LaunchPlan {
+    const self = selfCommand(["sim-engine", "--worker", "--port", String(input.port)]);
+    return { cmd: self.cmd, args: self.args, env: selfCommandEnv() };
+  },
+};
+
 export const simAdapter: EngineAdapter = {
   name: traits.name,
   ...httpProbes,
   dialect: llamacppDialect,
   requirements: { gpu: traits.gpu },
+  worker: simWorkerAdapter,
   /** Built in: always installed, at this program's version. */
   detect: () => Promise.resolve({ installed: true, binary: selfCommand([]).cmd, version: VERSION }),
   plan(input: PlanInput): LaunchPlan {
@@ -37,6 +52,9 @@ export const simAdapter: EngineAdapter = {
       "--model",
       input.model,
       ...(profile.parallel !== undefined ? ["--slots", String(profile.parallel)] : []),
+      ...(profile.set?.workers?.length
+        ? ["--rpc", profile.set.workers.map((w) => w.address).join(",")]
+        : []),
       ...input.args,
     ]);
     // `binary` is ignored: the simulated engine is always this program.

@@ -2,7 +2,13 @@
  * vLLM's OpenAI server (`vllm serve`). Its HTTP server only answers once the engine is built, so
  * `/health` 200 means ready.
  */
-import type { EngineAdapter, EngineProfile, LaunchPlan, PlanInput } from "./engine_adapter.ts";
+import type {
+  EngineAdapter,
+  EngineProfile,
+  LaunchPlan,
+  PlanInput,
+  SetProfile,
+} from "./engine_adapter.ts";
 import { httpProbes } from "./engine_adapter.ts";
 import { detectBinary } from "./detect_binary.ts";
 import { engineTraits } from "../../core/engines/engine_traits.ts";
@@ -53,9 +59,38 @@ export function vllmProfileArgs(p: EngineProfile = {}): string[] {
   if (p.gpuMemoryFraction !== undefined) {
     out.push("--gpu-memory-utilization", String(p.gpuMemoryFraction));
   }
+  if (p.set?.nodes !== undefined && p.set.nodes > 1) out.push(...pipelineArgs(p.set));
   if (p.mode === "embedding") out.push("--task", "embed");
   if (p.mode === "rerank") out.push("--task", "score");
   return out;
+}
+
+/**
+ * vLLM over several nodes on its multiprocessing backend, as its docs give it: each node runs
+ * `vllm serve` with the same model, tensor parallel over its own cards and one pipeline stage per
+ * node; rank 0 (the head) serves the API and the rendezvous at `--master-addr`, the others run
+ * `--headless`. Its traffic between nodes (torch.distributed, NCCL) is its own, not the tunnel's.
+ */
+export function pipelineArgs(set: SetProfile): string[] {
+  const [addr, port] = splitHostPort(set.master ?? "");
+  return [
+    "--pipeline-parallel-size",
+    String(set.nodes),
+    "--distributed-executor-backend",
+    "mp",
+    "--nnodes",
+    String(set.nodes),
+    "--node-rank",
+    String(set.rank ?? 0),
+    ...(addr ? ["--master-addr", addr] : []),
+    ...(port ? ["--master-port", port] : []),
+    ...(set.role === "worker" ? ["--headless"] : []),
+  ];
+}
+
+function splitHostPort(s: string): [string, string] {
+  const at = s.lastIndexOf(":");
+  return at > 0 ? [s.slice(0, at), s.slice(at + 1)] : [s, ""];
 }
 
 /** `vllm --version` prints the version alone on its last line, after any log lines. */
@@ -65,6 +100,17 @@ export function parseVllmVersion(output: string): string | undefined {
 }
 
 const traits = engineTraits.vllm;
+
+/** A headless rank: the same command with `--headless`; it answers nothing, so it is ready as it runs. */
+export const vllmWorkerAdapter: EngineAdapter = {
+  name: traits.name,
+  requirements: { gpu: traits.gpu, minComputeCapability: "7.0" },
+  detect: (opts) => vllmAdapter.detect(opts),
+  ...httpProbes,
+  probe: "running",
+  dialect: vllmDialect,
+  plan: (input) => vllmAdapter.plan(input),
+};
 
 export const vllmAdapter: EngineAdapter = {
   name: traits.name,
@@ -80,6 +126,9 @@ export const vllmAdapter: EngineAdapter = {
     }, opts),
   ...httpProbes,
   dialect: vllmDialect,
+  get worker() {
+    return vllmWorkerAdapter;
+  },
   plan(input: PlanInput): LaunchPlan {
     if (!input.modelPath) {
       throw new LaunchPlanError("vllm", "a model directory or hub id (modelPath) is needed");

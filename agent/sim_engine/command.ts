@@ -61,6 +61,9 @@ If LLAMA_API_KEY is set, every request but /health needs "Authorization: Bearer 
 Options:
 ${settingsHelp(simEngineSettings)}
   --reranking, --rerank        Offer /v1/rerank, as llama-server started with --reranking does
+  --rpc HOST:PORT,...          Play the head of a set: exit at once unless each worker answers
+  --worker                     Play a set's worker (llama.cpp's rpc-server): a TCP port that
+                               answers each connection with "sim-worker", nothing over HTTP
   --help                       Show this help
 `;
 
@@ -73,6 +76,8 @@ export const simEngineCommand: Command = {
       // Bare switches, spelled as llama-server's, so a catalog's args suit either engine.
       reranking: { type: "boolean" },
       rerank: { type: "boolean" },
+      rpc: { type: "string" },
+      worker: { type: "boolean" },
       help: { type: "boolean" },
     });
     if (parsed.values.help) {
@@ -82,6 +87,16 @@ export const simEngineCommand: Command = {
     const env = Deno.env.toObject();
     const s = resolveSettings(simEngineSettings, { flags: parsed.values, env });
     const log = createLogger({ base: { component: "sim-engine" } });
+    if (parsed.values.worker) return await simWorker(s.host, s.port);
+    if (typeof parsed.values.rpc === "string") {
+      const unreached = await unreachable(parsed.values.rpc.split(",").filter(Boolean));
+      if (unreached.length) {
+        // As llama-server does when an RPC server is away: the head cannot load without it.
+        console.error(`llmgw sim-engine: cannot reach RPC server(s) ${unreached.join(", ")}`);
+        return 1;
+      }
+      log.info("sim-engine reached its workers", { rpc: parsed.values.rpc });
+    }
     let engine;
     try {
       engine = await startSimEngine({
@@ -112,6 +127,38 @@ export const simEngineCommand: Command = {
     return 0;
   },
 };
+
+/** The workers among `addresses` (host:port) that do not answer as a sim worker does. */
+async function unreachable(addresses: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const a of addresses) {
+    const at = a.lastIndexOf(":");
+    try {
+      const c = await Deno.connect({ hostname: a.slice(0, at), port: Number(a.slice(at + 1)) });
+      const buf = new Uint8Array(16);
+      const n = await c.read(buf);
+      c.close();
+      if (new TextDecoder().decode(buf.subarray(0, n ?? 0)) !== "sim-worker\n") out.push(a);
+    } catch {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
+/** A set's worker: greets each connection, as a head's check reads it, until signalled. */
+async function simWorker(host: string, port: number): Promise<number> {
+  const listener = Deno.listen({ hostname: host, port });
+  console.log(`sim-engine worker listening on ${host}:${listener.addr.port}`);
+  (async () => {
+    for await (const c of listener) {
+      c.write(new TextEncoder().encode("sim-worker\n")).catch(() => {}).finally(() => c.close());
+    }
+  })().catch(() => {});
+  await untilSignalled();
+  listener.close();
+  return 0;
+}
 
 function untilSignalled(): Promise<Deno.Signal> {
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];

@@ -45,6 +45,15 @@ export interface EngineTraits {
   readonly serves: readonly EngineServes[];
   /** `false`: it keeps no KV cache (an encoder), so its estimate counts no context. */
   readonly kvCache?: false;
+  /**
+   * How one replica spans several nodes when no single node holds it; absent: it never does.
+   * "rpc": workers lend memory to the head's engine, which offloads layers to them (llama.cpp
+   * `rpc-server` + `llama-server --rpc`); the split is layers per node. "pipeline": each node runs
+   * `gpus` cards tensor parallel and the nodes are pipeline stages (vLLM `--pipeline-parallel-size`).
+   */
+  readonly multiNode?: "rpc" | "pipeline";
+  /** The agent setting that names a set worker's executable, when it is another program. */
+  readonly workerBinarySetting?: string;
 }
 
 export type EngineServes = "generate" | "embedding" | "rerank";
@@ -65,6 +74,8 @@ export const engineTraits: Readonly<Record<EngineName, EngineTraits>> = {
     simulated: false,
     binarySetting: "engines.llama_server",
     serves: ["generate", "embedding", "rerank"],
+    multiNode: "rpc",
+    workerBinarySetting: "engines.rpc_server",
   },
   vllm: {
     name: "vllm",
@@ -78,6 +89,7 @@ export const engineTraits: Readonly<Record<EngineName, EngineTraits>> = {
     simulated: false,
     binarySetting: "engines.vllm",
     serves: ["generate", "embedding", "rerank"],
+    multiNode: "pipeline",
   },
   sglang: {
     name: "sglang",
@@ -131,6 +143,8 @@ export const engineTraits: Readonly<Record<EngineName, EngineTraits>> = {
     overhead: { bytes: 64 * MiB },
     simulated: true,
     serves: ["generate", "embedding"],
+    // Plays llama.cpp's RPC split in CI: its workers listen, its head checks it reaches them.
+    multiNode: "rpc",
   },
 };
 

@@ -41,8 +41,10 @@ export const replicaReportSchema = z.object({
   model: z.string(),
   engine: z.string(),
   state: z.enum(replicaReportStates),
-  /** Where the router reaches the engine. */
+  /** Where the router reaches the engine; a set's worker: `tls://host:port`, its tunnel. */
   baseUrl: z.string(),
+  /** A set's worker: never routed to, only reached by its head. */
+  role: z.enum(["head", "worker"]).optional(),
   /** 0 before the first process started. */
   pid: z.number().int().nonnegative(),
   restarts: z.number().int().nonnegative().optional(),
@@ -54,6 +56,38 @@ export const replicaReportSchema = z.object({
   error: z.string().optional(),
 });
 export type ReplicaReport = z.infer<typeof replicaReportSchema>;
+
+/**
+ * A replica's part in a replica spread over several nodes (core/engines/engine_traits.ts
+ * `multiNode`). A worker lends its node to the head: llama.cpp's `rpc-server` on loopback, reached
+ * only through its agent's tunnel, which accepts the head's node alone. The head runs the engine
+ * clients talk to and reaches each worker through a local port its own agent forwards. Nothing
+ * here is secret: the tunnel's certificates come with the welcome, per node.
+ */
+export const replicaSetSchema = z.object({
+  role: z.enum(["head", "worker"]),
+  /** The head's node name: the only peer a worker's tunnel accepts. */
+  head: z.string().min(1),
+  /** Head: each worker in order, with where its agent's tunnel listens and its share. */
+  workers: z.array(z.object({
+    node: z.string().min(1),
+    /** host:port of the worker agent's tunnel (its report's baseUrl, `tls://host:port`). */
+    address: z.string().min(1),
+    /** Layers (rpc) the worker holds. */
+    layers: z.number().int().nonnegative().optional(),
+  })).optional(),
+  /** Head: layers kept on the head itself (rpc); pipeline: this node's stage. */
+  layers: z.number().int().nonnegative().optional(),
+  /** Nodes in the set, head included (pipeline stages). */
+  nodes: z.number().int().positive().optional(),
+  /** Pipeline (vLLM): this node's rank, 0 for the head, and where the head's rendezvous is. */
+  rank: z.number().int().nonnegative().optional(),
+  /** Worker: bytes of memory it offers the head's engine (`rpc-server -m`). */
+  memoryBytes: z.number().int().nonnegative().optional(),
+  /** Pipeline: host:port of the head's rendezvous (vLLM `--master-addr`, `--master-port`). */
+  master: z.string().optional(),
+});
+export type ReplicaSet = z.infer<typeof replicaSetSchema>;
 
 /**
  * What placement decided for a replica: the engine profile (context per request, slots, GPU layers,
@@ -68,6 +102,8 @@ export const replicaLaunchSchema = z.object({
   mode: z.enum(["generate", "embedding", "rerank"]).optional(),
   allowPickle: z.boolean().optional(),
   gpus: z.array(z.number().int().nonnegative()).optional(),
+  /** Its part in a replica over several nodes; absent: the replica is this replica alone. */
+  set: replicaSetSchema.optional(),
 });
 export type ReplicaLaunch = z.infer<typeof replicaLaunchSchema>;
 
@@ -175,6 +211,12 @@ export const welcomeSchema = z.object({
    * restarted) and stops engines an earlier agent left that are not among them.
    */
   replicas: z.array(replicaSpecSchema),
+  /**
+   * This node's certificate in the cluster, signed by the cluster CA, with its key: what a set's
+   * head and workers know each other by (CN `llmgw node NAME`). Fresh on every welcome, kept in
+   * memory only, never logged.
+   */
+  tunnel: z.object({ certPem: z.string().min(1), keyPem: z.string().min(1) }).optional(),
 });
 
 export const startReplicaSchema = z.object({

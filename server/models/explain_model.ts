@@ -18,11 +18,17 @@ import {
 import { formatBytes } from "./memory_estimate.ts";
 import { type CatalogModel, replicaNeed } from "./replica_need.ts";
 import { inUse, liveStates, type Replica } from "./replica.ts";
+import { headOf, isWorker, workersOf } from "./replica_set.ts";
+import { type AcrossResult, explainAcross, placeAcross } from "./place_across.ts";
+import { explainSummary } from "./explain_summary.ts";
+import { engineTraits } from "../../core/engines/engine_traits.ts";
 
 export interface ProfileExplanation {
   profile: number;
   request: PlacementRequest;
   result: PlaceResult;
+  /** No single node holds it and its engine spans nodes: the set that would. */
+  across?: AcrossResult;
   text: string;
 }
 
@@ -69,16 +75,24 @@ function explainReplicas(
   return live.map((s) => {
     const p = model.def.profiles[s.profile];
     const node = view.nodes.find((n) => n.name === s.node);
-    const verdict = p && node
+    const inSet = isWorker(s.id) || workersOf(replicas, s.id).length > 0;
+    const verdict = p && node && !inSet
       ? place({ ...replicaNeed(model, p).request, ignoreReplicas: new Set([s.id]) }, [node])
         .considered[0]
       : undefined;
     const where = s.gpus.length
       ? `card(s) ${s.gpus.join(",")} × ${formatBytes(s.perCardBytes)}`
       : "the CPU";
+    const set = isWorker(s.id)
+      ? `, worker of the set headed by ${headOf(s.id)}`
+      : workersOf(replicas, s.id).length
+      ? `, head of a set with ${workersOf(replicas, s.id).map((w) => w.node).join(", ")}`
+      : "";
     const profile = p ? `profile ${s.profile} (${p.engine}${p.name ? `, ${p.name}` : ""})` : "";
     const why = !node
       ? "its node is not known now"
+      : inSet
+      ? "no single node holds the model, so this node holds a part of it"
       : !verdict
       ? "its profile is gone (the model changed): it is replaced"
       : verdict.ok
@@ -96,7 +110,7 @@ function explainReplicas(
       ...(verdict ? { verdict } : {}),
       text: `replica ${s.id} on ${s.node} (${s.state}): ${where}, ${
         formatBytes(s.ramBytes)
-      } memory, ${s.cores} core(s)${profile ? `, ${profile}` : ""}; ${why}`,
+      } memory, ${s.cores} core(s)${profile ? `, ${profile}` : ""}${set}; ${why}`,
     };
   });
 }
@@ -113,11 +127,17 @@ function explainNewReplica(
     .map(({ p, i }) => {
       const { request } = replicaNeed(model, p);
       const result = place(request, view.nodes);
+      const text = `a new replica: ${explainText(request, result)}`;
+      if (result.ok || !engineTraits[p.engine].multiNode) {
+        return { profile: i, request, result, text };
+      }
+      const across = placeAcross(request, view.nodes, model.facts.layers);
       return {
         profile: i,
         request,
         result,
-        text: `a new replica: ${explainText(request, result)}`,
+        across,
+        text: `${text}\n${explainAcross(explainSummary(result), across)}`,
       };
     });
 }

@@ -15,6 +15,10 @@ import {
   specHash,
 } from "./replica_need.ts";
 import { type Command, liveStates, type Replica } from "./replica.ts";
+import { isWorker, workerId } from "./replica_set.ts";
+import { placeAcross, type SetMember } from "./place_across.ts";
+import type { ModelProfile } from "./model_schema.ts";
+import { engineTraits } from "../../core/engines/engine_traits.ts";
 import type { Note, ReconcileInput, ReconcileSettings } from "./reconcile.ts";
 
 export const secs = (ms: number) => `${Math.round(ms / 1000)}s`;
@@ -34,7 +38,7 @@ export class ModelStep {
 
   live(m: CatalogModel): Replica[] {
     return this.input.replicas.filter((s) =>
-      s.model === m.def.name && liveStates.has(s.state) && !this.gone.has(s.id)
+      s.model === m.def.name && liveStates.has(s.state) && !this.gone.has(s.id) && !isWorker(s.id)
     );
   }
 
@@ -182,6 +186,15 @@ export class ModelStep {
       const need = replicaNeed(m, p);
       let res = place({ ...need.request, avoidNodes: avoid }, this.nodes);
       if (!res.ok && avoid.size) res = place(need.request, this.nodes);
+      if (!res.ok && engineTraits[p.engine].multiNode) {
+        // No node holds it alone: a set of nodes may, head and workers.
+        let set = placeAcross({ ...need.request, avoidNodes: avoid }, this.nodes, m.facts.layers);
+        if (!set.ok && avoid.size) set = placeAcross(need.request, this.nodes, m.facts.layers);
+        if (set.ok) {
+          this.startSet(m, p, i, need.request, set.members, reason);
+          return "started";
+        }
+      }
       if (!res.ok) {
         firstFail ??= { req: need.request, res };
         continue;
@@ -231,6 +244,94 @@ export class ModelStep {
     return "unplaceable";
   }
 
+  /**
+   * Starts a set: its workers first, then the head, which the reconciler sends once every worker
+   * is ready (`after`), since the head's engine connects to them as it loads.
+   */
+  startSet(
+    m: CatalogModel,
+    p: ModelProfile,
+    profile: number,
+    req: PlacementRequest,
+    members: SetMember[],
+    reason: string,
+  ) {
+    const headId = this.input.newId();
+    const [head, ...workers] = members as [SetMember, ...SetMember[]];
+    const { context, slots } = contextOf(m);
+    const common = {
+      kind: "start" as const,
+      model: m.def.name,
+      profile,
+      engine: p.engine,
+      args: p.args,
+      cores: req.cores,
+      source: m.def.source ?? "",
+      contextLength: context,
+      slots,
+      embeddings: isEmbedding(m.def),
+      allowPickle: m.def.allowPickle,
+      specHash: specHash(m, p),
+    };
+    const use = (member: SetMember) =>
+      req.gpus > 0
+        ? { gpus: member.gpus, perCardBytes: member.bytes, ramBytes: req.ramBytes }
+        : { gpus: [], perCardBytes: 0, ramBytes: member.bytes };
+    const ids = workers.map((_, k) => workerId(headId, k + 1));
+    const nodes = members.length;
+    const split = members.map((x) => `${x.node}${x.layers !== undefined ? ` ${x.layers}L` : ""}`);
+    workers.forEach((w, k) => {
+      this.commands.push({
+        ...common,
+        replicaId: ids[k]!,
+        node: w.node,
+        ...use(w),
+        reason: `${reason}: worker ${k + 1} of a set over ${nodes} nodes (${split.join(", ")})`,
+        set: {
+          role: "worker",
+          head: head.node,
+          nodes,
+          rank: k + 1,
+          ...(w.layers !== undefined ? { layers: w.layers } : {}),
+          memoryBytes: w.bytes * Math.max(1, req.gpus),
+        },
+      });
+    });
+    this.commands.push({
+      ...common,
+      replicaId: headId,
+      node: head.node,
+      ...use(head),
+      reason: `${reason}: head of a set over ${nodes} nodes (${split.join(", ")})`,
+      set: {
+        role: "head",
+        head: head.node,
+        nodes,
+        rank: 0,
+        ...(head.layers !== undefined ? { layers: head.layers } : {}),
+        workers: workers.map((w) => ({
+          node: w.node,
+          // Filled in from the worker's report when the head is sent.
+          address: "",
+          ...(w.layers !== undefined ? { layers: w.layers } : {}),
+        })),
+      },
+      after: ids,
+    });
+    for (const [k, member] of members.entries()) {
+      const node = this.nodes.find((n) => n.name === member.node)!;
+      const u = use(member);
+      node.replicas.push({
+        replicaId: k === 0 ? headId : ids[k - 1]!,
+        model: m.def.name,
+        gpus: u.gpus,
+        perCardBytes: u.perCardBytes,
+        ramBytes: u.ramBytes,
+        cores: req.cores,
+      });
+    }
+  }
+
   /** Stops the idlest evictable on-demand replicas of other models whose room lets `req` fit. */
   makeRoom(m: CatalogModel, req: PlacementRequest): boolean {
     const { now, settings } = this;
@@ -240,7 +341,8 @@ export class ModelStep {
     );
     const idleSince = (s: Replica) => s.lastRequestAt ?? s.readyAt ?? s.createdAt;
     const candidates = this.input.replicas.filter((s) =>
-      onDemand.has(s.model) && s.state === "ready" && !this.gone.has(s.id) && s.inFlight === 0
+      onDemand.has(s.model) && s.state === "ready" && !this.gone.has(s.id) && s.inFlight === 0 &&
+      !isWorker(s.id) // a set goes by its head, which takes its workers with it
     ).sort((a, b) => idleSince(a) - idleSince(b));
     const old = (s: Replica) => now - (s.readyAt ?? s.createdAt) >= settings.minLifetimeMs;
     const victims: Replica[] = [];

@@ -95,7 +95,7 @@ function labelsProblem(req: PlacementRequest, node: NodeView): string | undefine
   return undefined;
 }
 
-function judge(req: PlacementRequest, node: NodeView): NodeVerdict {
+export function judge(req: PlacementRequest, node: NodeView): NodeVerdict {
   const no = (constraint: Constraint, reason: string): NodeVerdict => ({
     node: node.name,
     ok: false,

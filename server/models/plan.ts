@@ -25,6 +25,8 @@ import type { ModelInput } from "./model_schema.ts";
 import { type EngineName, engineReading, engineTraits } from "../../core/engines/engine_traits.ts";
 import { isPickleName } from "./model_source.ts";
 import { type Constraint, place, tensorParallelProblem } from "./placement.ts";
+import { type SetMember, splitText } from "./place_across.ts";
+import { gpuWidths, splitLayout } from "./plan_split.ts";
 import {
   type CatalogModel,
   chatSlots,
@@ -76,7 +78,8 @@ export type WarningCode =
   | "node_too_small"
   | "context_shrunk"
   | "estimate_guessed"
-  | "no_room_now";
+  | "no_room_now"
+  | "split_across_nodes";
 
 export interface Layout {
   device: "gpu" | "cpu";
@@ -90,6 +93,8 @@ export interface Layout {
   freeNow: string[];
   /** Nodes large enough but without room now, each with the constraint that refuses it. */
   busy: { node: string; constraint: Constraint; reason: string }[];
+  /** No single node holds it: the set of nodes that would, head first, with each one's part. */
+  split?: SetMember[];
 }
 
 export interface Plan {
@@ -314,6 +319,24 @@ export function planModel(
     } else if (!plan.layouts.length && cpu.nodes.length) {
       // No card holds it, but a node's memory does: llama.cpp runs it on the CPU.
       plan.layouts.push(cpu);
+    }
+  }
+  if (traits.multiNode && !plan.layouts.some((l) => l.nodes.length)) {
+    const split = splitLayout(
+      gpuWidths(anyGpu && traits.gpu !== "none", widths),
+      (gpus) => replicaNeed(model(context), profile(gpus)),
+      pool,
+      facts.layers,
+    );
+    if (split) {
+      plan.layouts = [split];
+      plan.warnings = plan.warnings.filter((w) => w.code !== "node_too_small");
+      warn(
+        "split_across_nodes",
+        `no single node holds the ${formatBytes(split.total.total)} estimate: it is split across ${
+          split.split!.length
+        } nodes, ${splitText(split.split!)}${split.freeNow.length ? "" : " (once they have room)"}`,
+      );
     }
   }
   if (!plan.layouts.length) {

@@ -161,3 +161,30 @@ Deno.test("plan: an embedding GGUF is served for embedding: 32 slots of 1,024", 
   assertEquals([plan.embeddings, plan.context, plan.slots], [true, 512, 32]);
   assertEquals(plan.entry!.capabilities, ["embeddings"]);
 });
+
+Deno.test("plan: a GGUF no node holds is split across the fewest CPU nodes, layers per node", () => {
+  const nodes = [6, 6, 2].map((g, i) => cpuNode(`c${i + 1}`, { ramTotal: g * GiB }));
+  const plan = planModel(gguf("m.gguf", 4.7), { nodes }, empty);
+  assert(plan.ok, JSON.stringify(plan.refusals));
+  const [l] = plan.layouts;
+  assertEquals(l!.split!.map((m) => [m.node, m.role, m.layers]), [
+    ["c1", "head", 16],
+    ["c2", "worker", 16],
+  ]);
+  const w = plan.warnings.find((x) => x.code === "split_across_nodes")!;
+  assert(w.message.includes("split across 2 nodes, c1 (head) 16 layer(s)"), w.message);
+  assert(!plan.warnings.some((x) => x.code === "node_too_small"));
+});
+
+Deno.test("plan: vLLM over nodes is tensor parallel inside each node and pipeline across", () => {
+  const nodes = [gpuNode("g1", [24, 24]), gpuNode("g2", [24, 24])];
+  const src = {
+    source: "hf:o/huge",
+    files: [{ name: "model.safetensors", bytes: 70 * GiB }],
+    facts: { layers: 80, kvHeads: 8, headDim: 128, trainedContext: 8192 },
+  };
+  const plan = planModel(src, { nodes }, empty);
+  assert(plan.ok, JSON.stringify(plan.refusals));
+  const [l] = plan.layouts;
+  assertEquals([l!.gpus, l!.split!.map((m) => [m.node, m.layers])], [2, [["g1", 40], ["g2", 40]]]);
+});

@@ -25,6 +25,7 @@ import { type ClusterSnapshot, type NodeView, withReplicas } from "./cluster_sna
 import { ModelStep, secs } from "./model_step.ts";
 import type { CatalogModel } from "./replica_need.ts";
 import { type Command, liveStates, type Replica, replicaUse } from "./replica.ts";
+import { headOf, isWorker, workersOf } from "./replica_set.ts";
 
 export interface ReconcileSettings {
   evictAfterIdleMs: number;
@@ -84,9 +85,25 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
   const nodeByName = new Map(input.snapshot.nodes.map((n) => [n.name, n]));
   const lost = (s: Replica) => nodeByName.get(s.node)?.state === "lost" || !nodeByName.has(s.node);
   const end = (s: Replica, kind: "drain" | "stop", reason: string) => {
+    if (gone.has(s.id)) return;
     commands.push({ kind, replicaId: s.id, model: s.model, node: s.node, reason });
     gone.add(s.id);
+    // A set stops head first, then its workers: the engine goes before the memory it runs in.
+    if (kind === "stop" && !isWorker(s.id)) {
+      for (const w of workersOf(input.replicas, s.id)) {
+        if (!liveStates.has(w.state) || gone.has(w.id)) continue;
+        commands.push({
+          kind: "stop",
+          replicaId: w.id,
+          model: w.model,
+          node: w.node,
+          reason: `its head ${s.id} stopped`,
+        });
+        gone.add(w.id);
+      }
+    }
   };
+  const byId = new Map(input.replicas.map((s) => [s.id, s]));
   const retire = (s: Replica, reason: string) =>
     end(s, s.state === "ready" ? "drain" : "stop", reason);
 
@@ -108,6 +125,19 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
       else if (s.inFlight === 0) end(s, "stop", "drained");
       else if (now - s.stateSince >= settings.drainGraceMs) {
         end(s, "stop", `drain grace of ${secs(settings.drainGraceMs)} over`);
+      }
+      continue;
+    }
+    if (isWorker(s.id)) {
+      const head = byId.get(headOf(s.id));
+      const stalled = now - Math.max(s.progressAt ?? 0, s.stateSince);
+      const why = workerTrouble(s, head, lost(s), stalled, settings.startupTimeoutMs);
+      if (why && head && liveStates.has(head.state)) end(head, "stop", why);
+      else if (
+        liveStates.has(s.state) &&
+        (!head || !liveStates.has(head.state) && head.state !== "draining")
+      ) {
+        end(s, "stop", "its head is gone");
       }
       continue;
     }
@@ -155,4 +185,25 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
     step.run(m, new Set([...draining, ...restartingOld]));
   }
   return { commands, notes };
+}
+
+/** Why a worker takes its set down: gone, failed, or no longer ready under a started head. */
+function workerTrouble(
+  w: Replica,
+  head: Replica | undefined,
+  isLost: boolean,
+  stalled: number,
+  startupTimeoutMs: number,
+): string | undefined {
+  const where = `worker ${w.id} on ${w.node}`;
+  if (isLost) return `${where} lost: the set restarts`;
+  if (w.state === "failed") return `${where} failed: ${w.reason ?? "its engine stopped"}`;
+  if (w.state === "stopped") return `${where} stopped: the set restarts`;
+  if ((w.state === "fetching" || w.state === "starting") && stalled >= startupTimeoutMs) {
+    return `${where}: no progress for ${secs(stalled)} while ${w.state}`;
+  }
+  // The head's engine holds a connection to every worker: one that restarted lost its layers.
+  const started = head?.state === "starting" || head?.state === "ready";
+  if (started && w.state !== "ready") return `${where} is ${w.state}: the set restarts`;
+  return undefined;
 }

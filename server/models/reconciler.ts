@@ -28,6 +28,7 @@ import { applyCommands, type Command, type Replica, type StartCommand } from "./
 import type { ReplicaRecords, StoredReplica } from "./replica_records.ts";
 import type { PinnedSource } from "../../core/weights/pinned_source.ts";
 import { traitsOf } from "../../core/engines/engine_traits.ts";
+import { WaitingHeads } from "./waiting_heads.ts";
 
 export interface ReconcilerSettings extends ReconcileSettings {
   intervalMs: number;
@@ -57,6 +58,8 @@ export class Reconciler {
   readonly #demand = new Map<string, Demand>();
   #notes = new Map<string, Note[]>();
   readonly #held = new Map<string, string>();
+  /** Heads of sets placed but not sent: they wait for their workers to be ready. */
+  readonly #heads = new WaitingHeads();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
   #again = false;
@@ -255,6 +258,42 @@ export class Reconciler {
     ).map((s) => s.id);
     await this.deps.records.save(changed, forget);
     if (result.commands.length) await this.#apply(result.commands, snap, now, settings);
+    await this.#startHeads(snap, settings);
+  }
+
+  /**
+   * Sends each waiting head once all its workers are ready, with where each worker's tunnel
+   * listens (its report's address); forgets a head that is no longer pending (stopped with its set).
+   */
+  async #startHeads(snap: HubSnapshot, settings: ReconcilerSettings): Promise<void> {
+    // Placed by another leader (or before a restart): its record goes, and the next step stops
+    // its workers and places the set again.
+    const orphans = this.#heads.orphans(this.deps.records.all());
+    if (orphans.length) {
+      this.#log.warn("sets whose head was never sent are placed again", { replicaIds: orphans });
+      await this.deps.records.save([], orphans);
+      this.kick();
+    }
+    const reported = (w: StoredReplica) =>
+      snap.live.get(w.nodeId)?.replicas.find((r) => r.replicaId === w.id)?.baseUrl;
+    for (const { c, nodeId, head } of this.#heads.due(this.deps.records.all(), reported)) {
+      try {
+        await this.#start(c, nodeId, settings);
+        // Sent: a starting head, no longer one waiting for its command.
+        const now = this.deps.clock.now();
+        await this.deps.records.save([{
+          ...head,
+          state: "starting",
+          stateSince: now,
+          progressAt: now,
+        }]);
+      } catch (e) {
+        this.#log.warn("a set's head could not be sent", {
+          replicaId: c.replicaId,
+          error: e as Error,
+        });
+      }
+    }
   }
 
   /** Agents' reports → replica states; the router's counts → in flight and last request. */
@@ -332,7 +371,12 @@ export class Reconciler {
     for (const c of commands) {
       const nodeId = snap.idOf.get(c.node) ?? c.node;
       try {
-        if (c.kind === "start") await this.#start(c, nodeId, settings);
+        if (c.kind === "start" && c.set && traitsOf(c.engine)?.multiNode === "pipeline") {
+          c.set.master = `${rendezvousHost(snap, c.set.head)}:${pipelinePort}`;
+        }
+        // A head waits for its workers (#startHeads sends it).
+        if (c.kind === "start" && c.after?.length) this.#heads.wait(c, nodeId);
+        else if (c.kind === "start") await this.#start(c, nodeId, settings);
         else if (c.kind === "drain") this.deps.replicas.drain(routeId(nodeId, c.replicaId));
         else {
           this.deps.replicas.drain(routeId(nodeId, c.replicaId));
@@ -376,7 +420,20 @@ export class Reconciler {
       launch.contextLength = c.contextLength * c.slots;
     }
     if (traits?.tensorParallel && c.gpus.length > 1) launch.tensorParallel = c.gpus.length;
+    if (c.set) launch.set = c.set;
     const origin = model?.origin;
+    // An RPC worker lends memory; the head's engine sends it the layers, so it fetches nothing.
+    const lender = c.set?.role === "worker" && traits?.multiNode === "rpc";
+    if (lender) {
+      await this.deps.hub.startReplica(nodeId, {
+        replicaId: c.replicaId,
+        model: c.model,
+        engine: c.engine,
+        args: [],
+        launch,
+      });
+      return;
+    }
     if (origin && origin.kind !== "local") {
       // A download can take an hour: it runs beside the loop, which sees its progress.
       this.#fetchThenStart(c, nodeId, origin, launch, profile?.args ?? c.args, settings);
@@ -510,4 +567,13 @@ function refusedFlag(m: CatalogModel): string | undefined {
     }
   }
   return undefined;
+}
+
+/** vLLM's rendezvous on a pipeline set's head (torch.distributed's own default port). */
+const pipelinePort = 29500;
+
+/** Where a set's other ranks reach its head: the host name its agent reports, else its node name. */
+function rendezvousHost(snap: HubSnapshot, head: string): string {
+  const id = snap.idOf.get(head);
+  return (id && snap.live.get(id)?.heartbeat?.host?.hostname) || head;
 }

@@ -8,6 +8,7 @@
  * (start), draining (drain) and stopped (stop).
  */
 import { type ClusterSnapshot, type ReplicaUse, withReplicas } from "./cluster_snapshot.ts";
+import type { ReplicaSet } from "../../core/protocol/messages.ts";
 
 export const replicaStates = [
   "pending",
@@ -74,6 +75,10 @@ export interface StartCommand {
   allowPickle: boolean;
   specHash: string;
   reason: string;
+  /** Its part in a replica over several nodes (replica_set.ts); absent: a replica of its own. */
+  set?: ReplicaSet;
+  /** A head is started only once these workers are ready (the reconciler sends it then). */
+  after?: string[];
 }
 
 export interface StopCommand {

@@ -14,6 +14,7 @@ import type { ModelCatalog } from "../router/catalog.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import type { MirrorService } from "../weights/mirror.ts";
 import { defaultSans, ensureClusterTls, loadClusterTls } from "../tls/cluster_tls.ts";
+import { nodeCertificates } from "../tls/node_certificate.ts";
 import type { NodeServices } from "./node_services.ts";
 import { clusterApp } from "./cluster_app.ts";
 import { JoinCodes } from "./join_codes.ts";
@@ -74,6 +75,7 @@ export async function startClusterListener(
     replicas: deps.replicas,
     catalog: deps.catalog,
     clusterSecret,
+    nodeCertificate: nodeCertificates(config.dataDir),
     ...(deps.events ? { events: deps.events } : {}),
     settings: {
       heartbeatMs: config.nodeHeartbeatMs,

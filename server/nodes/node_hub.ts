@@ -150,6 +150,8 @@ export class NodeHub {
       clusterSecret: string;
       settings: NodeHubSettings;
       events?: NodeEvents;
+      /** The node's certificate for a set's tunnel (server/tls/node_certificate.ts). */
+      nodeCertificate?: (node: string) => Promise<{ certPem: string; keyPem: string }>;
     },
   ) {
     this.#log = deps.logger.child({ component: "nodes" });
@@ -238,6 +240,10 @@ export class NodeHub {
         }
         // A restarted agent adopts what still runs; anything else is started afresh.
         const desired = await this.deps.nodes.desired(node.id);
+        const tunnel = await this.deps.nodeCertificate?.(node.name).catch((e) => {
+          this.#log.warn("no cluster certificate for the node", { nodeId: node.id, error: e });
+          return undefined;
+        });
         this.onReport();
         this.#send(live, {
           type: "welcome",
@@ -247,6 +253,7 @@ export class NodeHub {
           protocol: protocolVersion,
           heartbeatMs: this.deps.settings.heartbeatMs,
           replicas: desired.map((d) => this.#spec(d)),
+          ...(tunnel ? { tunnel } : {}),
         });
         live.ready = true;
         return;
@@ -301,6 +308,8 @@ export class NodeHub {
     if (s.state === "stopped") return this.#forgetReplica(live, s.replicaId);
     live.replicas.set(s.replicaId, s);
     if (s.state === "ready") live.errors.delete(s.replicaId);
+    // A set's worker serves its head only, through the tunnel: it is never routed to.
+    if (s.role === "worker") return;
     const id = routeId(live.nodeId, s.replicaId);
     this.deps.replicas.upsert({
       id,

@@ -136,17 +136,17 @@ export async function fingerprintDer(der: ArrayBuffer | Uint8Array): Promise<str
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function keyToPem(key: CryptoKey): Promise<string> {
+export async function keyToPem(key: CryptoKey): Promise<string> {
   return x509.PemConverter.encode(await crypto.subtle.exportKey("pkcs8", key), "PRIVATE KEY") +
     "\n";
 }
 
-async function importKey(pem: string): Promise<CryptoKey> {
+export async function importKey(pem: string): Promise<CryptoKey> {
   const der = x509.PemConverter.decodeFirst(pem);
   return await crypto.subtle.importKey("pkcs8", der, alg, false, ["sign"]);
 }
 
-function randomSerial(): string {
+export function randomSerial(): string {
   const b = crypto.getRandomValues(new Uint8Array(16));
   b[0]! &= 0x7f; // a positive integer, as RFC 5280 asks
   return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");

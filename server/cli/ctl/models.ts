@@ -46,7 +46,13 @@ interface PlanJson {
   engine?: string;
   context: number;
   slots: number;
-  layouts: { device: string; gpus: number; nodes: string[]; freeNow: string[] }[];
+  layouts: {
+    device: string;
+    gpus: number;
+    nodes: string[];
+    freeNow: string[];
+    split?: { node: string; role: string; layers?: number; bytes: number }[];
+  }[];
   refusals: { message: string }[];
   warnings: { message: string }[];
   estimate?: { total: number };
@@ -59,6 +65,20 @@ function planText(p: PlanJson): string {
     }, context ${p.context} × ${p.slots} slots`,
   ];
   for (const l of p.layouts) {
+    if (l.split) {
+      lines.push(
+        `  ${
+          l.device === "gpu" ? `${l.gpus} card(s) per node` : "CPU"
+        }: split across ${l.split.length} nodes${
+          l.freeNow.length ? "" : " (once they have room)"
+        }:`,
+      );
+      for (const m of l.split) {
+        const layers = m.layers !== undefined ? `${m.layers} layer(s), ` : "";
+        lines.push(`    ${m.node}  ${m.role}  ${layers}${formatBytes(m.bytes)}`);
+      }
+      continue;
+    }
     lines.push(
       `  ${l.device === "gpu" ? `${l.gpus} card(s)` : "CPU"}: fits ${
         l.nodes.join(", ") || "no node"
