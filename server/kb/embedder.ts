@@ -23,7 +23,7 @@ export class EmbeddingFailed extends Error {
 }
 
 export function dispatchEmbedder(
-  deps: DispatchDeps,
+  dispatchDeps: () => DispatchDeps,
   opts: { busyWaitMs?: number; sleep?: (ms: number) => Promise<void> } = {},
 ): Embedder {
   const busyWaitMs = opts.busyWaitMs ?? 10 * 60_000;
@@ -36,7 +36,7 @@ export function dispatchEmbedder(
     if (!job) throw new AppError("not_found", { path: "embedding job" });
     c.set("requestId", newUlid());
     c.set("apiKey", job.key);
-    return await dispatch(deps, c, "/embeddings", job.body, { profile: "batch" });
+    return await dispatch(dispatchDeps(), c, "/embeddings", job.body, { profile: "batch" });
   });
   inner.onError((err, c) =>
     errorResponse(
