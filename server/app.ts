@@ -40,9 +40,12 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.use("*", accessLog(logger.child({ component: "access" }), deps.metrics, deps.tracer));
   app.route("/", healthRoutes({ replicas, leadership: deps.leadership }));
-  app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch }));
+  app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch, kb: deps.kb }));
   app.route("/v1", messagesRoutes({ keys, limits, catalog, people, dispatch }));
-  app.route("/v1", responsesRoutes({ keys, limits, dispatch, responses, clock: deps.clock }));
+  app.route(
+    "/v1",
+    responsesRoutes({ keys, limits, dispatch, responses, clock: deps.clock, kb: deps.kb }),
+  );
   app.route("/v1", filesRoutes({ keys, files: deps.files, limits: deps.fileLimits }));
   app.route("/v1", batchesRoutes({ keys, batches: deps.batches, limits }));
   app.route("/v1", kbSearchRoutes({ keys, limits, kb: deps.kb }));

@@ -12,6 +12,8 @@ import type { ModelCatalog, ModelEntry } from "../router/catalog.ts";
 import { dispatch, type DispatchDeps, type EnginePath } from "../router/dispatch.ts";
 import { readJsonRequest } from "../router/read_body.ts";
 import { modelLimits } from "../models/model_limits.ts";
+import type { KnowledgeBases } from "../kb/knowledge_bases.ts";
+import { groundChat, kbHeader, withCitations } from "../kb/ground_chat.ts";
 
 const relayed: EnginePath[] = ["/chat/completions", "/completions", "/embeddings"];
 
@@ -21,6 +23,8 @@ export interface V1Deps {
   people: Pick<PeopleServices, "admission">;
   limits: Pick<Limits, "maxBodyBytes">;
   dispatch: DispatchDeps;
+  /** Collections a chat request names in `x-llmgw-kb` (retrieval-augmented chat). */
+  kb: Pick<KnowledgeBases, "resolve" | "search">;
 }
 
 export function v1Routes(deps: V1Deps): Hono<AppEnv> {
@@ -54,6 +58,14 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
   for (const path of relayed) {
     app.post(path, async (c) => {
       const { body, bytes } = await readJsonRequest(c.req.raw, deps.limits.maxBodyBytes);
+      const refs = path === "/chat/completions" ? c.req.header(kbHeader) : undefined;
+      if (refs) {
+        const grounded = await groundChat(deps.kb, c.get("apiKey"), refs, body);
+        const res = await dispatch(deps.dispatch, c, path, grounded.body, {
+          meter: c.get("answerMeter"),
+        });
+        return await withCitations(res, grounded.citations);
+      }
       return await dispatch(deps.dispatch, c, path, body, {
         meter: c.get("answerMeter"),
         rawBody: bytes,
