@@ -41,9 +41,12 @@ export class KbImporter {
     return document;
   }
 
-  /** Goes on with the documents left importing by a stopped control plane, as `caller`. */
-  async resume(callerOf: (c: Collection) => ApiKeyInfo): Promise<void> {
-    for (const doc of await this.deps.kb.unfinished()) {
+  /**
+   * Goes on with the documents a stopped control plane left importing (no progress for
+   * `staleMs`), each as `callerOf` its collection.
+   */
+  async resume(callerOf: (c: Collection) => ApiKeyInfo, staleMs = 60_000): Promise<void> {
+    for (const doc of await this.deps.kb.unfinished(staleMs)) {
       if (this.#running.has(doc.id)) continue;
       const c = await this.deps.kb.collection(doc.collectionId);
       if (c) this.#start(c, doc, callerOf(c));

@@ -3,7 +3,7 @@
  * path; a document's passages are replaced in the same transaction that replaces its row, so a
  * search sees the old passages or the new ones, never both.
  */
-import { and, asc, count, eq, inArray, sql, sum } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNotNull, lt, sql, sum } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
 import { newUlid } from "../../core/ulid.ts";
 import type { Store } from "../../db/store.ts";
@@ -154,10 +154,11 @@ export class KbStore {
         await tx.update(kbPassages).set({ embedding: JSON.stringify(v) })
           .where(eq(kbPassages.id, id));
       }
-      await tx.update(kbDocuments).set({
-        embedded: sql`${kbDocuments.embedded} + ${vectors.size}`,
-        updatedAt: this.clock.now(),
-      }).where(eq(kbDocuments.id, documentId));
+      // Counted, not added to: a batch saved twice (a resumed import) counts once.
+      const [done] = await tx.select({ n: count() }).from(kbPassages)
+        .where(and(eq(kbPassages.documentId, documentId), isNotNull(kbPassages.embedding)));
+      await tx.update(kbDocuments).set({ embedded: done?.n ?? 0, updatedAt: this.clock.now() })
+        .where(eq(kbDocuments.id, documentId));
       return true;
     });
   }
@@ -172,10 +173,15 @@ export class KbStore {
     );
   }
 
-  /** Documents an import was embedding when the last control plane stopped. */
-  async unfinished(): Promise<KbDocument[]> {
-    return await this.store.db.select().from(kbDocuments)
-      .where(eq(kbDocuments.status, "importing"));
+  /**
+   * Documents left importing with no progress for `staleMs`: the control plane embedding them
+   * stopped (a live one saves a batch every few seconds at most).
+   */
+  async unfinished(staleMs: number): Promise<KbDocument[]> {
+    return await this.store.db.select().from(kbDocuments).where(and(
+      eq(kbDocuments.status, "importing"),
+      lt(kbDocuments.updatedAt, this.clock.now() - staleMs),
+    ));
   }
 
   /** Passages of a document still without a vector. */
