@@ -1,6 +1,7 @@
 /**
  * Retrieval-augmented chat: a /v1/chat/completions request naming collections in `x-llmgw-kb`
- * (comma-separated ids or names the key sees) is searched for its last user message, and the top
+ * (comma-separated ids or names the key sees), or sent to a model alias that carries some
+ * (model_schema's `alias_knowledge_bases`), is searched for its last user message, and the top
  * passages go into its prompt. The answer says which passages it was given: `x-llmgw-kb-passages`
  * (their ids, in citation order) on every answer, and `citations` in a JSON one.
  */
@@ -26,12 +27,19 @@ export interface GroundedChat {
 export async function groundChat(
   kb: Pick<KnowledgeBases, "resolve" | "search">,
   key: ApiKeyInfo,
-  refs: string,
+  refs: string[],
   body: Json,
+  opts: { skipMissing?: boolean } = {},
 ): Promise<GroundedChat> {
-  const names = [...new Set(refs.split(",").map((s) => s.trim()).filter((s) => s !== ""))];
+  const names = [...new Set(refs.map((s) => s.trim()).filter((s) => s !== ""))];
   const collections = [];
-  for (const name of names) collections.push(await kb.resolve(key, name));
+  for (const name of names) {
+    const found = await kb.resolve(key, name).catch((e) => {
+      if (opts.skipMissing) return undefined;
+      throw e;
+    });
+    if (found) collections.push(found);
+  }
   const query = lastUserText(body.messages);
   const results = await kb.search(key, collections, query, { limit: groundingPassages });
   const messages = Array.isArray(body.messages) ? body.messages as Json[] : [];

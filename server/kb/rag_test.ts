@@ -3,7 +3,9 @@
  * file_search tool, against an engine that keeps what it was sent (so the test sees the prompt
  * the model saw) and answers citing [1].
  */
-import { assert, assertEquals } from "../../tests/assert.ts";
+import { assert, assertEquals, assertThrows } from "../../tests/assert.ts";
+import { AppError } from "../../core/errors.ts";
+import { parseModel } from "../models/model_yaml.ts";
 import { startEchoEngine } from "../../tests/helpers/echo_engine.ts";
 import { addDocument, type KbSetting, makeCollection, startKb } from "../../tests/helpers/kb.ts";
 import { ok } from "../../tests/helpers/tenants.ts";
@@ -123,6 +125,46 @@ Deno.test("kb: the Responses API's file_search searches the collection and cites
     assert(events.includes('"type":"file_search_call"'), events.slice(0, 500));
     assert(events.includes('"results":null'), "results only when include asks");
     assert(events.includes('"type":"file_citation"'));
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("kb: a model alias carrying knowledge bases grounds chat in the key's own of those names", async () => {
+  const s = await setting();
+  try {
+    const def = parseModel({
+      name: "echo",
+      source: "/models/echo.gguf",
+      aliases: ["office-chat"],
+      alias_knowledge_bases: { "office-chat": ["office", "not-here"] },
+      profiles: [{ engine: "sim" }],
+    });
+    await s.h.deps.catalog.upsert({ name: "echo", engine: "sim", source: "", def: { ...def } });
+    const res = await post(s, "/chat/completions", {
+      model: "office-chat",
+      messages: [{ role: "user", content: "what jams the printer?" }],
+    });
+    const body = await res.json();
+    assertEquals(res.status, 200, JSON.stringify(body));
+    assert(systemText(s.echo.seen.at(-1)!).includes("floor three"), "grounded through the alias");
+    assertEquals(body.citations[0].document, "office.md");
+    const plain = await post(s, "/chat/completions", {
+      model: "echo",
+      messages: [{ role: "user", content: "what jams the printer?" }],
+    });
+    assertEquals((await plain.json()).citations, undefined, "the model's own name carries none");
+    assertThrows(
+      () =>
+        parseModel({
+          name: "m",
+          source: "/m.gguf",
+          alias_knowledge_bases: { stray: ["office"] },
+          profiles: [{ engine: "sim" }],
+        }),
+      AppError,
+      "not one of the model's aliases",
+    );
   } finally {
     await s.close();
   }

@@ -19,7 +19,7 @@ const relayed: EnginePath[] = ["/chat/completions", "/completions", "/embeddings
 
 export interface V1Deps {
   keys: Pick<KeyService, "check">;
-  catalog: Pick<ModelCatalog, "list" | "get">;
+  catalog: Pick<ModelCatalog, "list" | "get" | "knowledgeBasesOf">;
   people: Pick<PeopleServices, "admission">;
   limits: Pick<Limits, "maxBodyBytes">;
   dispatch: DispatchDeps;
@@ -58,9 +58,16 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
   for (const path of relayed) {
     app.post(path, async (c) => {
       const { body, bytes } = await readJsonRequest(c.req.raw, deps.limits.maxBodyBytes);
-      const refs = path === "/chat/completions" ? c.req.header(kbHeader) : undefined;
-      if (refs) {
-        const grounded = await groundChat(deps.kb, c.get("apiKey"), refs, body);
+      const named = path === "/chat/completions" ? c.req.header(kbHeader) : undefined;
+      const carried = path === "/chat/completions" && typeof body.model === "string"
+        ? deps.catalog.knowledgeBasesOf(body.model)
+        : [];
+      if (named || carried.length) {
+        // Named in the header: each must exist for the key. Carried by an alias: the key's own
+        // collections of those names, where it has them.
+        const grounded = named
+          ? await groundChat(deps.kb, c.get("apiKey"), named.split(","), body)
+          : await groundChat(deps.kb, c.get("apiKey"), carried, body, { skipMissing: true });
         const res = await dispatch(deps.dispatch, c, path, grounded.body, {
           meter: c.get("answerMeter"),
         });
