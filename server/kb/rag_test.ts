@@ -119,6 +119,14 @@ Deno.test("kb: the Responses API's file_search searches the collection and cites
       undefined,
       "the tool is the gateway's, not the model's",
     );
+    const next = await post(s, "/responses", {
+      ...req,
+      input: "and the coffee machine?",
+      previous_response_id: body.id,
+    });
+    const nextBody = await next.json();
+    assertEquals(next.status, 200, JSON.stringify(nextBody));
+    assert(systemText(s.echo.seen.at(-1)!).includes("200 cups"), "the next turn searched again");
 
     const stream = await post(s, "/responses", { ...req, stream: true, include: [] });
     const events = await stream.text();

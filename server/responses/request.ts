@@ -121,7 +121,8 @@ function inputItems(input: unknown, newId: (prefix: string) => string): Json[] {
 
 /**
  * Items as chat messages. Consecutive function calls are one assistant message with several
- * tool_calls, as chat templates expect; reasoning items are not shown to the model again.
+ * tool_calls, as chat templates expect; reasoning and file search items are not shown to the
+ * model again.
  */
 export function itemsToMessages(items: Json[]): Json[] {
   const out: Json[] = [];
@@ -158,6 +159,8 @@ export function itemsToMessages(items: Json[]): Json[] {
         });
         break;
       case "reasoning":
+      // The passages a search found were this turn's; a next turn searches again.
+      case "file_search_call":
         break;
       default:
         throw invalid(`${at}.type`, `'${at}': items of type '${item.type}' are not supported here`);
