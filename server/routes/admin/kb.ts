@@ -29,7 +29,8 @@ const createBody = z.strictObject({
 });
 
 const documentQuery = z.strictObject({
-  name: z.string().min(1).max(255),
+  // Checked in the handler, after the collection: another tenant's is a 404 whatever is sent.
+  name: z.string().min(1).max(255).optional(),
   format: z.enum(documentFormats).optional(),
 });
 
@@ -165,6 +166,9 @@ export function kbRoutes(
   }, async (c, { actor, query }) => {
     const col = await writable(actor, c.req.path, c.req.param("id")!);
     const q = query as z.infer<typeof documentQuery>;
+    if (!q.name) {
+      throw new AppError("invalid_request", { detail: "'name': the document's file name" }, "name");
+    }
     const bytes = await readBytes(c.req.raw, kbMaxDocumentBytes);
     const doc = await kb.importer.add(
       col,
