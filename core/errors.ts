@@ -59,6 +59,9 @@ export const errorCodes = [
   "guardrail_blocked",
   // The store (db/): what llmgw leaves to PostgreSQL's own tools.
   "store_backup_external",
+  // Knowledge bases (server/kb/): what the store or the embedding model cannot do for them.
+  "kb_unavailable",
+  "kb_import_failed",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

@@ -625,3 +625,71 @@ export const signInFlows = sqliteTable("sign_in_flows", {
   nonce: text("nonce").notNull(),
   expiresAt: integer("expires_at").notNull(),
 });
+
+/**
+ * Knowledge bases (server/kb/): a collection belongs to a project (its keys search it) or, with
+ * no project, to an organisation (all its projects' keys do). Its embedding model is fixed when it
+ * is made: passages embedded by two models cannot be compared.
+ */
+export const kbCollections = sqliteTable("kb_collections", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  orgId: text("org_id").notNull().references(() => orgs.id),
+  /** Null: the organisation's collection. */
+  projectId: text("project_id").references(() => projects.id),
+  embeddingModel: text("embedding_model").notNull(),
+  /** The vectors' length, learnt from the first answer; a model that changes it is refused. */
+  dims: integer("dims"),
+  /** Words in a passage, and how many of them the next passage repeats. */
+  passageWords: integer("passage_words").notNull(),
+  overlapWords: integer("overlap_words").notNull(),
+  /** The last import's failure, kept until a later import succeeds. */
+  lastError: text("last_error"),
+  createdAt: integer("created_at").notNull(),
+}, (t) => [uniqueIndex("kb_collections_org_project_name").on(t.orgId, t.projectId, t.name)]);
+
+/** A document of a collection, by name: adding the same name again replaces its passages. */
+export const kbDocuments = sqliteTable("kb_documents", {
+  id: text("id").primaryKey(),
+  collectionId: text("collection_id").notNull()
+    .references(() => kbCollections.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  /** text, markdown, html or pdf: how it was read. */
+  format: text("format").notNull(),
+  bytes: integer("bytes").notNull(),
+  /** importing, ready or failed. */
+  status: text("status").notNull(),
+  passages: integer("passages").notNull(),
+  /** Passages embedded so far: the progress of an import. */
+  embedded: integer("embedded").notNull(),
+  error: text("error"),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+}, (t) => [uniqueIndex("kb_documents_collection_name").on(t.collectionId, t.name)]);
+
+/**
+ * A document's passages. `embedding` is the vector as JSON text, the one form both stores read
+ * with their vector functions (libSQL's vector32(), pgvector's ::vector cast) and `store copy`
+ * carries unchanged; the keyword index is each dialect's own (kb_fts in SQLite, kept by
+ * triggers; an expression GIN index on to_tsvector in PostgreSQL).
+ */
+export const kbPassages = sqliteTable("kb_passages", {
+  id: text("id").primaryKey(),
+  collectionId: text("collection_id").notNull(),
+  documentId: text("document_id").notNull()
+    .references(() => kbDocuments.id, { onDelete: "cascade" }),
+  seq: integer("seq").notNull(),
+  /**
+   * The passage's integer name in the keyword index (FTS5 addresses rows by integer): random,
+   * so control planes writing at once never pick the same one.
+   */
+  rowKey: integer("row_key").notNull(),
+  /** The heading the passage sits under, if the document has headings. */
+  heading: text("heading"),
+  text: text("text").notNull(),
+  embedding: text("embedding"),
+}, (t) => [
+  index("kb_passages_collection").on(t.collectionId),
+  uniqueIndex("kb_passages_row_key").on(t.rowKey),
+  index("kb_passages_document").on(t.documentId, t.seq),
+]);

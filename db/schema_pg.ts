@@ -438,3 +438,47 @@ export const signInFlows = pgTable("sign_in_flows", {
   nonce: text("nonce").notNull(),
   expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
 });
+
+export const kbCollections = pgTable("kb_collections", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  orgId: text("org_id").notNull().references(() => orgs.id),
+  projectId: text("project_id").references(() => projects.id),
+  embeddingModel: text("embedding_model").notNull(),
+  dims: bigint("dims", { mode: "number" }),
+  passageWords: bigint("passage_words", { mode: "number" }).notNull(),
+  overlapWords: bigint("overlap_words", { mode: "number" }).notNull(),
+  lastError: text("last_error"),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+}, (t) => [uniqueIndex("kb_collections_org_project_name").on(t.orgId, t.projectId, t.name)]);
+
+export const kbDocuments = pgTable("kb_documents", {
+  id: text("id").primaryKey(),
+  collectionId: text("collection_id").notNull()
+    .references(() => kbCollections.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  format: text("format").notNull(),
+  bytes: bigint("bytes", { mode: "number" }).notNull(),
+  status: text("status").notNull(),
+  passages: bigint("passages", { mode: "number" }).notNull(),
+  embedded: bigint("embedded", { mode: "number" }).notNull(),
+  error: text("error"),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+}, (t) => [uniqueIndex("kb_documents_collection_name").on(t.collectionId, t.name)]);
+
+export const kbPassages = pgTable("kb_passages", {
+  id: text("id").primaryKey(),
+  collectionId: text("collection_id").notNull(),
+  documentId: text("document_id").notNull()
+    .references(() => kbDocuments.id, { onDelete: "cascade" }),
+  seq: bigint("seq", { mode: "number" }).notNull(),
+  rowKey: bigint("row_key", { mode: "number" }).notNull(),
+  heading: text("heading"),
+  text: text("text").notNull(),
+  embedding: text("embedding"),
+}, (t) => [
+  index("kb_passages_collection").on(t.collectionId),
+  uniqueIndex("kb_passages_row_key").on(t.rowKey),
+  index("kb_passages_document").on(t.documentId, t.seq),
+]);

@@ -70,6 +70,8 @@ export const en = {
       "The guardrail policy '{policy}' blocked this request (rule '{rule}'); ask an administrator if it should not have",
     store_backup_external:
       "The store is PostgreSQL ({store}): back it up with pg_dump or the server's own backups",
+    kb_unavailable: "Knowledge bases are unavailable here: {detail}",
+    kb_import_failed: "The document '{document}' could not be imported: {detail}",
   },
   portal: portalEn,
 } as const;

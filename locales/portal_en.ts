@@ -326,4 +326,17 @@ export const portalEn = {
   price_set: "Set the price",
   price_for: "Price for {model}",
   settings_live: "Prices apply at once to new requests.",
+  nav_kb: "Knowledge bases",
+  kb_title: "Knowledge bases",
+  kb_help:
+    "Documents added here are split into passages and embedded; keys of the collection's project (or of its organisation's projects) search them.",
+  kb_none: "No knowledge bases yet: make one with llmgw ctl kb create.",
+  kb_importing: "{n} importing",
+  kb_file: "Choose a text, Markdown, HTML or PDF file",
+  kb_upload: "Add document",
+  kb_uploaded: "{name} is being imported.",
+  col_kb_place: "Project or organisation",
+  col_kb_documents: "Documents",
+  col_kb_passages: "Passages embedded",
+  col_kb_error: "Last error",
 } as const;

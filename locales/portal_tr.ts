@@ -317,4 +317,17 @@ export const portalTr: Messages["portal"] = {
   price_set: "Fiyatı belirle",
   price_for: "{model} için fiyat",
   settings_live: "Fiyatlar yeni isteklere hemen uygulanır.",
+  nav_kb: "Bilgi tabanları",
+  kb_title: "Bilgi tabanları",
+  kb_help:
+    "Buraya eklenen belgeler parçalara bölünüp gömülür; koleksiyonun projesinin (ya da kuruluşunun projelerinin) anahtarları onlarda arar.",
+  kb_none: "Henüz bilgi tabanı yok: llmgw ctl kb create ile oluşturun.",
+  kb_importing: "{n} içe aktarılıyor",
+  kb_file: "Bir metin, Markdown, HTML ya da PDF dosyası seçin",
+  kb_upload: "Belge ekle",
+  kb_uploaded: "{name} içe aktarılıyor.",
+  col_kb_place: "Proje ya da kuruluş",
+  col_kb_documents: "Belgeler",
+  col_kb_passages: "Gömülen parçalar",
+  col_kb_error: "Son hata",
 };

@@ -74,6 +74,8 @@ export const tr: Messages = {
       "'{policy}' koruma politikası bu isteği engelledi ('{rule}' kuralı); engellenmemesi gerekiyorsa bir yöneticiye danışın",
     store_backup_external:
       "Depo PostgreSQL ({store}): yedeğini pg_dump ya da sunucunun kendi yedekleriyle alın",
+    kb_unavailable: "Bilgi tabanları burada kullanılamıyor: {detail}",
+    kb_import_failed: "'{document}' belgesi içe aktarılamadı: {detail}",
   },
   portal: portalTr,
 };

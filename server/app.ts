@@ -14,6 +14,7 @@ import { authRoutes } from "./routes/auth.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
+import { kbSearchRoutes } from "./routes/kb.ts";
 import { responsesRoutes } from "./routes/responses.ts";
 import { filesRoutes } from "./routes/files.ts";
 import { batchesRoutes } from "./routes/batches.ts";
@@ -42,11 +43,15 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.use("*", accessLog(logger.child({ component: "access" }), deps.metrics, deps.tracer));
   app.route("/", healthRoutes({ replicas, leadership: deps.leadership }));
-  app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch }));
+  app.route("/v1", v1Routes({ keys, catalog, people, limits, dispatch, kb: deps.kb }));
   app.route("/v1", messagesRoutes({ keys, limits, catalog, people, dispatch }));
-  app.route("/v1", responsesRoutes({ keys, limits, dispatch, responses, clock: deps.clock }));
+  app.route(
+    "/v1",
+    responsesRoutes({ keys, limits, dispatch, responses, clock: deps.clock, kb: deps.kb }),
+  );
   app.route("/v1", filesRoutes({ keys, files: deps.files, limits: deps.fileLimits }));
   app.route("/v1", batchesRoutes({ keys, batches: deps.batches, limits }));
+  app.route("/v1", kbSearchRoutes({ keys, limits, kb: deps.kb }));
   app.route("/", rerankRoutes({ keys, limits, catalog, dispatch }));
   // Before the admin API's `authenticate`: the mirror answers to the admin token alone.
   app.route("/api/v1/mirror", mirrorRoutes({ adminTokens }, mirror));
@@ -100,7 +105,7 @@ export function dispatchDeps(d: AppDeps): DispatchDeps {
 
 function adminDeps(d: AppDeps): AdminDeps {
   const { people, adminTokens, keys, catalog, replicas, routing, store, clock, guardPolicies } = d;
-  const { nodes, modelServices, settings, keyOwners, notifySender, mcp } = d;
+  const { nodes, modelServices, settings, keyOwners, notifySender, mcp, kb } = d;
   return {
     people,
     adminTokens,
@@ -117,5 +122,6 @@ function adminDeps(d: AppDeps): AdminDeps {
     notifySender,
     mcp,
     guardPolicies,
+    kb,
   };
 }

@@ -44,6 +44,9 @@ import { UsageRecorder, type UsageSink } from "./usage/recorder.ts";
 import type { MirrorService } from "./weights/mirror.ts";
 import { startMirror } from "./weights/start_mirror.ts";
 import { buildMcp } from "./mcp/build_mcp.ts";
+import { KnowledgeBases } from "./kb/knowledge_bases.ts";
+import { dispatchEmbedder } from "./kb/embedder.ts";
+import { dispatchDeps } from "./app.ts";
 
 /** What the services are built on, given by the caller (real ones, or a test's). */
 export interface ServiceEdges {
@@ -149,7 +152,7 @@ function composeDeps(
   },
 ): AppDeps {
   const { cluster, notifications, tracer } = p;
-  return {
+  const deps: AppDeps = {
     keys: p.keys,
     catalog: p.catalog,
     people: p.people,
@@ -189,7 +192,16 @@ function composeDeps(
     }),
     leadership: edges.leadership!,
     answerCache: buildAnswerCache(config, p.catalog, p.metrics),
+    // Imports embed through the request path, which is built from this record: bound late.
+    kb: new KnowledgeBases({
+      store: edges.store,
+      clock: edges.clock,
+      logger: edges.logger.child({ component: "kb" }),
+      tenancy: p.people.tenancy,
+      embedder: dispatchEmbedder(() => dispatchDeps(deps)),
+    }),
   };
+  return deps;
 }
 
 /** The answer cache of this control plane: a model's answers go as soon as the model changes. */

@@ -34,6 +34,7 @@ import type { ResponseStore } from "./responses/response_store.ts";
 import type { FileStore } from "./files/file_store.ts";
 import type { BatchService } from "./batches/batch_service.ts";
 import type { AnswerCache } from "./cache/answer_cache.ts";
+import type { KnowledgeBases } from "./kb/knowledge_bases.ts";
 
 /** Read per request; a live setting changes them in place. */
 export interface Limits {
@@ -66,6 +67,8 @@ export interface AppDeps {
     readonly batchInteractiveSlots: number;
     readonly batchPricePercent: number;
   };
+  /** Knowledge bases (server/kb/): collections, imports, hybrid search. */
+  readonly kb: KnowledgeBases;
   /** Tenancy, limits, budgets, admission, audit, sign-in (people branch). */
   readonly people: PeopleServices;
   /** Guardrail policies at each level (server/guard/), checked on every inference request. */

@@ -36,6 +36,7 @@ export function statusOf(
     case "weights_pickle_refused":
     case "weights_not_local":
     case "guardrail_blocked":
+    case "kb_import_failed":
       return { status: 400, type: "invalid_request_error" };
     case "body_too_large":
       return { status: 413, type: "invalid_request_error" };
@@ -71,6 +72,7 @@ export function statusOf(
     case "queue_timeout":
     case "node_not_connected":
     case "sign_in_unavailable":
+    case "kb_unavailable":
     case "mcp_server_unavailable":
       return { status: 503, type: "server_error" };
     case "provider_rate_limited":

@@ -23,6 +23,7 @@ import { followExternalModels } from "./router/external.ts";
 import { LoadPoller } from "./router/load_poller.ts";
 import type { UsageRecorder } from "./usage/recorder.ts";
 import { UsageRetention } from "./usage/retention.ts";
+import { importCaller } from "./kb/knowledge_bases.ts";
 
 /** How often the caches look for other control planes' changes, and reload anyway. */
 const changePollMs = 1_000;
@@ -251,6 +252,12 @@ async function startBackground(
     settings: deps.fileLimits,
   });
   batches.start();
+  // Imports a stopped control plane left half embedded go on here, as the collection's project.
+  leadership.duty({
+    name: "knowledge base imports",
+    start: () => void deps.kb.importer.resume((c) => importCaller(null, c)),
+    stop: () => {},
+  });
   return {
     loadPoller,
     stop() {

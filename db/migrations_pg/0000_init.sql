@@ -149,6 +149,44 @@ CREATE TABLE "join_codes" (
 	CONSTRAINT "join_codes_secret_hash_unique" UNIQUE("secret_hash")
 );
 --> statement-breakpoint
+CREATE TABLE "kb_collections" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"org_id" text NOT NULL,
+	"project_id" text,
+	"embedding_model" text NOT NULL,
+	"dims" bigint,
+	"passage_words" bigint NOT NULL,
+	"overlap_words" bigint NOT NULL,
+	"last_error" text,
+	"created_at" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "kb_documents" (
+	"id" text PRIMARY KEY NOT NULL,
+	"collection_id" text NOT NULL,
+	"name" text NOT NULL,
+	"format" text NOT NULL,
+	"bytes" bigint NOT NULL,
+	"status" text NOT NULL,
+	"passages" bigint NOT NULL,
+	"embedded" bigint NOT NULL,
+	"error" text,
+	"created_at" bigint NOT NULL,
+	"updated_at" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "kb_passages" (
+	"id" text PRIMARY KEY NOT NULL,
+	"collection_id" text NOT NULL,
+	"document_id" text NOT NULL,
+	"seq" bigint NOT NULL,
+	"row_key" bigint NOT NULL,
+	"heading" text,
+	"text" text NOT NULL,
+	"embedding" text
+);
+--> statement-breakpoint
 CREATE TABLE "limits" (
 	"scope_kind" text NOT NULL,
 	"scope_id" text NOT NULL,
@@ -407,6 +445,10 @@ CREATE TABLE "users" (
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "batch_lines" ADD CONSTRAINT "batch_lines_batch_id_batches_id_fk" FOREIGN KEY ("batch_id") REFERENCES "public"."batches"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "kb_collections" ADD CONSTRAINT "kb_collections_org_id_orgs_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."orgs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "kb_collections" ADD CONSTRAINT "kb_collections_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "kb_documents" ADD CONSTRAINT "kb_documents_collection_id_kb_collections_id_fk" FOREIGN KEY ("collection_id") REFERENCES "public"."kb_collections"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "kb_passages" ADD CONSTRAINT "kb_passages_document_id_kb_documents_id_fk" FOREIGN KEY ("document_id") REFERENCES "public"."kb_documents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "portal_prefs" ADD CONSTRAINT "portal_prefs_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "projects" ADD CONSTRAINT "projects_org_id_orgs_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."orgs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "projects" ADD CONSTRAINT "projects_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -421,6 +463,11 @@ CREATE INDEX "batches_key" ON "batches" USING btree ("key_id","created_at");--> 
 CREATE INDEX "batches_status" ON "batches" USING btree ("status");--> statement-breakpoint
 CREATE INDEX "files_key" ON "files" USING btree ("key_id","created_at");--> statement-breakpoint
 CREATE INDEX "files_project" ON "files" USING btree ("project_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "kb_collections_org_project_name" ON "kb_collections" USING btree ("org_id","project_id","name");--> statement-breakpoint
+CREATE UNIQUE INDEX "kb_documents_collection_name" ON "kb_documents" USING btree ("collection_id","name");--> statement-breakpoint
+CREATE INDEX "kb_passages_collection" ON "kb_passages" USING btree ("collection_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "kb_passages_row_key" ON "kb_passages" USING btree ("row_key");--> statement-breakpoint
+CREATE INDEX "kb_passages_document" ON "kb_passages" USING btree ("document_id","seq");--> statement-breakpoint
 CREATE UNIQUE INDEX "mirror_versions_version" ON "mirror_versions" USING btree ("version_dir","digest");--> statement-breakpoint
 CREATE UNIQUE INDEX "projects_team_name" ON "projects" USING btree ("team_id","name");--> statement-breakpoint
 CREATE INDEX "rate_counts_window" ON "rate_counts" USING btree ("window_start");--> statement-breakpoint
@@ -429,4 +476,7 @@ CREATE INDEX "replicas_node" ON "replicas" USING btree ("node_id");--> statement
 CREATE INDEX "stored_responses_expires" ON "stored_responses" USING btree ("expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "teams_org_name" ON "teams" USING btree ("org_id","name");--> statement-breakpoint
 CREATE INDEX "usage_at" ON "usage" USING btree ("at");--> statement-breakpoint
-CREATE INDEX "usage_key_at" ON "usage" USING btree ("key_id","at");
+CREATE INDEX "usage_key_at" ON "usage" USING btree ("key_id","at");--> statement-breakpoint
+-- Written by hand after drizzle-kit's part (keep it when regenerating): the passages' keyword
+-- index, an expression index so the table keeps only the columns of schema_pg.ts.
+CREATE INDEX "kb_passages_words" ON "kb_passages" USING gin (to_tsvector('english', coalesce("heading", '') || ' ' || "text"));

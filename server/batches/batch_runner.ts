@@ -291,6 +291,12 @@ export class BatchRunner {
   ) {
     const req = { ...body, stream: false };
     const t = toChatRequest(req, [], newId);
+    if (t.fileSearch) {
+      throw new AppError("invalid_request", {
+        detail:
+          "the file_search tool is not run in batches: search first with /v1/kb/{collection}/search",
+      }, "tools");
+    }
     const ctx: ResponseContext = {
       id: newId("resp"),
       createdAt: Math.floor(this.deps.clock.now() / 1000),

@@ -233,6 +233,38 @@ async function fillBox(dataDir: string): Promise<void> {
         nonce: "n",
         expiresAt: now,
       });
+      await tx.insert(t.kbCollections).values({
+        id: "kb1",
+        name: "docs",
+        orgId: "o1",
+        projectId: "p1",
+        embeddingModel: "m",
+        dims: 2,
+        passageWords: 120,
+        overlapWords: 24,
+        createdAt: now,
+      });
+      await tx.insert(t.kbDocuments).values({
+        id: "kbd1",
+        collectionId: "kb1",
+        name: "a.md",
+        format: "markdown",
+        bytes: 5,
+        status: "ready",
+        passages: 1,
+        embedded: 1,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await tx.insert(t.kbPassages).values({
+        id: "kbp1",
+        collectionId: "kb1",
+        documentId: "kbd1",
+        seq: 0,
+        rowKey: 1,
+        text: "hello",
+        embedding: "[0.6,0.8]",
+      });
       for (let i = 0; i < 2500; i += 500) {
         await tx.insert(t.usage).values(
           Array.from({ length: 500 }, (_, j) => ({

@@ -88,6 +88,12 @@ export const modelInputSchema = z.strictObject({
   ),
   description: z.string().max(4000).optional(),
   aliases: z.array(z.string().regex(/^[A-Za-z0-9][\w.:/-]{0,127}$/)).default([]),
+  /**
+   * Aliases that also ground chat in knowledge bases: alias (one of `aliases`) → collection
+   * names, each resolved among the calling key's own (so one alias serves every tenant's).
+   */
+  alias_knowledge_bases: z.record(z.string(), z.array(z.string().min(1).max(64)).min(1).max(8))
+    .optional(),
   source: z.string().min(1).optional(),
   /** A URL source's sha256: the bytes every node fetches are checked against it. */
   sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, "a sha256 is 64 hex digits").optional(),
@@ -169,6 +175,11 @@ export const modelInputSchema = z.strictObject({
     bad(["scaling", "min"], "an on-demand model starts at 0 replicas: set min to 0");
   }
   if (m.aliases.includes(m.name)) bad(["aliases"], "an alias repeats the model's name");
+  for (const a of Object.keys(m.alias_knowledge_bases ?? {})) {
+    if (!m.aliases.includes(a)) {
+      bad(["alias_knowledge_bases", a], `'${a}' is not one of the model's aliases`);
+    }
+  }
 });
 
 export type ModelInput = z.input<typeof modelInputSchema>;
@@ -192,6 +203,8 @@ export interface ModelDef {
   name: string;
   description?: string;
   aliases: string[];
+  /** Alias → the knowledge bases a chat request through it is grounded in. */
+  aliasKnowledgeBases?: Record<string, string[]>;
   /** The text as written; `parsedSource` is its parsed form. */
   source?: string;
   parsedSource?: ModelSource;
@@ -231,6 +244,9 @@ export function toModelDef(m: Parsed): ModelDef {
   const def: ModelDef = {
     name: m.name,
     aliases: m.aliases,
+    ...(m.alias_knowledge_bases && Object.keys(m.alias_knowledge_bases).length
+      ? { aliasKnowledgeBases: m.alias_knowledge_bases }
+      : {}),
     capabilities: [...new Set(m.capabilities)],
     prices: {
       promptPer1k: m.prices?.prompt_per_1k ?? 0,

@@ -16,6 +16,7 @@ export type AdminCall = (
   csrf: string | undefined,
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
   path: string,
+  /** JSON, or a file's bytes sent as they are (a knowledge base document). */
   body?: unknown,
 ) => Promise<Record<string, unknown>>;
 
@@ -36,11 +37,16 @@ export function adminCaller(deps: AdminDeps): AdminCall {
   return async (c, csrf, method, path, body) => {
     const headers: Record<string, string> = { cookie: c.req.header("cookie") ?? "" };
     if (csrf) headers["x-csrf-token"] = csrf;
-    if (body !== undefined) headers["content-type"] = "application/json";
+    const raw = body instanceof Uint8Array;
+    if (body !== undefined) {
+      headers["content-type"] = raw ? "application/octet-stream" : "application/json";
+    }
     const res = await admin.request(`/api/v1${path}`, {
       method,
       headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(body !== undefined
+        ? { body: raw ? body as Uint8Array<ArrayBuffer> : JSON.stringify(body) }
+        : {}),
     });
     return await res.json() as Record<string, unknown>;
   };

@@ -16,6 +16,7 @@ const admin: [AdminPage, string, PortalKey][] = [
   ["models", "/admin/models", "nav_admin_models"],
   ["people", "/admin/people", "nav_people"],
   ["tree", "/admin/tree", "nav_tree"],
+  ["kb", "/admin/kb", "nav_kb"],
   ["keys", "/admin/keys", "nav_admin_keys"],
   ["audit", "/admin/audit", "nav_audit"],
   ["settings", "/admin/settings", "nav_settings"],

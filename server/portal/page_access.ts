@@ -4,7 +4,15 @@
  */
 import { type Actor, canRead } from "../tenancy/access.ts";
 
-export type AdminPage = "cluster" | "models" | "people" | "tree" | "keys" | "audit" | "settings";
+export type AdminPage =
+  | "cluster"
+  | "models"
+  | "people"
+  | "tree"
+  | "keys"
+  | "audit"
+  | "settings"
+  | "kb";
 
 const cluster = { orgId: null, teamId: null };
 
@@ -22,6 +30,7 @@ export function mayOpen(actor: Actor, page: AdminPage): boolean {
         ((actor.role === "tenant_admin" || actor.role === "viewer") &&
           canRead(actor, "people", own));
     case "tree":
+    case "kb":
       return actor.role !== "member";
     case "audit":
       return actor.role === "administrator" ||

@@ -21,6 +21,7 @@ import { placeOfKey } from "../tenancy/place_of_key.ts";
 import { canRead } from "../tenancy/access.ts";
 import { adminCaller } from "./admin_call.ts";
 import { adminPages } from "./admin_pages.tsx";
+import { kbPages } from "./kb_pages.tsx";
 import { errorText, portalChat } from "./chat_route.ts";
 import { checkCsrf, type PortalCtx, portalCtx, type Viewer } from "./context.ts";
 import { isLocale, langCookie, validTimeZone } from "./i18n.ts";
@@ -377,6 +378,7 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
   });
 
   adminPages(app, deps, { load, call });
+  kbPages(app, deps, { load, call });
 
   // A refusal on a page is a page, in the viewer's language; signed-out visitors go to sign-in.
   app.onError(async (err, c) => {

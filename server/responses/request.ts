@@ -18,6 +18,16 @@ export interface TranslatedResponseRequest {
   stream: boolean;
   /** Whether the model's reasoning goes back as a reasoning item with a summary. */
   summary: boolean;
+  /** The file_search tool's knowledge bases, when the request has one (server/responses/file_search.ts). */
+  fileSearch: FileSearchTool | undefined;
+}
+
+export interface FileSearchTool {
+  /** `vector_store_ids`: collection ids or names. */
+  collections: string[];
+  maxResults: number;
+  /** `include: ["file_search_call.results"]`: the passages go back in the call item. */
+  includeResults: boolean;
 }
 
 /** Tools that run at OpenAI (or need the outside world): refused here, by name. */
@@ -27,7 +37,6 @@ const builtInTools: Record<string, string> = {
   code_interpreter: "the code interpreter",
   computer_use: "computer use",
   computer_use_preview: "computer use",
-  file_search: "file search (it needs knowledge bases)",
   image_generation: "image generation",
   mcp: "remote MCP servers",
   local_shell: "the local shell tool",
@@ -56,6 +65,7 @@ export function toChatRequest(
   // The Responses stream ends with usage in response.completed, so the chat stream must carry it.
   if (stream) body.stream_options = { include_usage: true };
   const tools = translateTools(req.tools);
+  const fileSearch = fileSearchTool(req.tools, req.include);
   if (tools.length) body.tools = tools;
   if (req.tool_choice !== undefined && req.tool_choice !== null) {
     body.tool_choice = translateToolChoice(req.tool_choice);
@@ -69,7 +79,7 @@ export function toChatRequest(
   if (req.background === true) {
     throw invalid("background", "'background': background responses are not supported here yet");
   }
-  return { body, input, stream, summary };
+  return { body, input, stream, summary, fileSearch };
 }
 
 function instructionMessages(instructions: unknown): Json[] {
@@ -111,7 +121,8 @@ function inputItems(input: unknown, newId: (prefix: string) => string): Json[] {
 
 /**
  * Items as chat messages. Consecutive function calls are one assistant message with several
- * tool_calls, as chat templates expect; reasoning items are not shown to the model again.
+ * tool_calls, as chat templates expect; reasoning and file search items are not shown to the
+ * model again.
  */
 export function itemsToMessages(items: Json[]): Json[] {
   const out: Json[] = [];
@@ -148,6 +159,8 @@ export function itemsToMessages(items: Json[]): Json[] {
         });
         break;
       case "reasoning":
+      // The passages a search found were this turn's; a next turn searches again.
+      case "file_search_call":
         break;
       default:
         throw invalid(`${at}.type`, `'${at}': items of type '${item.type}' are not supported here`);
@@ -212,9 +225,10 @@ function outputText(output: unknown, at: string): string {
 function translateTools(tools: unknown): Json[] {
   if (tools === undefined || tools === null) return [];
   if (!Array.isArray(tools)) throw invalid("tools", "'tools' must be a list of tools");
-  return tools.map((t, i) => {
+  return tools.flatMap((t, i) => {
     const at = `tools.${i}`;
     if (!isRecord(t) || typeof t.type !== "string") throw invalid(at, `'${at}' needs a type`);
+    if (t.type === "file_search") return []; // run by the gateway before the model, not by it
     if (t.type !== "function") {
       const what = builtInTools[t.type] ?? `the tool type '${t.type}'`;
       throw invalid(`${at}.type`, `'${at}': ${what} ('${t.type}') is not available here`);
@@ -223,8 +237,37 @@ function translateTools(tools: unknown): Json[] {
     const fn: Json = { name: t.name, parameters: t.parameters ?? { type: "object" } };
     if (typeof t.description === "string") fn.description = t.description;
     if (typeof t.strict === "boolean") fn.strict = t.strict;
-    return { type: "function", function: fn };
+    return [{ type: "function", function: fn }];
   });
+}
+
+/** The file_search tool (one; several are one search over all their collections). */
+function fileSearchTool(tools: unknown, include: unknown): FileSearchTool | undefined {
+  if (!Array.isArray(tools)) return undefined;
+  const found = tools.map((t, i) => [t, i] as const)
+    .filter(([t]) => isRecord(t) && t.type === "file_search");
+  if (found.length === 0) return undefined;
+  const collections: string[] = [];
+  let maxResults = 5;
+  for (const [t, i] of found) {
+    const ids = (t as Json).vector_store_ids;
+    if (!Array.isArray(ids) || ids.length === 0 || ids.some((x) => typeof x !== "string")) {
+      throw invalid(
+        `tools.${i}.vector_store_ids`,
+        `'tools.${i}.vector_store_ids' must list knowledge bases`,
+      );
+    }
+    collections.push(...ids as string[]);
+    const max = (t as Json).max_num_results;
+    if (max !== undefined) {
+      if (typeof max !== "number" || !Number.isInteger(max) || max < 1 || max > 50) {
+        throw invalid(`tools.${i}.max_num_results`, `'tools.${i}.max_num_results' must be 1 to 50`);
+      }
+      maxResults = max;
+    }
+  }
+  const includeResults = Array.isArray(include) && include.includes("file_search_call.results");
+  return { collections: [...new Set(collections)], maxResults, includeResults };
 }
 
 function translateToolChoice(choice: unknown): unknown {

@@ -5,6 +5,8 @@
  */
 import { isRecord } from "../router/json_fields.ts";
 import { reasoningOf } from "../anthropic/response.ts";
+import type { SearchResult } from "../kb/search.ts";
+import { fileCitations } from "./file_search.ts";
 
 type Json = Record<string, unknown>;
 
@@ -23,6 +25,8 @@ export interface ResponseContext {
   req: Json;
   summary: boolean;
   newId: (prefix: string) => string;
+  /** The file_search tool's call item (first in the output) and the passages it gave the model. */
+  fileSearch?: { item: Json; results: SearchResult[] } | undefined;
 }
 
 export type Status = "in_progress" | "completed" | "incomplete" | "failed";
@@ -68,11 +72,20 @@ export function envelope(
 export function toResponse(completion: unknown, ctx: ResponseContext): Json {
   const choice = firstChoice(completion);
   const message = isRecord(choice?.message) ? choice.message : {};
-  const output: Json[] = [];
+  const output: Json[] = ctx.fileSearch ? [ctx.fileSearch.item] : [];
   const reasoning = reasoningOf(message);
   if (ctx.summary && reasoning) output.push(reasoningItem(ctx.newId("rs"), reasoning));
   const text = textOf(message.content);
-  if (text !== "") output.push(messageItem(ctx.newId("msg"), text, "completed"));
+  if (text !== "") {
+    output.push(
+      messageItem(
+        ctx.newId("msg"),
+        text,
+        "completed",
+        fileCitations(text, ctx.fileSearch?.results ?? []),
+      ),
+    );
+  }
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   for (const call of calls) {
     if (!isRecord(call)) continue;
@@ -91,18 +104,23 @@ export function toResponse(completion: unknown, ctx: ResponseContext): Json {
   });
 }
 
-export function messageItem(id: string, text: string, status: string): Json {
+export function messageItem(
+  id: string,
+  text: string,
+  status: string,
+  annotations: Json[] = [],
+): Json {
   return {
     id,
     type: "message",
     status,
     role: "assistant",
-    content: status === "in_progress" ? [] : [outputTextPart(text)],
+    content: status === "in_progress" ? [] : [outputTextPart(text, annotations)],
   };
 }
 
-export function outputTextPart(text: string): Json {
-  return { type: "output_text", text, annotations: [], logprobs: [] };
+export function outputTextPart(text: string, annotations: Json[] = []): Json {
+  return { type: "output_text", text, annotations, logprobs: [] };
 }
 
 export function functionCallItem(

@@ -5,6 +5,7 @@
  * response.completed (or response.incomplete) with usage; every event numbered. A stream the
  * engine breaks ends with an `error` event, which the SDKs raise.
  */
+import { fileCitations } from "./file_search.ts";
 import { createParser } from "eventsource-parser";
 import { isRecord } from "../router/json_fields.ts";
 import { reasoningOf } from "../anthropic/response.ts";
@@ -129,6 +130,13 @@ export class ResponsesStreamTranslator {
     const response = envelope(this.ctx, "in_progress", [], null);
     this.#emit("response.created", { response });
     this.#emit("response.in_progress", { response });
+    // The search ran before the model: its item is whole from the start.
+    const search = this.ctx.fileSearch?.item;
+    if (search) {
+      const index = this.#output.push(search) - 1;
+      this.#emit("response.output_item.added", { output_index: index, item: search });
+      this.#emit("response.output_item.done", { output_index: index, item: search });
+    }
   }
 
   #textDelta(kind: "message" | "reasoning", delta: string) {
@@ -192,12 +200,13 @@ export class ResponsesStreamTranslator {
         text: item.text,
         logprobs: [],
       });
+      const annotations = fileCitations(item.text, this.ctx.fileSearch?.results ?? []);
       this.#emit("response.content_part.done", {
         ...at,
         content_index: 0,
-        part: outputTextPart(item.text),
+        part: outputTextPart(item.text, annotations),
       });
-      done = messageItem(item.id, item.text, "completed");
+      done = messageItem(item.id, item.text, "completed", annotations);
     } else {
       this.#emit("response.reasoning_summary_text.done", {
         ...at,

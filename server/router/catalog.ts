@@ -90,6 +90,17 @@ export class ModelCatalog {
     return target ? this.#byName.get(target) : undefined;
   }
 
+  /** The knowledge bases an alias carries (model_schema's alias_knowledge_bases); none for a name. */
+  knowledgeBasesOf(name: string): string[] {
+    const target = this.#aliases.get(name);
+    if (!target || this.#byName.has(name)) return [];
+    const def = this.#byName.get(target)?.def as
+      | { aliasKnowledgeBases?: Record<string, string[]> }
+      | null
+      | undefined;
+    return def?.aliasKnowledgeBases?.[name] ?? [];
+  }
+
   #set(row: ModelEntry): void {
     this.#unset(row.name);
     this.#byName.set(row.name, row);

@@ -21,6 +21,8 @@ import { translateStream } from "../responses/stream.ts";
 import type { ResponseStore, StoredResponse } from "../responses/response_store.ts";
 import { requireApiKey } from "./require_api_key.ts";
 import { listPage, pageLimit } from "./list_page.ts";
+import type { KnowledgeBases } from "../kb/knowledge_bases.ts";
+import { runFileSearch } from "../responses/file_search.ts";
 
 type Json = Record<string, unknown>;
 
@@ -30,6 +32,8 @@ export interface ResponsesDeps {
   dispatch: DispatchDeps;
   responses: Pick<ResponseStore, "put" | "get" | "delete">;
   clock: Clock;
+  /** The file_search tool's knowledge bases. */
+  kb: Pick<KnowledgeBases, "resolve" | "search">;
 }
 
 const newId = (prefix: string) => `${prefix}_${newUlid().toLowerCase()}`;
@@ -62,18 +66,22 @@ async function create(deps: ResponsesDeps, c: Context<AppEnv>): Promise<Response
   const previous = await previousTurn(deps, keyId, req.previous_response_id);
   const history = previous ? conversation(previous) : [];
   const t = toChatRequest(req, history, newId);
+  const search = t.fileSearch
+    ? await runFileSearch(deps.kb, c.get("apiKey"), t.fileSearch, t.body, newId("fs"))
+    : undefined;
   const ctx: ResponseContext = {
     id: newId("resp"),
     createdAt: Math.floor(deps.clock.now() / 1000),
     req,
     summary: t.summary,
     newId,
+    fileSearch: search,
   };
   const keep = async (response: Json) => {
     if (req.store === false) return;
     await deps.responses.put(keyId, ctx.id, { response, input: t.input, context: history });
   };
-  const res = await dispatch(deps.dispatch, c, "/chat/completions", t.body, {
+  const res = await dispatch(deps.dispatch, c, "/chat/completions", search?.body ?? t.body, {
     endpoint: "/responses",
   });
   const type = res.headers.get("content-type") ?? "";

@@ -186,7 +186,7 @@ Deno.test("structured output: text.format json_schema gives JSON the SDK parses"
 Deno.test("built-in tools that need the outside world are refused by name, in OpenAI's shape", async () => {
   const h = await startHarness();
   try {
-    for (const type of ["web_search", "code_interpreter", "computer_use_preview", "file_search"]) {
+    for (const type of ["web_search", "code_interpreter", "computer_use_preview"]) {
       const res = await h.v1("/responses", { model: "demo", input: "hi", tools: [{ type }] });
       assertEquals(res.status, 400, type);
       const body = await res.json();
@@ -194,6 +194,14 @@ Deno.test("built-in tools that need the outside world are refused by name, in Op
       assertEquals(body.error.param, "tools.0.type");
       assert(body.error.message.includes(`'${type}'`), body.error.message);
     }
+    // file_search runs here (server/kb/rag_test.ts), over knowledge bases it must name.
+    const search = await h.v1("/responses", {
+      model: "demo",
+      input: "hi",
+      tools: [{ type: "file_search" }],
+    });
+    assertEquals(search.status, 400);
+    assertEquals((await search.json()).error.param, "tools.0.vector_store_ids");
     const missing = await h.v1("/responses", {
       model: "demo",
       input: "hi",

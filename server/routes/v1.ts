@@ -12,15 +12,19 @@ import type { ModelCatalog, ModelEntry } from "../router/catalog.ts";
 import { dispatch, type DispatchDeps, type EnginePath } from "../router/dispatch.ts";
 import { readJsonRequest } from "../router/read_body.ts";
 import { modelLimits } from "../models/model_limits.ts";
+import type { KnowledgeBases } from "../kb/knowledge_bases.ts";
+import { groundChat, kbHeader, withCitations } from "../kb/ground_chat.ts";
 
 const relayed: EnginePath[] = ["/chat/completions", "/completions", "/embeddings"];
 
 export interface V1Deps {
   keys: Pick<KeyService, "check">;
-  catalog: Pick<ModelCatalog, "list" | "get">;
+  catalog: Pick<ModelCatalog, "list" | "get" | "knowledgeBasesOf">;
   people: Pick<PeopleServices, "admission">;
   limits: Pick<Limits, "maxBodyBytes">;
   dispatch: DispatchDeps;
+  /** Collections a chat request names in `x-llmgw-kb` (retrieval-augmented chat). */
+  kb: Pick<KnowledgeBases, "resolve" | "search">;
 }
 
 export function v1Routes(deps: V1Deps): Hono<AppEnv> {
@@ -54,6 +58,21 @@ export function v1Routes(deps: V1Deps): Hono<AppEnv> {
   for (const path of relayed) {
     app.post(path, async (c) => {
       const { body, bytes } = await readJsonRequest(c.req.raw, deps.limits.maxBodyBytes);
+      const named = path === "/chat/completions" ? c.req.header(kbHeader) : undefined;
+      const carried = path === "/chat/completions" && typeof body.model === "string"
+        ? deps.catalog.knowledgeBasesOf(body.model)
+        : [];
+      if (named || carried.length) {
+        // Named in the header: each must exist for the key. Carried by an alias: the key's own
+        // collections of those names, where it has them.
+        const grounded = named
+          ? await groundChat(deps.kb, c.get("apiKey"), named.split(","), body)
+          : await groundChat(deps.kb, c.get("apiKey"), carried, body, { skipMissing: true });
+        const res = await dispatch(deps.dispatch, c, path, grounded.body, {
+          meter: c.get("answerMeter"),
+        });
+        return await withCitations(res, grounded.citations);
+      }
       return await dispatch(deps.dispatch, c, path, body, {
         meter: c.get("answerMeter"),
         rawBody: bytes,

@@ -20,6 +20,7 @@ import {
 } from "./client.ts";
 import { config } from "./config.ts";
 import { guard } from "./guard.ts";
+import { kb } from "./kb.ts";
 import { keys } from "./keys.ts";
 import { limits } from "./limits.ts";
 import { mcp } from "./mcp.ts";
@@ -54,6 +55,7 @@ export const nouns: Noun[] = [
   config,
   notify,
   mcp,
+  kb,
 ];
 
 const verbsOf = (n: Noun): Verb[] => [...(n.bare ? [n.bare] : []), ...Object.values(n.verbs)];

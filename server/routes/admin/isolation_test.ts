@@ -37,6 +37,18 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       policyOfA,
       201,
     );
+    // A knowledge base of A's project, for the sweep to try to read, fill and remove.
+    const kbOfA = await ok<{ id: string }>(
+      h,
+      { bearer: h.adminToken },
+      "POST",
+      "/api/v1/kb/collections",
+      {
+        name: "acme-docs",
+        project_id: a.project.id,
+        embedding_model: "demo",
+      },
+    );
     const doc = await (await h.app.request("/api/v1/openapi.json")).json();
     const secretsOfA = [
       a.org.id,
@@ -46,6 +58,7 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       a.member.id,
       a.viewer.id,
       a.member.keyId,
+      kbOfA.id,
     ];
     const ids: Record<string, string> = {
       "/orgs/{id}": a.org.id,
@@ -78,6 +91,9 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "/models/{name}": "demo",
       "/guard/policies/{name}": "acme-rules",
       "/guard/policies/{name}/test": "acme-rules",
+      "/kb/collections/{id}": kbOfA.id,
+      "/kb/collections/{id}/documents": kbOfA.id,
+      "/kb/collections/{id}/documents/{doc}": kbOfA.id,
     };
     const limitTargets: [string, string][] = [
       ["org", a.org.id],
@@ -129,6 +145,8 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "put /mcp/servers/{name}": { url: "http://127.0.0.1:9/mcp" },
       "put /guard/policies/{name}": policyOfA,
       "post /guard/policies/{name}/test": { text: "x" },
+      "post /kb/collections": { name: "stolen", project_id: a.project.id, embedding_model: "demo" },
+      "post /kb/collections/{id}/documents": "stolen words",
     };
     const creds: [string, Cred][] = [
       ["tenant admin", b.admin.cred],

@@ -13,6 +13,7 @@ import type { AppDeps } from "../../deps.ts";
 import { auditRoutes } from "./audit.ts";
 import { backupRoutes } from "./backup.ts";
 import { guardRoutes } from "./guard.ts";
+import { kbRoutes } from "./kb.ts";
 import { keyRoutes } from "./keys.ts";
 import { limitsRoutes } from "./limits.ts";
 import { mcpServerRoutes } from "./mcp.ts";
@@ -48,6 +49,7 @@ export type AdminDeps = Pick<
   | "notifySender"
   | "mcp"
   | "guardPolicies"
+  | "kb"
 >;
 
 export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
@@ -81,5 +83,6 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   backupRoutes(registry, deps);
   mcpServerRoutes(registry, { mcp: deps.mcp, audit: (...a) => deps.people.audit.record(...a) });
   guardRoutes(registry, deps);
+  kbRoutes(registry, deps);
   return app;
 }
