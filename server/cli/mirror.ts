@@ -6,7 +6,8 @@ import { HTTPError, NetworkError } from "ky";
 import type { Command } from "../../core/command.ts";
 import { UsageError } from "../../core/command.ts";
 import { locationSettings } from "../config.ts";
-import { connect, ctlSettings, printList as print } from "./ctl/client.ts";
+import { col, connect, ctlSettings, printList as print } from "./ctl/client.ts";
+import { Progress } from "./progress.ts";
 import { parseFlags } from "../../core/flags.ts";
 import { formatBytes } from "../../core/weights/disk.ts";
 
@@ -60,10 +61,9 @@ export const mirrorCommand: Command = {
           if (values["allow-pickle"] === true) body.allow_pickle = true;
           let v = await api.post("mirror", { json: body }).json<Version>();
           if (!json) console.log(`Mirror version ${v.id}: ${v.versionDir} (${v.status})`);
-          while (values.wait === true && v.status === "fetching") {
-            await new Promise((r) => setTimeout(r, 2_000));
-            v = await api.get(`mirror/${v.id}`).json<Version>();
-            if (!json) console.log(`  ${describe(v)}`);
+          if (values.wait === true) {
+            v = await follow(v, (id) => api.get(`mirror/${id}`).json<Version>(), json);
+            if (!json) console.log(describe(v));
           }
           if (json) console.log(JSON.stringify(v, null, 2));
           if (v.status === "failed") {
@@ -77,7 +77,7 @@ export const mirrorCommand: Command = {
           if (json) return print(true, res, []);
           return print(false, {
             data: res.data.map((v) => ({ ...v, state: describe(v) })),
-          }, ["id", "versionDir", "state"]);
+          }, [col("id", "ID"), col("versionDir", "Version"), col("state", "State")]);
         }
         case "remove": {
           if (!arg) throw new UsageError("mirror remove needs the version's ID");
@@ -103,6 +103,30 @@ export const mirrorCommand: Command = {
     }
   },
 };
+
+/**
+ * Polls a fetching version until it ends; on a terminal a progress line follows it (twice a
+ * second), elsewhere nothing is drawn and it polls as before, every 2 s.
+ */
+async function follow(
+  first: Version,
+  get: (id: string) => Promise<Version>,
+  json: boolean,
+): Promise<Version> {
+  const progress = new Progress();
+  const drawing = progress.drawing && !json;
+  let v = first;
+  while (v.status === "fetching") {
+    await new Promise((r) => setTimeout(r, drawing ? 500 : 2_000));
+    v = await get(v.id);
+    if (!drawing) continue;
+    const p = v.progress;
+    if (p) progress.bytes(`${p.phase} ${v.versionDir}`, p.bytesDone, p.bytesTotal ?? undefined);
+    else progress.waiting(`waiting for ${v.versionDir} to start`);
+  }
+  progress.end();
+  return v;
+}
 
 /** "fetching 1.2 GiB of 4.0 GiB (30%)", "checking …", "complete", "failed: why". */
 export function describe(v: Version): string {

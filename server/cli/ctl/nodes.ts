@@ -1,6 +1,7 @@
 /** `llmgw ctl nodes …`: join codes, the node list, cordon/drain/remove, and replicas by hand. */
 import { UsageError } from "../../../core/command.ts";
 import type { Ctx, Noun, Verb } from "./client.ts";
+import { renderTable, when } from "../table.ts";
 
 interface NodeJson {
   id: string;
@@ -35,7 +36,7 @@ const list: Verb = {
     const { data } = await ctx.api.get("nodes").json<{ data: NodeJson[] }>();
     if (ctx.json) return out(data), 0;
     table(
-      ["NAME", "ID", "STATE", "LABELS", "GPUS", "ENGINES", "VERSION", "LAST HEARD"],
+      ["Name", "ID", "State", "Labels", "GPUs", "Engines", "Version", "Last heard"],
       data.map((n) => [
         n.name,
         n.id,
@@ -44,7 +45,7 @@ const list: Verb = {
         gpus(n),
         n.engines?.map((e) => e.version ? `${e.name} ${e.version}` : e.name).join(", ") || "-",
         n.version ?? "-",
-        n.lastHeardAt ? ago(n.lastHeardAt) : "never",
+        n.lastHeardAt ? when(n.lastHeardAt) : "never",
       ]),
     );
     return 0;
@@ -192,19 +193,8 @@ function gpus(n: NodeJson): string {
 
 const gib = (b: number) => (b / 2 ** 30).toFixed(1);
 
-function ago(t: number): string {
-  const s = Math.max(0, Math.round((Date.now() - t) / 1000));
-  return s < 120
-    ? `${s}s ago`
-    : s < 7200
-    ? `${Math.round(s / 60)}m ago`
-    : `${Math.round(s / 3600)}h ago`;
-}
-
 function table(head: string[], rows: string[][]): void {
-  const cells = [head, ...rows];
-  const widths = head.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
-  for (const r of cells) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+  console.log(renderTable(head, rows));
 }
 
 function parseLabels(text: string): Record<string, string> {

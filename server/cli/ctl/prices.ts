@@ -1,6 +1,7 @@
 /** `ctl prices`: model prices. */
 import { UsageError } from "../../../core/command.ts";
-import { arg, type Noun, printList, printOne, str } from "./client.ts";
+import { cellText } from "../table.ts";
+import { arg, col, type Noun, printList, printOne, str } from "./client.ts";
 
 export const prices: Noun = {
   name: "prices",
@@ -13,12 +14,12 @@ export const prices: Noun = {
           { default: unknown; data: { model: string; price: Record<string, number> }[] }
         >();
         if (ctx.json) return printOne(true, res, "");
-        console.log(`default: ${JSON.stringify(res.default)}`);
+        console.log(`Default: ${cellText(res.default)}`);
         return printList(false, { data: res.data.map((r) => ({ model: r.model, ...r.price })) }, [
-          "model",
-          "promptPer1k",
-          "completionPer1k",
-          "cachedPer1k",
+          col("model", "Model"),
+          col("promptPer1k", "Prompt per 1k"),
+          col("completionPer1k", "Completion per 1k"),
+          col("cachedPer1k", "Cached per 1k"),
         ]);
       },
     },
