@@ -8,6 +8,7 @@ import { UsageError } from "../../core/command.ts";
 import { locationSettings } from "../config.ts";
 import { col, connect, ctlSettings, printList as print } from "./ctl/client.ts";
 import { Progress } from "./progress.ts";
+import { didYouMean } from "../../core/suggest.ts";
 import { parseFlags } from "../../core/flags.ts";
 import { formatBytes } from "../../core/weights/disk.ts";
 
@@ -34,6 +35,13 @@ interface Version {
   error: string | null;
   progress: { phase: string; bytesDone: number; bytesTotal: number | null } | null;
 }
+
+/** mirror's verbs, each with the flags it reads (for `llmgw completion` and suggestions). */
+export const mirrorVerbs: Record<string, readonly string[]> = {
+  add: ["sha256", "allow-pickle", "wait"],
+  list: [],
+  remove: [],
+};
 
 export const mirrorCommand: Command = {
   name: "mirror",
@@ -87,7 +95,11 @@ export const mirrorCommand: Command = {
           return 0;
         }
         default:
-          throw new UsageError(`unknown command 'mirror ${positionals.join(" ")}'\n\n${help}`);
+          throw new UsageError(
+            `unknown verb 'mirror ${verb}'${
+              didYouMean(verb ?? "", Object.keys(mirrorVerbs), (v) => `mirror ${v}`)
+            } (llmgw mirror --help)`,
+          );
       }
     } catch (e) {
       if (e instanceof HTTPError) {

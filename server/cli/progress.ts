@@ -18,9 +18,10 @@ const encoder = new TextEncoder();
 export const stdoutProgressOut: ProgressOut = {
   isTerminal: () => Deno.stdout.isTerminal(),
   write: (text) => void Deno.stdout.writeSync(encoder.encode(text)),
+  // A pseudo-terminal nobody sized (under `script`, over some ssh) reports 0 columns.
   columns: () => {
     try {
-      return Deno.consoleSize().columns;
+      return Deno.consoleSize().columns || 80;
     } catch {
       return 80;
     }
