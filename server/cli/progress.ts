@@ -37,6 +37,7 @@ export class Progress {
   readonly #on: boolean;
   #samples: { t: number; done: number }[] = [];
   #drawn = false;
+  #line = "";
   #waiting: { what: string; since: number } | undefined;
 
   constructor(opts: { out?: ProgressOut; now?: () => number } = {}) {
@@ -78,6 +79,17 @@ export class Progress {
     console.log(line);
   }
 
+  /**
+   * Runs `write` (a log line on the same terminal) with the progress line out of its way:
+   * cleared first, drawn again after.
+   */
+  around(write: () => void): void {
+    if (!this.#on || !this.#drawn) return write();
+    this.#out.write("\r\x1b[2K");
+    write();
+    this.#out.write(this.#line);
+  }
+
   /** Clears the progress line (the caller says how it ended). */
   end(): void {
     if (this.#on && this.#drawn) this.#out.write("\r\x1b[2K");
@@ -93,7 +105,8 @@ export class Progress {
   #draw(line: string): void {
     if (!this.#on) return;
     const width = Math.max(20, this.#out.columns() - 1);
-    this.#out.write(`\r\x1b[2K${line.length > width ? line.slice(0, width - 1) + "…" : line}`);
+    this.#line = line.length > width ? line.slice(0, width - 1) + "…" : line;
+    this.#out.write(`\r\x1b[2K${this.#line}`);
     this.#drawn = true;
   }
 }

@@ -41,13 +41,60 @@ export function stage(reps: readonly WaitReplica[], notes: readonly Note[]): str
   return "placement: waiting for the reconciler to place a replica";
 }
 
+/** Says each new stage (a plain line) and draws the progress line for the current one. */
+export class StageLines {
+  #said = "";
+  constructor(private readonly progress: Progress, private readonly quiet = false) {}
+
+  show(reps: readonly WaitReplica[], notes: readonly Note[]): void {
+    this.say(stage(reps, notes));
+    if (this.quiet || !this.progress.drawing) return;
+    const fetching = reps.find((r) => r.state === "fetching")?.fetched;
+    if (fetching) this.progress.bytes("weights", fetching.bytes, fetching.total);
+    else this.progress.waiting(this.#said.trim().split(":")[0]!);
+  }
+
+  /** A line, once: the same line again is not repeated. */
+  say(line: string): void {
+    if (this.quiet || line === this.#said) return;
+    this.#said = line;
+    this.progress.say(`  ${line}`);
+  }
+}
+
+/**
+ * Until `done` settles, shows the stages a model's first replica goes through as `read` reports
+ * them (`llmgw up`, which reads its own control plane in-process).
+ */
+export async function followStages(
+  progress: Progress,
+  read: () => Promise<{ reps: readonly WaitReplica[]; notes: readonly Note[] }>,
+  done: Promise<unknown>,
+  pollMs = 500,
+): Promise<void> {
+  const lines = new StageLines(progress);
+  let over = false;
+  void done.finally(() => over = true).catch(() => {});
+  try {
+    while (!over) {
+      // A model not declared yet, or a store that blinked: this look is skipped, not fatal.
+      const seen = await read().catch(() => undefined);
+      if (over) break;
+      if (seen) lines.show(seen.reps, seen.notes);
+      await Promise.race([new Promise((r) => setTimeout(r, pollMs)), done.catch(() => {})]);
+    }
+  } finally {
+    progress.end();
+  }
+}
+
 export interface Waited {
   ready: boolean;
   smoke?: { ok: boolean; detail?: string };
 }
 
 /**
- * Polls until a replica answers its smoke request or the deadline passes. `say` lines are
+ * Polls until a replica answers its smoke request or the deadline passes. Stage lines are
  * printed whether or not stdout is a terminal (nothing at all with --json); the progress line
  * only on a terminal.
  */
@@ -57,10 +104,8 @@ export async function waitForReplica(
   opts: { deadline: number; json: boolean; pollMs?: number },
 ): Promise<Waited> {
   const progress = new Progress();
-  const draw = progress.drawing && !opts.json;
-  const say = (line: string) => !opts.json && progress.say(`  ${line}`);
+  const lines = new StageLines(progress, opts.json);
   const path = encodeURIComponent(model);
-  let said = "";
   try {
     while (Date.now() < opts.deadline) {
       const reps = (await api.get("replicas", { searchParams: { model } }).json<
@@ -69,19 +114,12 @@ export async function waitForReplica(
       const notes = reps.some((r) => r.state !== "failed") ? [] : (await api.get(
         `models/${path}/explain`,
       ).json<{ notes: Note[] }>()).notes;
-      const now = stage(reps, notes);
-      if (now !== said) say(now);
-      said = now;
-      const fetching = reps.find((r) => r.state === "fetching")?.fetched;
-      if (draw && fetching) progress.bytes("weights", fetching.bytes, fetching.total);
-      else if (draw) progress.waiting(now.split(":")[0]!);
+      lines.show(reps, notes);
       if (reps.some((x) => x.state === "ready")) {
         const smoke = await api.post(`models/${path}/smoke`, { throwHttpErrors: false })
           .json<{ ok: boolean; detail?: string; error?: { message: string } }>();
         if (smoke.ok) return { ready: true, smoke };
-        const why = `not answering yet: ${smoke.detail ?? smoke.error?.message}`;
-        if (why !== said) say(why);
-        said = why;
+        lines.say(`not answering yet: ${smoke.detail ?? smoke.error?.message}`);
       }
       await new Promise((res) => setTimeout(res, opts.pollMs ?? 500));
     }
