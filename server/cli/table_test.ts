@@ -1,6 +1,7 @@
 import { assertEquals, assertMatch } from "../../tests/assert.ts";
 import { cellText, changes, localDate, named, renderTable, when } from "./table.ts";
 import { auditText } from "./ctl/audit.ts";
+import { nodeText } from "./ctl/nodes.ts";
 
 const now = Date.parse("2026-12-01T12:00:00Z");
 
@@ -68,4 +69,36 @@ Deno.test("ctl audit lists each change's fields before → after, with the targe
     ].join("\n"),
   );
   assertEquals(text.includes("{"), false, "no JSON");
+});
+
+Deno.test("ctl nodes show reads as lines of facts, not JSON", () => {
+  const text = nodeText({
+    id: "n1",
+    name: "gpu-1",
+    state: "ready",
+    labels: { zone: "a" },
+    version: "0.1.0",
+    lastHeardAt: now - 5_000,
+    gpu: {
+      source: "nvml",
+      gpus: [{ name: "H100", memoryFreeBytes: 70 * 2 ** 30, memoryTotalBytes: 80 * 2 ** 30 }],
+    },
+    engines: [{ name: "llamacpp", version: "b4600" }],
+    host: { cores: 16, ramAvailableBytes: 64 * 2 ** 30 },
+    shards: [{ shardId: "s-1", model: "tiny", state: "ready", pid: 42 }],
+    warnings: ["disk low"],
+  }, now);
+  assertEquals(
+    text,
+    [
+      "Node gpu-1 (n1): ready, version 0.1.0, last heard 5 s ago",
+      "  Labels:   zone=a",
+      "  Host:     16 cores, 64.0 GiB free",
+      "  GPUs:     H100 70.0/80.0 GiB free (from nvml)",
+      "  Engines:  llamacpp b4600",
+      "  Replicas:",
+      "    s-1  tiny  ready  pid 42",
+      "  Warning:  disk low",
+    ].join("\n"),
+  );
 });

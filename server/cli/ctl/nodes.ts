@@ -1,7 +1,7 @@
 /** `llmgw ctl nodes …`: join codes, the node list, cordon/drain/remove, and replicas by hand. */
 import { UsageError } from "../../../core/command.ts";
 import type { Ctx, Noun, Verb } from "./client.ts";
-import { renderTable, when } from "../table.ts";
+import { cellText, renderTable, when } from "../table.ts";
 
 interface NodeJson {
   id: string;
@@ -18,6 +18,7 @@ interface NodeJson {
   engines?: { name: string; version?: string }[];
   host?: { cores?: number; ramAvailableBytes?: number };
   shards: { shardId: string; model: string; state: string; pid: number; error?: string }[];
+  warnings?: string[];
 }
 
 const out = (v: unknown) => console.log(JSON.stringify(v, null, 2));
@@ -78,9 +79,43 @@ const joinCode: Verb = {
 
 const show: Verb = {
   help:
-    `  nodes show NODE                             One node in full (hardware, shards, warnings)`,
-  run: async (ctx) => (out(await ctx.api.get(`nodes/${node(ctx, "show")}`).json()), 0),
+    `  nodes show NODE                             One node in full (hardware, replicas, warnings)`,
+  run: async (ctx) => {
+    const n = await ctx.api.get(`nodes/${node(ctx, "show")}`).json<NodeJson>();
+    if (ctx.json) return out(n), 0;
+    console.log(nodeText(n));
+    return 0;
+  },
 };
+
+/** `nodes show` for people: one fact a line, each replica on its own. */
+export function nodeText(n: NodeJson, now = Date.now()): string {
+  const host = n.host;
+  const lines = [
+    `Node ${n.name} (${n.id}): ${n.state}, version ${n.version ?? "-"}, last heard ${
+      n.lastHeardAt ? when(n.lastHeardAt, now) : "never"
+    }`,
+    `  Labels:   ${cellText(n.labels)}`,
+    `  Host:     ${
+      host
+        ? [
+          host.cores !== undefined ? `${host.cores} cores` : "",
+          host.ramAvailableBytes !== undefined ? `${gib(host.ramAvailableBytes)} GiB free` : "",
+        ].filter(Boolean).join(", ") || "-"
+        : "-"
+    }`,
+    `  GPUs:     ${gpus(n)}${n.gpu ? ` (from ${n.gpu.source})` : ""}`,
+    `  Engines:  ${
+      n.engines?.map((e) => e.version ? `${e.name} ${e.version}` : e.name).join(", ") || "-"
+    }`,
+    `  Replicas:${n.shards.length ? "" : " none"}`,
+    ...n.shards.map((s) =>
+      `    ${s.shardId}  ${s.model}  ${s.state}  pid ${s.pid}${s.error ? `  (${s.error})` : ""}`
+    ),
+    ...(n.warnings ?? []).map((w) => `  Warning:  ${w}`),
+  ];
+  return lines.join("\n");
+}
 
 /** cordon, uncordon and drain; the first's help line says all three. */
 const setFlag = (verb: string, help?: string): Verb => ({
