@@ -19,6 +19,8 @@ import { chooseModel, requireModelFile, startLocalNode } from "./local_node.ts";
 import { firstPasswordPath } from "../server/setup/first_password.ts";
 import { printInitResult } from "../server/cli/init.ts";
 import { parseFlags } from "../core/flags.ts";
+import { Progress } from "../server/cli/progress.ts";
+import { followStages } from "../server/cli/ctl/serve_wait.ts";
 
 export const upCommand: Command = {
   name: "up",
@@ -55,7 +57,13 @@ export const upCommand: Command = {
     }
     const config = await loadServerConfig({ flags: values, env });
     const logLevel = new LevelControl(config.logLevel);
-    const logger = createLogger({ level: logLevel, format: config.logFormat });
+    // Log lines and the startup's progress line share the terminal: each line clears it first.
+    const progress = new Progress();
+    const logger = createLogger({
+      level: logLevel,
+      format: config.logFormat,
+      sink: (line) => progress.around(() => console.error(line)),
+    });
     const model = await chooseModel(config, gguf);
 
     const cp = await startControlPlane(config, { logger, logLevel });
@@ -68,13 +76,22 @@ export const upCommand: Command = {
     }
     const signals = shutdownSignals();
     const key = await ensureLocalKey(config.dataDir, cp.deps.keys);
-    const stoppedWhileLoading = await Promise.race([
+    const loaded = Promise.race([
       node.ready.then(() => false, (e) => {
         logger.error("the model's engine did not start", { model: model.name, error: e });
         return false;
       }),
       signals.requested.then(() => true),
     ]);
+    const services = cp.deps.modelServices;
+    if (services && progress.drawing) {
+      // The weights' fetch and the engine's start, on a terminal only: a journal gets the logs.
+      await followStages(progress, async () => {
+        const e = await services.explain(model.name);
+        return { reps: e.replicas, notes: e.notes };
+      }, loaded);
+    }
+    const stoppedWhileLoading = await loaded;
     // Stopped while the engine was loading: no banner saying it is up.
     if (!stoppedWhileLoading) {
       const firstPassword = firstPasswordPath(config.dataDir);

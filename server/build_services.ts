@@ -15,7 +15,8 @@ import { type LeaderGate, soleLeader } from "./control/leadership.ts";
 import type { ChangeFeed } from "./control/change_feed.ts";
 import { type SharedReplicas, shareReplicas } from "./control/shared_replicas.ts";
 import type { OidcConfig } from "./auth/oidc.ts";
-import { type ServerConfig, serverSettings } from "./config.ts";
+import { otelSettings, type ServerConfig, serverSettings } from "./config.ts";
+import { parseOtelPairs } from "./observe/otel_env.ts";
 import type { AppDeps } from "./deps.ts";
 import { type KeyLookup, KeyService } from "./keys/keys.ts";
 import { type ModelGate, noModelGate } from "./models/model_gate.ts";
@@ -479,10 +480,20 @@ function buildRouting(
   );
 }
 
+/**
+ * service.name: otel.service_name (OTEL_SERVICE_NAME) when set, else a service.name among the
+ * resource attributes, as the OTEL SDKs decide it.
+ */
 function buildTracer(config: ServerConfig, logger: Logger): Tracer {
+  const resource = parseOtelPairs(config.otelResourceAttributes, "otel.resource_attributes");
+  const named = config.otelServiceName !== otelSettings.otelServiceName.default;
   return new Tracer({
     endpoint: config.otelEndpoint,
-    serviceName: config.otelServiceName,
+    serviceName: named
+      ? config.otelServiceName
+      : resource["service.name"] ?? config.otelServiceName,
+    headers: parseOtelPairs(config.otelHeaders, "otel.headers"),
+    resource,
     samplePercent: config.otelSamplePercent,
     batchMs: config.otelBatchMs,
     logger,

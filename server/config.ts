@@ -23,15 +23,31 @@ import { parseModelList } from "./models/model_yaml.ts";
 import { AppError } from "../core/errors.ts";
 import { edgeSettings } from "./edge/settings.ts";
 import { controlSettings } from "./control/control_settings.ts";
+import { withOtelAliases } from "./observe/otel_env.ts";
 
 /** OpenTelemetry traces (server/observe/tracing.ts). */
 export const otelSettings = {
   otelEndpoint: text(
     "otel.endpoint",
     "",
-    "OTLP/HTTP collector for traces, e.g. http://127.0.0.1:4318 (JSON to /v1/traces; empty: no traces)",
+    "OTLP/HTTP collector for traces, e.g. http://127.0.0.1:4318 (JSON to /v1/traces; empty: no traces). Env OTEL_EXPORTER_OTLP_ENDPOINT (or …_TRACES_ENDPOINT) is read too",
   ),
-  otelServiceName: text("otel.service_name", "llmgw", "service.name on every span"),
+  otelHeaders: text(
+    "otel.headers",
+    "",
+    "Headers sent with every export, key=value,… (a hosted collector's API key): set it in the environment (OTEL_EXPORTER_OTLP_HEADERS is read too) or server.yaml, not the flag, which others can read in argv",
+    { secret: true },
+  ),
+  otelServiceName: text(
+    "otel.service_name",
+    "llmgw",
+    "service.name on every span. Env OTEL_SERVICE_NAME is read too",
+  ),
+  otelResourceAttributes: text(
+    "otel.resource_attributes",
+    "",
+    "More resource attributes, key=value,… (deployment.environment=prod). Env OTEL_RESOURCE_ATTRIBUTES is read too",
+  ),
   otelSamplePercent: int(
     "otel.sample_percent",
     100,
@@ -468,7 +484,8 @@ export interface LoadOptions {
 }
 
 /** Resolves the whole server config: where the data directory is, then server.yaml inside it. */
-export async function loadServerConfig(opts: LoadOptions): Promise<ServerConfig> {
+export async function loadServerConfig(given: LoadOptions): Promise<ServerConfig> {
+  const opts = { ...given, env: withOtelAliases(given.env) };
   const { dataDir } = resolveSettings(locationSettings, opts);
   const path = `${dataDir}/server.yaml`;
   let yaml: { path: string; text: string } | undefined;

@@ -6,7 +6,9 @@ import { HTTPError, NetworkError } from "ky";
 import type { Command } from "../../core/command.ts";
 import { UsageError } from "../../core/command.ts";
 import { locationSettings } from "../config.ts";
-import { connect, ctlSettings, printList as print } from "./ctl/client.ts";
+import { col, connect, ctlSettings, printList as print } from "./ctl/client.ts";
+import { Progress } from "./progress.ts";
+import { didYouMean } from "../../core/suggest.ts";
 import { parseFlags } from "../../core/flags.ts";
 import { formatBytes } from "../../core/weights/disk.ts";
 
@@ -34,6 +36,13 @@ interface Version {
   progress: { phase: string; bytesDone: number; bytesTotal: number | null } | null;
 }
 
+/** mirror's verbs, each with the flags it reads (for `llmgw completion` and suggestions). */
+export const mirrorVerbs: Record<string, readonly string[]> = {
+  add: ["sha256", "allow-pickle", "wait"],
+  list: [],
+  remove: [],
+};
+
 export const mirrorCommand: Command = {
   name: "mirror",
   summary: "Keep model weights on the control plane for nodes without the internet",
@@ -60,10 +69,9 @@ export const mirrorCommand: Command = {
           if (values["allow-pickle"] === true) body.allow_pickle = true;
           let v = await api.post("mirror", { json: body }).json<Version>();
           if (!json) console.log(`Mirror version ${v.id}: ${v.versionDir} (${v.status})`);
-          while (values.wait === true && v.status === "fetching") {
-            await new Promise((r) => setTimeout(r, 2_000));
-            v = await api.get(`mirror/${v.id}`).json<Version>();
-            if (!json) console.log(`  ${describe(v)}`);
+          if (values.wait === true) {
+            v = await follow(v, (id) => api.get(`mirror/${id}`).json<Version>(), json);
+            if (!json) console.log(describe(v));
           }
           if (json) console.log(JSON.stringify(v, null, 2));
           if (v.status === "failed") {
@@ -77,7 +85,7 @@ export const mirrorCommand: Command = {
           if (json) return print(true, res, []);
           return print(false, {
             data: res.data.map((v) => ({ ...v, state: describe(v) })),
-          }, ["id", "versionDir", "state"]);
+          }, [col("id", "ID"), col("versionDir", "Version"), col("state", "State")]);
         }
         case "remove": {
           if (!arg) throw new UsageError("mirror remove needs the version's ID");
@@ -87,7 +95,11 @@ export const mirrorCommand: Command = {
           return 0;
         }
         default:
-          throw new UsageError(`unknown command 'mirror ${positionals.join(" ")}'\n\n${help}`);
+          throw new UsageError(
+            `unknown verb 'mirror ${verb}'${
+              didYouMean(verb ?? "", Object.keys(mirrorVerbs), (v) => `mirror ${v}`)
+            } (llmgw mirror --help)`,
+          );
       }
     } catch (e) {
       if (e instanceof HTTPError) {
@@ -103,6 +115,30 @@ export const mirrorCommand: Command = {
     }
   },
 };
+
+/**
+ * Polls a fetching version until it ends; on a terminal a progress line follows it (twice a
+ * second), elsewhere nothing is drawn and it polls as before, every 2 s.
+ */
+async function follow(
+  first: Version,
+  get: (id: string) => Promise<Version>,
+  json: boolean,
+): Promise<Version> {
+  const progress = new Progress();
+  const drawing = progress.drawing && !json;
+  let v = first;
+  while (v.status === "fetching") {
+    await new Promise((r) => setTimeout(r, drawing ? 500 : 2_000));
+    v = await get(v.id);
+    if (!drawing) continue;
+    const p = v.progress;
+    if (p) progress.bytes(`${p.phase} ${v.versionDir}`, p.bytesDone, p.bytesTotal ?? undefined);
+    else progress.waiting(`waiting for ${v.versionDir} to start`);
+  }
+  progress.end();
+  return v;
+}
 
 /** "fetching 1.2 GiB of 4.0 GiB (30%)", "checking …", "complete", "failed: why". */
 export function describe(v: Version): string {

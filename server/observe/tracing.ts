@@ -19,6 +19,10 @@ export interface TracingOptions {
   /** OTLP/HTTP base URL (`http://collector:4318`) or the full `/v1/traces` URL. */
   endpoint: string;
   serviceName: string;
+  /** Sent with every export: a hosted collector's credential, so never logged. */
+  headers?: Record<string, string>;
+  /** Resource attributes besides service.name and service.version. */
+  resource?: Record<string, string>;
   samplePercent: number;
   batchMs: number;
   logger: Logger;
@@ -71,6 +75,7 @@ export class Tracer {
   readonly #queue: OtlpSpan[] = [];
   readonly #halves = new Map<string, { end?: RequestEnd; row?: UsageRow; at: number }>();
   readonly #timer: ReturnType<typeof setInterval>;
+  readonly #resource: OtlpAttr[];
   #exporting: Promise<void> | undefined;
   dropped = 0;
   exported = 0;
@@ -79,6 +84,11 @@ export class Tracer {
   constructor(private readonly opts: TracingOptions) {
     const base = opts.endpoint.replace(/\/+$/, "");
     this.#url = base.endsWith("/v1/traces") ? base : `${base}/v1/traces`;
+    this.#resource = Object.entries({
+      ...opts.resource,
+      "service.name": opts.serviceName,
+      "service.version": VERSION,
+    }).map(([k, v]) => str(k, v));
     this.#timer = setInterval(() => {
       this.#expireHalves();
       void this.flush();
@@ -172,19 +182,14 @@ export class Tracer {
       const spans = this.#queue.splice(0, 512);
       const body = JSON.stringify({
         resourceSpans: [{
-          resource: {
-            attributes: [
-              str("service.name", this.opts.serviceName),
-              str("service.version", VERSION),
-            ],
-          },
+          resource: { attributes: this.#resource },
           scopeSpans: [{ scope: { name: "llmgw", version: VERSION }, spans }],
         }],
       });
       try {
         const res = await fetch(this.#url, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: { ...this.opts.headers, "content-type": "application/json" },
           body,
           signal: AbortSignal.timeout(10_000),
         });

@@ -3,7 +3,10 @@
  * attributes, parented under the client's traceparent; a sampling field of the wrong type is left
  * out and the request still answers; no prompt or answer text in anything exported.
  */
-import { assert, assertEquals } from "../../tests/assert.ts";
+import { assert, assertEquals, assertThrows } from "../../tests/assert.ts";
+import { createLogger } from "../../core/log.ts";
+import { ConfigError } from "../../core/settings.ts";
+import { parseOtelPairs, withOtelAliases } from "./otel_env.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
 import { until } from "../../tests/helpers/channel_node.ts";
 import { parseTraceparent } from "./tracing.ts";
@@ -96,6 +99,66 @@ Deno.test("tracing: GenAI spans to a real OTLP/HTTP receiver, never text, lenien
     await t.close();
     await receiver.shutdown();
   }
+});
+
+Deno.test("tracing: the standard OTEL_* variables set the endpoint, headers and resource", async () => {
+  const seen: { headers: Headers; body: string }[] = [];
+  const receiver = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (req) => {
+      if (new URL(req.url).pathname !== "/v1/traces") return new Response("no", { status: 404 });
+      seen.push({ headers: req.headers, body: await req.text() });
+      return new Response("{}", { headers: { "content-type": "application/json" } });
+    },
+  );
+  const apiKey = "hc-secret-7f3a9";
+  const lines: string[] = [];
+  const t = await startTestControlPlane({
+    flags: { "otel-batch-ms": "50" },
+    logger: createLogger({ sink: (l) => lines.push(l), level: "debug" }),
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.addr.port}`,
+      // Percent-encoded as the spec writes values: "Basic a b" with its space.
+      OTEL_EXPORTER_OTLP_HEADERS: `x-honeycomb-team=${apiKey}, authorization=Basic%20a%20b`,
+      OTEL_SERVICE_NAME: "gateway-eu",
+      OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=staging,service.name=ignored",
+    },
+  });
+  try {
+    const ok = await t.chat({ model: "demo", messages: [{ role: "user", content: "hi" }] });
+    assertEquals(ok.status, 200);
+    await ok.body?.cancel();
+    await until(() => seen.length >= 1);
+    const [first] = seen;
+    assertEquals(first!.headers.get("x-honeycomb-team"), apiKey);
+    assertEquals(first!.headers.get("authorization"), "Basic a b");
+    assertEquals(first!.headers.get("content-type"), "application/json");
+    const resource = JSON.parse(first!.body).resourceSpans[0].resource.attributes as Attr[];
+    const r = Object.fromEntries(resource.map((a) => [a.key, Object.values(a.value)[0]]));
+    assertEquals(r["service.name"], "gateway-eu", "OTEL_SERVICE_NAME over the attributes'");
+    assertEquals(r["deployment.environment"], "staging");
+    assert(!lines.join("\n").includes(apiKey), "the header's value is in no log line");
+  } finally {
+    await t.close();
+    await receiver.shutdown();
+  }
+});
+
+Deno.test("OTEL pairs: percent-decoded values, a pair without '=' refused by name only", () => {
+  assertEquals(parseOtelPairs(" a=1 , b=x%3Dy ,", "otel.headers"), { a: "1", b: "x=y" });
+  assertThrows(() => parseOtelPairs("api-key", "otel.headers"), ConfigError, "key=value");
+  assertEquals(
+    withOtelAliases({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" }).LLMGW_OTEL_ENDPOINT,
+    "http://c:4318",
+  );
+  assertEquals(
+    withOtelAliases({
+      LLMGW_OTEL_ENDPOINT: "http://mine:4318",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://theirs:4318",
+    }).LLMGW_OTEL_ENDPOINT,
+    "http://mine:4318",
+    "llmgw's own name wins",
+  );
 });
 
 Deno.test("traceparent: only well-formed, non-zero ids are followed", () => {

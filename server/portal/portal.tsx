@@ -36,6 +36,7 @@ import { PrefsStore } from "./prefs.ts";
 import { attempt, type Notice, page, readForm, signedIn } from "./render.ts";
 import { loadStatic } from "./static_files.ts";
 import { budgetLines, usageReport } from "./usage_report.ts";
+import { csv } from "../csv.ts";
 
 const loginCsrfCookie = "llmgw_csrf";
 const dayMs = 86_400_000;
@@ -280,25 +281,32 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
     const keys = await usageKeys(v, scope);
     const report = await usageReport(deps, keys, ctx.fmt.timeZone, ctx.now);
     const names = new Map(keys.map((k) => [k.id, k.name]));
-    const lines = [
-      "day,model,key_id,key_name,requests,prompt_tokens,completion_tokens,cost_micros",
-      ...report.cells.map((x) =>
-        [
-          new Date(x.day).toISOString().slice(0, 10),
-          x.model,
-          x.keyId,
-          names.get(x.keyId) ?? "",
-          x.requests,
-          x.prompt,
-          x.completion,
-          x.micros,
-        ].map(csvField).join(",")
-      ),
-    ];
+    const body = csv([
+      [
+        "day",
+        "model",
+        "key_id",
+        "key_name",
+        "requests",
+        "prompt_tokens",
+        "completion_tokens",
+        "cost_micros",
+      ],
+      ...report.cells.map((x) => [
+        new Date(x.day).toISOString().slice(0, 10),
+        x.model,
+        x.keyId,
+        names.get(x.keyId) ?? "",
+        x.requests,
+        x.prompt,
+        x.completion,
+        x.micros,
+      ]),
+    ]);
     c.header("content-type", "text/csv; charset=utf-8");
     c.header("content-disposition", 'attachment; filename="llmgw-usage.csv"');
     c.header("cache-control", "no-store");
-    return c.body(lines.join("\n") + "\n");
+    return c.body(body);
   });
 
   // ---- profile ----
@@ -396,11 +404,4 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
     );
   });
   return app;
-}
-
-/** A CSV field, quoted when needed; a leading = + - @ is defused so spreadsheets do not run it. */
-export function csvField(v: string | number): string {
-  let s = String(v);
-  if (typeof v === "string" && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }

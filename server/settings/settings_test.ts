@@ -79,7 +79,7 @@ Deno.test("live settings: a changed queue timeout applies without a restart and 
     assertEquals(got.out, "60000");
     const all = await ctl(["config", "get", ...base()]);
     assertMatch(all.out, /router\.queue_timeout_ms\s+200\s+live\s+store/);
-    assertMatch(all.out, /listen\s+\S+\s+restart/);
+    assertMatch(all.out, /listen\s+\S+\s+at restart/);
 
     // After a restart the store's values win over server.yaml; a flag wins over the store.
     await t.close({ keepDir: true });

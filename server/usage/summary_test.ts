@@ -153,7 +153,9 @@ Deno.test("ctl usage: sums match the usage rows, by key, model and day, in every
     const csv = await captured(() =>
       ctlCommand.run(["usage", "--by", "model", "--format", "csv", ...base])
     );
-    const [head, line] = csv.out.split("\n");
+    // Records end in CRLF; the last one's LF is console.log's, which this capture leaves out.
+    assertMatch(csv.out, /\r$/);
+    const [head, line] = csv.out.slice(0, -1).split("\r\n");
     assertEquals(
       head,
       "model,requests,errors,prompt_tokens,cached_tokens,completion_tokens,cost_micros,cost_USD",

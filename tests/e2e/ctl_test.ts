@@ -163,8 +163,8 @@ Deno.test({
       assertEquals([row?.model, row?.status], ["demo", 200]);
       const table = await ctl(["usage", "list", "--data", app.dataDir, "--url", app.url]);
       assertEquals(table.code, 0, table.stderr);
-      assertMatch(table.stdout, new RegExp(`^at\\s+keyId\\s+model`));
-      assertMatch(table.stdout, new RegExp(`${key.id}\\s+demo\\s+\\d+\\s+4\\s`));
+      assertMatch(table.stdout, new RegExp(`^When\\s+Key\\s+Model`));
+      assertMatch(table.stdout, new RegExp(`\\(${key.id}\\)\\s+demo\\s+\\d+\\s+4\\s`));
 
       const trail = await run("audit", "--target", project.id);
       assertEquals(trail.map((r: { action: string }) => r.action), [

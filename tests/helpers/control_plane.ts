@@ -39,6 +39,8 @@ export async function startTestControlPlane(
     dir?: string;
     /** A PostgreSQL store: the new data directory's store is copied there, as an operator would. */
     storeUrl?: string;
+    /** The environment the settings read (none by default). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<TestControlPlane> {
   const dir = opts.dir ?? await Deno.makeTempDir({ prefix: "llmgw-cp-" });
@@ -58,7 +60,7 @@ export async function startTestControlPlane(
       ...(opts.storeUrl ? { "store-url": opts.storeUrl } : {}),
       ...(opts.flags ?? {}),
     },
-    env: {},
+    env: opts.env ?? {},
   });
   const cp = await startControlPlane(config, { logger, logLevel });
   const engine = await startSimEngine({ model: "demo", tokensPerSecond: 5000, apiKey: "eng" });

@@ -3,6 +3,7 @@ import ky, { type KyInstance } from "ky";
 import { UsageError } from "../../../core/command.ts";
 import { resolveSettings, text } from "../../../core/settings.ts";
 import { loadServerConfig, locationSettings, parseListen } from "../../config.ts";
+import { cellText, named, renderTable, when } from "../table.ts";
 
 export const ctlSettings = {
   url: text("ctl.url", "", "Control plane URL (default: from DATA/server.yaml)", {
@@ -109,11 +110,19 @@ export function arg(ctx: Ctx, i: number, what: string): string {
   return v;
 }
 
-/** `90d`, `12h`, `30m`, `45s` or plain milliseconds. */
+/**
+ * `90d`, `12h`, `30m`, `45s` or `500ms`. A number alone is refused with the units named: `3`
+ * read as 3 ms would make a key that is dead before it is shown.
+ */
 export function duration(text: string, flag: string): number {
-  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(text.trim());
-  if (!m) throw new UsageError(`--${flag} must be a duration like 90d, 12h, 30m or milliseconds`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? "ms"]!;
+  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!m) {
+    throw new UsageError(
+      `--${flag} ${text}: give a number and a unit: d (days), h (hours), m (minutes), ` +
+        `s (seconds) or ms, e.g. 30d or 12h`,
+    );
+  }
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2]!]!;
   return Number(m[1]) * unit;
 }
 
@@ -133,16 +142,62 @@ export function printOne(json: boolean, value: unknown, line: string): number {
   return 0;
 }
 
-export function printList(json: boolean, res: unknown, columns: string[]): number {
+/** One column of a table for people: the row field it reads, its header in words, how it reads. */
+export interface Column {
+  key: string;
+  head: string;
+  show?: (value: unknown, row: Record<string, unknown>) => string;
+}
+
+/** A plain column. */
+export const col = (key: string, head: string): Column => ({ key, head });
+/** A time column (milliseconds since 1970): "3 min ago", or the local date further off. */
+export const at = (key: string, head: string): Column => ({
+  key,
+  head,
+  show: (v) => when(typeof v === "number" ? v : null),
+});
+/** An id column with the name people know beside it. */
+export const ided = (key: string, head: string, names: ReadonlyMap<string, string>): Column => ({
+  key,
+  head,
+  show: (v) => named(v, names),
+});
+
+/**
+ * A list: with --json the API's rows exactly as they came; otherwise a table with worded
+ * headers, times people read, and no JSON in a cell.
+ */
+export function printList(json: boolean, res: unknown, columns: Column[]): number {
   const rows = (res as { data: Record<string, unknown>[] }).data;
   if (json) {
     console.log(JSON.stringify(rows, null, 2));
     return 0;
   }
-  const cell = (v: unknown) =>
-    v === null || v === undefined ? "-" : typeof v === "object" ? JSON.stringify(v) : String(v);
-  const cells = [columns, ...rows.map((r) => columns.map((c) => cell(r[c])))];
-  const widths = columns.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
-  for (const r of cells) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+  console.log(renderTable(
+    columns.map((c) => c.head),
+    rows.map((r) => columns.map((c) => c.show ? c.show(r[c.key], r) : cellText(r[c.key]))),
+  ));
   return 0;
+}
+
+/**
+ * Names by id for the levels named (`projects`, `people`, `keys`, `teams`, `orgs`), so a table
+ * can show "Research (prj_…)". A list this token may not read leaves its ids bare.
+ */
+export async function lookupNames(
+  api: KyInstance,
+  lists: readonly ("projects" | "people" | "keys" | "teams" | "orgs")[],
+): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  await Promise.all(lists.map(async (list) => {
+    const res = await api.get(list, { throwHttpErrors: false });
+    if (!res.ok) return void await res.body?.cancel();
+    const { data } = await res.json<{ data: Record<string, unknown>[] }>();
+    for (const r of data) {
+      const name = r.displayName || r.username || r.name;
+      if (typeof r.id === "string" && typeof name === "string") names.set(r.id, name);
+    }
+  }));
+  return names;
 }

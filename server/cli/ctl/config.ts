@@ -3,6 +3,7 @@ import { parse as parseYaml } from "yaml";
 import { UsageError } from "../../../core/command.ts";
 import type { SettingView } from "../../settings/cluster_settings.ts";
 import type { Ctx, Noun } from "./client.ts";
+import { cellText, renderTable } from "../table.ts";
 
 /** A setting as `GET /settings` lists it; the CLI does not show its flag and env names. */
 type SettingJson = Omit<SettingView, "env" | "flag">;
@@ -24,17 +25,15 @@ async function get(ctx: Ctx): Promise<number> {
       typeof rows[0]!.value === "string" ? rows[0]!.value : JSON.stringify(rows[0]!.value),
     );
   } else {
-    const cells = [
-      ["KEY", "VALUE", "APPLIES", "SOURCE"],
-      ...rows.map((s) => [
+    console.log(renderTable(
+      ["Setting", "Value", "Applies", "Set by"],
+      rows.map((s) => [
         s.key,
-        JSON.stringify(s.value),
-        s.live ? "live" : "restart",
+        s.value === "" ? '""' : cellText(s.value),
+        s.live ? "live" : "at restart",
         s.source,
       ]),
-    ];
-    const w = [0, 1, 2].map((i) => Math.max(...cells.map((r) => r[i]!.length)));
-    for (const r of cells) console.log(r.map((c, i) => i < 3 ? c.padEnd(w[i]!) : c).join("  "));
+    ));
   }
   return 0;
 }

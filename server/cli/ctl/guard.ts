@@ -1,6 +1,6 @@
 /** `ctl guard`: guardrail policies, and what one does to a text without calling a model. */
 import { UsageError } from "../../../core/command.ts";
-import { arg, type Noun, printList, printOne, str } from "./client.ts";
+import { arg, col, type Noun, printList, printOne, str } from "./client.ts";
 
 interface Tried {
   blocked: { rule: string } | null;
@@ -24,7 +24,12 @@ export const guard: Noun = {
           apply_to: p.apply_to,
           rules: (p as unknown as { rules: unknown[] }).rules.length,
         }));
-        return printList(ctx.json, { data }, ["name", "level", "apply_to", "rules"]);
+        return printList(ctx.json, { data }, [
+          col("name", "Policy"),
+          col("level", "Level"),
+          col("apply_to", "Applies to"),
+          col("rules", "Rules"),
+        ]);
       },
     },
     show: {

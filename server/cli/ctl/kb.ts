@@ -6,7 +6,7 @@
 import { basename } from "node:path";
 import type { KyInstance } from "ky";
 import { UsageError } from "../../../core/command.ts";
-import { arg, type Noun, printList, printOne, str } from "./client.ts";
+import { arg, col, type Noun, printList, printOne, str } from "./client.ts";
 
 interface CollectionView {
   id: string;
@@ -87,14 +87,14 @@ export const kb: Noun = {
           passages: `${c.status.embedded}/${c.status.passages}`,
         }));
         return printList(ctx.json, { data: rows }, [
-          "id",
-          "name",
-          "project_id",
-          "org_id",
-          "embedding_model",
-          "documents",
-          "passages",
-          "last_error",
+          col("id", "Id"),
+          col("name", "Name"),
+          col("project_id", "Project"),
+          col("org_id", "Organisation"),
+          col("embedding_model", "Embedding model"),
+          col("documents", "Documents"),
+          col("passages", "Passages embedded"),
+          col("last_error", "Last error"),
         ]);
       },
     },
@@ -177,7 +177,13 @@ export const kb: Noun = {
           .json<{ data: DocumentView[] }>();
         if (ctx.json) return printOne(true, { ...c, documents: docs.data }, "");
         console.log(statusLine(c));
-        return printList(false, docs, ["name", "status", "passages", "embedded", "error"]);
+        return printList(false, docs, [
+          col("name", "Document"),
+          col("status", "Status"),
+          col("passages", "Passages"),
+          col("embedded", "Embedded"),
+          col("error", "Error"),
+        ]);
       },
     },
     remove: {

@@ -1,5 +1,17 @@
 /** `ctl keys`: API keys. */
-import { arg, duration, need, type Noun, printList, printOne, str } from "./client.ts";
+import {
+  arg,
+  at,
+  col,
+  duration,
+  ided,
+  lookupNames,
+  need,
+  type Noun,
+  printList,
+  printOne,
+  str,
+} from "./client.ts";
 
 type Row = Record<string, unknown>;
 
@@ -42,16 +54,19 @@ export const keys: Noun = {
         const q: Record<string, string> = {};
         if (str(ctx.values, "project")) q.project_id = str(ctx.values, "project")!;
         if (str(ctx.values, "person")) q.person_id = str(ctx.values, "person")!;
-        return printList(ctx.json, await ctx.api.get("keys", { searchParams: q }).json(), [
-          "id",
-          "name",
-          "prefix",
-          "projectId",
-          "userId",
-          "createdAt",
-          "expiresAt",
-          "lastUsedAt",
-          "revokedAt",
+        const res = await ctx.api.get("keys", { searchParams: q }).json();
+        if (ctx.json) return printList(true, res, []);
+        const names = await lookupNames(ctx.api, ["projects", "people"]);
+        return printList(false, res, [
+          col("id", "ID"),
+          col("name", "Name"),
+          col("prefix", "Prefix"),
+          ided("projectId", "Project", names),
+          ided("userId", "Person", names),
+          at("createdAt", "Created"),
+          at("expiresAt", "Expires"),
+          at("lastUsedAt", "Last used"),
+          at("revokedAt", "Revoked"),
         ]);
       },
     },

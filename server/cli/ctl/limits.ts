@@ -1,5 +1,6 @@
 /** `ctl limits`: limits and budgets at any level; partial unless --replace. */
 import { UsageError } from "../../../core/command.ts";
+import { cellText } from "../table.ts";
 import {
   type Ctx,
   duration,
@@ -91,7 +92,7 @@ function describe(res: Record<string, unknown>): string {
       : e
       ? `  (effective ${e.value}, set at ${e.scope.kind})`
       : "";
-    return `  ${k.padEnd(18)} ${v === null ? "inherit" : JSON.stringify(v)}${effective}`;
+    return `  ${k.padEnd(18)} ${v === null ? "inherit" : cellText(v)}${effective}`;
   });
   return lines.join("\n");
 }

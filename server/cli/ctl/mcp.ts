@@ -6,7 +6,7 @@
  * plane's address.
  */
 import { UsageError } from "../../../core/command.ts";
-import { arg, type Ctx, type Noun, printList, printOne, str, strs } from "./client.ts";
+import { arg, col, type Ctx, type Noun, printList, printOne, str, strs } from "./client.ts";
 
 interface ServerView {
   name: string;
@@ -83,7 +83,13 @@ export const mcp: Noun = {
       help: `  mcp list                                    Company MCP servers behind /mcp`,
       run: async (ctx) => {
         const res = await ctx.api.get("mcp/servers").json<{ data: ServerView[] }>();
-        return printList(ctx.json, res, ["name", "url", "headers", "rate", "tools"]);
+        return printList(ctx.json, res, [
+          col("name", "Name"),
+          col("url", "URL"),
+          col("headers", "Headers"),
+          col("rate", "Rate"),
+          col("tools", "Tools"),
+        ]);
       },
     },
     add: {

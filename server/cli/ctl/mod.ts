@@ -8,6 +8,8 @@ import type { Command } from "../../../core/command.ts";
 import { UsageError } from "../../../core/command.ts";
 import { locationSettings } from "../../config.ts";
 import { parseFlags } from "../../../core/flags.ts";
+import { didYouMean } from "../../../core/suggest.ts";
+import { examples } from "./examples.ts";
 import { audit } from "./audit.ts";
 import { backup } from "./backup.ts";
 import {
@@ -60,17 +62,71 @@ export const nouns: Noun[] = [
 
 const verbsOf = (n: Noun): Verb[] => [...(n.bare ? [n.bare] : []), ...Object.values(n.verbs)];
 
+const globalOptions =
+  `Options: --data DIR, --url URL, --token TOKEN (env LLMGW_ADMIN_TOKEN), --json (machine-readable)`;
+
+/** The flags every ctl command takes, whatever its verb. */
+const globalFlags = ["data", "url", "token", "json", "help"];
+
 /** `ctl --help`: each noun's verbs' lines (its bare one first), then its note. */
 export function helpText(list: Noun[]): string {
   const lines = list.flatMap((n) => [...verbsOf(n).map((v) => v.help), n.note]);
-  return `Usage: llmgw ctl <area> <verb> [options] [--json]
+  return `Usage: llmgw ctl <area> <verb> [options] [--json]   (llmgw ctl <area> --help for examples)
 
 ${lines.filter((l) => l !== undefined).join("\n")}
 
-Options: --data DIR, --url URL, --token TOKEN (env LLMGW_ADMIN_TOKEN), --json (machine-readable)`;
+${globalOptions}`;
 }
 
-const help = helpText(nouns);
+/** A verb's name in its noun (`""` for the bare one). */
+function verbName(noun: Noun, verb: Verb): string {
+  if (verb === noun.bare) return "";
+  return Object.entries(noun.verbs).find(([, v]) => v === verb)?.[0] ?? "";
+}
+
+/**
+ * The help lines and examples of one verb; a verb without lines of its own (`uncordon`) shows
+ * the sibling's that names it (`cordon|uncordon|drain`).
+ */
+function verbSection(noun: Noun, name: string): { lines: string[]; examples: string[] } {
+  const verb = name === "" ? noun.bare : noun.verbs[name];
+  const own = examples[noun.name]?.[name] ?? [];
+  if (verb?.help) return { lines: [verb.help], examples: own };
+  const sibling = Object.entries(noun.verbs).find(([n, v]) =>
+    v.help && new RegExp(`\\b${n}\\b.*\\|${name}\\b|\\|${name}\\|`).test(v.help.split("\n")[0]!)
+  );
+  return {
+    lines: sibling ? [sibling[1].help!] : [],
+    examples: [...own, ...(sibling ? examples[noun.name]?.[sibling[0]] ?? [] : [])],
+  };
+}
+
+/** `ctl NOUN --help`, or with a verb `ctl NOUN VERB --help`: its lines, then examples. */
+export function nounHelp(noun: Noun, verb?: string): string {
+  const names = verb !== undefined ? [verb] : [
+    ...(noun.bare ? [""] : []),
+    ...Object.keys(noun.verbs),
+  ];
+  const sections = names.map((n) => verbSection(noun, n));
+  const lines = [...new Set(sections.flatMap((s) => s.lines))];
+  const shown = [...new Set(sections.flatMap((s) => s.examples))];
+  const usage = verb !== undefined
+    ? `llmgw ctl ${[noun.name, verb].filter(Boolean).join(" ")} [options] [--json]`
+    : `llmgw ctl ${noun.name} ${
+      noun.bare && Object.keys(noun.verbs).length === 0 ? "" : "<verb> "
+    }[options] [--json]`;
+  return [
+    `Usage: ${usage.replace(/  +/g, " ")}`,
+    "",
+    ...lines,
+    ...(noun.note && verb === undefined ? [noun.note] : []),
+    "",
+    "Examples:",
+    ...shown.map((e) => `  llmgw ${e}`),
+    "",
+    globalOptions,
+  ].join("\n");
+}
 
 /**
  * Every verb's flags in one set: any flag is accepted on any command, so each verb reads only
@@ -96,6 +152,7 @@ export function allFlags(list: Noun[]): FlagSpecs {
   return all;
 }
 
+const help = helpText(nouns);
 const flags = allFlags(nouns);
 
 /**
@@ -105,19 +162,45 @@ const flags = allFlags(nouns);
 export function pick(
   list: Noun[],
   positionals: string[],
-): { verb: Verb; args: string[] } | undefined {
+): { noun: Noun; verb: Verb; args: string[] } | undefined {
   const [nounName, word, ...rest] = positionals;
   const noun = list.find((n) => n.name === nounName);
   if (!noun) return undefined;
   if (word === undefined) {
     const verb = noun.bare ?? (Object.hasOwn(noun.verbs, "list") ? noun.verbs.list : undefined);
-    return verb && { verb, args: [] };
+    return verb && { noun, verb, args: [] };
   }
-  if (Object.hasOwn(noun.verbs, word)) return { verb: noun.verbs[word]!, args: rest };
+  if (Object.hasOwn(noun.verbs, word)) return { noun, verb: noun.verbs[word]!, args: rest };
   if (noun.bare && Object.keys(noun.verbs).length === 0) {
-    return { verb: noun.bare, args: [word, ...rest] };
+    return { noun, verb: noun.bare, args: [word, ...rest] };
   }
   return undefined;
+}
+
+/** One line for a noun or verb ctl does not know, naming the nearest one it does. */
+export function unknownCommand(list: Noun[], positionals: string[]): string {
+  const [nounName = "", word = ""] = positionals;
+  const noun = list.find((n) => n.name === nounName);
+  if (!noun) {
+    const hint = didYouMean(nounName, list.map((n) => n.name), (n) => `ctl ${n}`);
+    return `unknown area 'ctl ${nounName}'${hint} (llmgw ctl --help lists them)`;
+  }
+  const hint = didYouMean(word, Object.keys(noun.verbs), (v) => `ctl ${noun.name} ${v}`);
+  return `unknown verb 'ctl ${noun.name} ${word}'${hint} (llmgw ctl ${noun.name} --help)`;
+}
+
+/**
+ * A flag given that this verb does not read (another verb's): refused with the nearest of its
+ * own, rather than ignored, since a typo'd flag ignored is a setting silently not made.
+ */
+export function strayFlag(noun: Noun, verb: Verb, values: Values): string | undefined {
+  const own = [...globalFlags, ...Object.keys(verb.flags ?? {})];
+  const given = Object.keys(values).filter((f) => values[f] !== undefined);
+  const stray = given.find((f) => !own.includes(f));
+  if (stray === undefined) return undefined;
+  const name = [noun.name, verbName(noun, verb)].filter(Boolean).join(" ");
+  return `ctl ${name} does not take --${stray}${didYouMean(stray, own, (f) => `--${f}`)} ` +
+    `(llmgw ctl ${name} --help)`;
 }
 
 export const ctlCommand: Command = {
@@ -128,12 +211,25 @@ export const ctlCommand: Command = {
       locationSettings,
       ctlSettings,
     ], flags);
-    if (values.help || positionals.length === 0) {
+    if (positionals.length === 0) {
       console.log(help);
       return values.help ? 0 : 2;
     }
     const picked = pick(nouns, positionals);
-    if (!picked) throw new UsageError(`unknown command 'ctl ${positionals.join(" ")}'\n\n${help}`);
+    if (values.help) {
+      const noun = nouns.find((n) => n.name === positionals[0]);
+      if (!noun || (positionals.length > 1 && !picked)) {
+        throw new UsageError(unknownCommand(nouns, positionals));
+      }
+      const verb = positionals.length > 1 && Object.keys(noun.verbs).length
+        ? positionals[1]
+        : undefined;
+      console.log(nounHelp(noun, verb));
+      return 0;
+    }
+    if (!picked) throw new UsageError(unknownCommand(nouns, positionals));
+    const stray = strayFlag(picked.noun, picked.verb, values);
+    if (stray) throw new UsageError(stray);
     const api = await connect(values);
     try {
       return await picked.verb.run({ api, json: values.json === true, values, args: picked.args });

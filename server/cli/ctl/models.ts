@@ -5,7 +5,16 @@
  */
 import { UsageError } from "../../../core/command.ts";
 import { formatBytes } from "../../models/memory_estimate.ts";
-import { type Ctx, type FlagSpecs, type Noun, printList, printOne, type Values } from "./client.ts";
+import { waitForReplica } from "./serve_wait.ts";
+import {
+  col,
+  type Ctx,
+  type FlagSpecs,
+  type Noun,
+  printList,
+  printOne,
+  type Values,
+} from "./client.ts";
 
 function int(values: Values, key: string): number | undefined {
   const v = values[key];
@@ -144,7 +153,13 @@ export const models: Noun = {
         const res = await ctx.api.get("models").json<{ data: Record<string, unknown>[] }>();
         if (ctx.json) return printList(true, res, []);
         const data = res.data.map((m) => ({ ...m, replicas: replicaSummary(m.replicas) }));
-        return printList(false, { data }, ["name", "engine", "replicas", "queued", "description"]);
+        return printList(false, { data }, [
+          col("name", "Model"),
+          col("engine", "Engine"),
+          col("replicas", "Replicas"),
+          col("queued", "Queued"),
+          col("description", "Description"),
+        ]);
       },
     },
   },
@@ -362,25 +377,11 @@ async function serve(ctx: Ctx): Promise<number> {
   const model = r.plan.name;
   if (!json) console.log(`${planText(r.plan)}\nAdded ${model}; waiting for its first replica…`);
   const deadline = Date.now() + (int(values, "wait-ms") ?? 120_000);
-  let last = "";
-  while (Date.now() < deadline) {
-    const reps = (await api.get("replicas", { searchParams: { model } }).json<
-      { data: ReplicaJson[] }
-    >()).data;
-    const line = reps.map(replicaLine).join("; ");
-    if (!json && line && line !== last) console.log(`  ${line}`);
-    last = line;
-    if (reps.some((x) => x.state === "ready")) {
-      const smoke = await api.post(`models/${encodeURIComponent(model)}/smoke`, {
-        throwHttpErrors: false,
-      }).json<{ ok: boolean; detail?: string; error?: { message: string } }>();
-      if (smoke.ok) {
-        printOne(json, { model, ready: true, smoke }, `${model} answers: ${smoke.detail}`);
-        return 0;
-      }
-      if (!json) console.log(`  not answering yet: ${smoke.detail ?? smoke.error?.message}`);
-    }
-    await new Promise((res) => setTimeout(res, 500));
+  const waited = await waitForReplica(api, model, { deadline, json });
+  if (waited.ready) {
+    const smoke = waited.smoke!;
+    printOne(json, { model, ready: true, smoke }, `${model} answers: ${smoke.detail}`);
+    return 0;
   }
   const why = await api.get(`models/${encodeURIComponent(model)}/explain`).json<
     { profiles: { text: string }[]; notes: { message: string }[] }

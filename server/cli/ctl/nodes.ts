@@ -1,6 +1,7 @@
 /** `llmgw ctl nodes …`: join codes, the node list, cordon/drain/remove, and replicas by hand. */
 import { UsageError } from "../../../core/command.ts";
 import type { Ctx, Noun, Verb } from "./client.ts";
+import { cellText, renderTable, when } from "../table.ts";
 
 interface NodeJson {
   id: string;
@@ -17,6 +18,7 @@ interface NodeJson {
   engines?: { name: string; version?: string }[];
   host?: { cores?: number; ramAvailableBytes?: number };
   replicas: { replicaId: string; model: string; state: string; pid: number; error?: string }[];
+  warnings?: string[];
 }
 
 const out = (v: unknown) => console.log(JSON.stringify(v, null, 2));
@@ -35,7 +37,7 @@ const list: Verb = {
     const { data } = await ctx.api.get("nodes").json<{ data: NodeJson[] }>();
     if (ctx.json) return out(data), 0;
     table(
-      ["NAME", "ID", "STATE", "LABELS", "GPUS", "ENGINES", "VERSION", "LAST HEARD"],
+      ["Name", "ID", "State", "Labels", "GPUs", "Engines", "Version", "Last heard"],
       data.map((n) => [
         n.name,
         n.id,
@@ -44,7 +46,7 @@ const list: Verb = {
         gpus(n),
         n.engines?.map((e) => e.version ? `${e.name} ${e.version}` : e.name).join(", ") || "-",
         n.version ?? "-",
-        n.lastHeardAt ? ago(n.lastHeardAt) : "never",
+        n.lastHeardAt ? when(n.lastHeardAt) : "never",
       ]),
     );
     return 0;
@@ -78,8 +80,42 @@ const joinCode: Verb = {
 const show: Verb = {
   help:
     `  nodes show NODE                             One node in full (hardware, replicas, warnings)`,
-  run: async (ctx) => (out(await ctx.api.get(`nodes/${node(ctx, "show")}`).json()), 0),
+  run: async (ctx) => {
+    const n = await ctx.api.get(`nodes/${node(ctx, "show")}`).json<NodeJson>();
+    if (ctx.json) return out(n), 0;
+    console.log(nodeText(n));
+    return 0;
+  },
 };
+
+/** `nodes show` for people: one fact a line, each replica on its own. */
+export function nodeText(n: NodeJson, now = Date.now()): string {
+  const host = n.host;
+  const lines = [
+    `Node ${n.name} (${n.id}): ${n.state}, version ${n.version ?? "-"}, last heard ${
+      n.lastHeardAt ? when(n.lastHeardAt, now) : "never"
+    }`,
+    `  Labels:   ${cellText(n.labels)}`,
+    `  Host:     ${
+      host
+        ? [
+          host.cores !== undefined ? `${host.cores} cores` : "",
+          host.ramAvailableBytes !== undefined ? `${gib(host.ramAvailableBytes)} GiB free` : "",
+        ].filter(Boolean).join(", ") || "-"
+        : "-"
+    }`,
+    `  GPUs:     ${gpus(n)}${n.gpu ? ` (from ${n.gpu.source})` : ""}`,
+    `  Engines:  ${
+      n.engines?.map((e) => e.version ? `${e.name} ${e.version}` : e.name).join(", ") || "-"
+    }`,
+    `  Replicas:${n.replicas.length ? "" : " none"}`,
+    ...n.replicas.map((s) =>
+      `    ${s.replicaId}  ${s.model}  ${s.state}  pid ${s.pid}${s.error ? `  (${s.error})` : ""}`
+    ),
+    ...(n.warnings ?? []).map((w) => `  Warning:  ${w}`),
+  ];
+  return lines.join("\n");
+}
 
 /** cordon, uncordon and drain; the first's help line says all three. */
 const setFlag = (verb: string, help?: string): Verb => ({
@@ -197,19 +233,8 @@ function gpus(n: NodeJson): string {
 
 const gib = (b: number) => (b / 2 ** 30).toFixed(1);
 
-function ago(t: number): string {
-  const s = Math.max(0, Math.round((Date.now() - t) / 1000));
-  return s < 120
-    ? `${s}s ago`
-    : s < 7200
-    ? `${Math.round(s / 60)}m ago`
-    : `${Math.round(s / 3600)}h ago`;
-}
-
 function table(head: string[], rows: string[][]): void {
-  const cells = [head, ...rows];
-  const widths = head.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
-  for (const r of cells) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+  console.log(renderTable(head, rows));
 }
 
 function parseLabels(text: string): Record<string, string> {

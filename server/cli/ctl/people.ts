@@ -1,5 +1,15 @@
 /** `ctl people`: people, roles, places and password resets. */
-import { arg, need, type Noun, printList, printOne, str } from "./client.ts";
+import {
+  arg,
+  col,
+  ided,
+  lookupNames,
+  need,
+  type Noun,
+  printList,
+  printOne,
+  str,
+} from "./client.ts";
 
 type Row = Record<string, unknown>;
 
@@ -15,15 +25,18 @@ export const people: Noun = {
         const q: Record<string, string> = {};
         if (str(ctx.values, "org")) q.org_id = str(ctx.values, "org")!;
         if (str(ctx.values, "team")) q.team_id = str(ctx.values, "team")!;
-        return printList(ctx.json, await ctx.api.get("people", { searchParams: q }).json(), [
-          "id",
-          "username",
-          "email",
-          "role",
-          "orgId",
-          "teamId",
-          "state",
-          "signIn",
+        const res = await ctx.api.get("people", { searchParams: q }).json();
+        if (ctx.json) return printList(true, res, []);
+        const names = await lookupNames(ctx.api, ["orgs", "teams"]);
+        return printList(false, res, [
+          col("id", "ID"),
+          col("username", "Username"),
+          col("email", "Email"),
+          col("role", "Role"),
+          ided("orgId", "Organisation", names),
+          ided("teamId", "Team", names),
+          col("state", "State"),
+          col("signIn", "Sign-in"),
         ]);
       },
     },

@@ -1,6 +1,7 @@
 /** `ctl prices`: model prices. */
 import { UsageError } from "../../../core/command.ts";
-import { arg, type Noun, printList, printOne, str } from "./client.ts";
+import { cellText } from "../table.ts";
+import { arg, col, type Noun, printList, printOne, str } from "./client.ts";
 
 export const prices: Noun = {
   name: "prices",
@@ -13,13 +14,13 @@ export const prices: Noun = {
           { default: unknown; data: { model: string; price: Record<string, number> }[] }
         >();
         if (ctx.json) return printOne(true, res, "");
-        console.log(`default: ${JSON.stringify(res.default)}`);
+        console.log(`Default: ${cellText(res.default)}`);
         return printList(false, { data: res.data.map((r) => ({ model: r.model, ...r.price })) }, [
-          "model",
-          "promptPer1k",
-          "completionPer1k",
-          "cachedPer1k",
-          "cacheHitPer1k",
+          col("model", "Model"),
+          col("promptPer1k", "Prompt per 1k"),
+          col("completionPer1k", "Completion per 1k"),
+          col("cachedPer1k", "Cached per 1k"),
+          col("cacheHitPer1k", "Cache hit per 1k"),
         ]);
       },
     },

@@ -1,5 +1,17 @@
 /** `ctl orgs|teams|projects`: the tree. */
-import { arg, type Ctx, need, type Noun, printList, printOne, str, type Verb } from "./client.ts";
+import {
+  arg,
+  col,
+  type Ctx,
+  ided,
+  lookupNames,
+  need,
+  type Noun,
+  printList,
+  printOne,
+  str,
+  type Verb,
+} from "./client.ts";
 
 type Row = Record<string, unknown>;
 
@@ -19,7 +31,11 @@ export const orgs: Noun = {
   verbs: {
     list: {
       help: `  orgs list                                   List organisations`,
-      run: async (ctx) => printList(ctx.json, await ctx.api.get("orgs").json(), ["id", "name"]),
+      run: async (ctx) =>
+        printList(ctx.json, await ctx.api.get("orgs").json(), [
+          col("id", "ID"),
+          col("name", "Name"),
+        ]),
     },
     create: {
       help: `  orgs create NAME                            Create an organisation (administrator)`,
@@ -51,7 +67,13 @@ const childNoun = (
         const id = str(ctx.values, parent);
         const res = await ctx.api.get(name, { searchParams: id ? { [`${parent}_id`]: id } : {} })
           .json();
-        return printList(ctx.json, res, ["id", `${parent}Id`, "name"]);
+        if (ctx.json) return printList(true, res, []);
+        const names = await lookupNames(ctx.api, [parent === "org" ? "orgs" : "teams"]);
+        return printList(false, res, [
+          col("id", "ID"),
+          ided(`${parent}Id`, parent === "org" ? "Organisation" : "Team", names),
+          col("name", "Name"),
+        ]);
       },
     },
     create: {

@@ -1,6 +1,7 @@
 /** `ctl usage`: sums for finance, and with `list` the recent rows. */
 import { UsageError } from "../../../core/command.ts";
-import { type Ctx, type Noun, printList, str } from "./client.ts";
+import { csv } from "../../csv.ts";
+import { at, col, type Ctx, ided, lookupNames, type Noun, printList, str } from "./client.ts";
 
 interface SummaryJson {
   since: string;
@@ -32,22 +33,31 @@ async function summary(ctx: Ctx): Promise<number> {
     if (typeof values[f] === "string") searchParams[f] = values[f] as string;
   }
   const s = await ctx.api.get("usage/summary", { searchParams }).json<SummaryJson>();
-  console.log(renderUsage(s, format as "table" | "csv" | "json"));
+  const out = renderUsage(s, format as "table" | "csv" | "json");
+  // CSV brings its own CRLF record ends: the last one's LF is the one console.log adds.
+  console.log(format === "csv" ? out.slice(0, -1) : out);
   return 0;
 }
 
 export function renderUsage(s: SummaryJson, format: "table" | "csv" | "json"): string {
   if (format === "json") return JSON.stringify(s, null, 2);
   const head = [s.by, ...columns.map(snake), s.currency ? `cost_${s.currency}` : "cost"];
+  if (format === "csv") {
+    return csv([
+      head,
+      ...s.rows.map((r) => [
+        String(r.group) || "-",
+        ...columns.map((c) => Number(r[c] ?? 0)),
+        money(Number(r.costMicros ?? 0)),
+      ]),
+    ]);
+  }
   const line = (group: string, r: Record<string, string | number>) => [
     group,
     ...columns.map((c) => String(r[c] ?? 0)),
     money(Number(r.costMicros ?? 0)),
   ];
   const body = s.rows.map((r) => line(String(r.group) || "-", r));
-  if (format === "csv") {
-    return [head, ...body].map((r) => r.map(csvCell).join(",")).join("\n");
-  }
   const cells = [head, ...body, line("TOTAL", s.total)];
   const widths = head.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
   return `Usage ${s.since} .. ${s.until} (UTC days), by ${s.by}\n` +
@@ -66,10 +76,6 @@ function money(micros: number): string {
 
 function snake(s: string): string {
   return s.replace(/[A-Z]/g, (m) => "_" + m.toLowerCase());
-}
-
-function csvCell(s: string): string {
-  return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
 type UsageRows = { data: Record<string, unknown>[] };
@@ -100,15 +106,17 @@ export const usage: Noun = {
       run: async (ctx) => {
         const limit = str(ctx.values, "limit") ?? "20";
         const res = await ctx.api.get("usage", { searchParams: { limit } }).json<UsageRows>();
-        return printList(ctx.json, ctx.json ? res : { data: res.data.map(markEstimate) }, [
-          "at",
-          "keyId",
-          "model",
-          "promptTokens",
-          "completionTokens",
-          "costMicros",
-          "status",
-          "latencyMs",
+        if (ctx.json) return printList(true, res, []);
+        const names = await lookupNames(ctx.api, ["keys"]);
+        return printList(false, { data: res.data.map(markEstimate) }, [
+          at("at", "When"),
+          ided("keyId", "Key", names),
+          col("model", "Model"),
+          col("promptTokens", "Prompt tokens"),
+          col("completionTokens", "Completion tokens"),
+          col("costMicros", "Cost (micros)"),
+          col("status", "Status"),
+          col("latencyMs", "Latency ms"),
         ]);
       },
     },
