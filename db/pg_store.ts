@@ -7,6 +7,7 @@
  */
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
+import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import * as schema from "./schema.ts";
 import {
@@ -127,6 +128,17 @@ function makeStore(path: string, client: postgres.Sql): Store {
     },
     async all<T>(q: DialectSql, tx?: Tx): Promise<T[]> {
       return [...await pgOf(tx).execute(q.postgres)] as T[];
+    },
+    notifications: {
+      async notify(channel, payload, tx) {
+        await pgOf(tx).execute(sql`select pg_notify(${channel}, ${payload})`);
+      },
+      async listen(channel, fn, onListen) {
+        // postgres.js keeps one connection of its own for LISTEN and re-listens after a loss
+        // (a restart, a Patroni failover), calling onListen again each time.
+        const { unlisten } = await client.listen(channel, fn, onListen);
+        return { unlisten };
+      },
     },
     async close() {
       await client.end({ timeout: 5 });

@@ -263,9 +263,14 @@ async function threePlanesSurviveTheLeader(kind: StoreKind): Promise<void> {
     }
     assertEquals(await enginePid(newAdmin), pidBefore);
 
+    const standby = survivors.find((u) => u !== urls[Number(next.id.slice(2))])!;
+    const revokedMs = await revokedElsewhereAfter(urls[Number(next.id.slice(2))]!, standby, token);
+    console.log(`a key revoked on one control plane was refused on another in ${revokedMs} ms`);
+    // PostgreSQL tells the others at once; SQLite's control planes read the counters every 1 s.
+    assert(revokedMs < (kind === "postgres" ? 1_000 : 2_000), `${revokedMs} ms`);
+
     // Placement goes on: an on-demand model added on the standby, asked for there, is started
     // by the new leader and answered by the standby.
-    const standby = survivors.find((u) => u !== urls[Number(next.id.slice(2))])!;
     const onDemand = await adminJson(standby, token)("POST", "models", { yaml: onDemandModel });
     assertEquals(onDemand.status, 201, JSON.stringify(onDemand.body));
     const res = await shortChat(standby, key, "later");
@@ -276,6 +281,31 @@ async function threePlanesSurviveTheLeader(kind: StoreKind): Promise<void> {
     for (const p of procs) await p.kill("SIGTERM").catch(() => {});
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
+}
+
+/**
+ * A key made and revoked on `on`, after `other` has it in its cache (a chat answered there): how
+ * long until `other` refuses it.
+ */
+async function revokedElsewhereAfter(on: string, other: string, token: string): Promise<number> {
+  const made = (await adminJson(on, token)("POST", "keys", { name: "revoked" })).body;
+  const first = await shortChat(other, made.key as string, "shared");
+  assertEquals(first.status, 200, await first.clone().text());
+  await first.body?.cancel();
+  const revoked = await adminJson(on, token)("DELETE", `keys/${made.id}`);
+  assertEquals(revoked.status, 200, JSON.stringify(revoked.body));
+  const at = Date.now();
+  await eventually(
+    "the revoked key refused on another control plane",
+    async () => {
+      const res = await shortChat(other, made.key as string, "shared");
+      await res.body?.cancel();
+      return res.status === 401 || undefined;
+    },
+    15_000,
+    20,
+  );
+  return Date.now() - at;
 }
 
 interface NodeJson {
