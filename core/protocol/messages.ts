@@ -160,6 +160,14 @@ export type AgentMessage = z.infer<typeof agentMessageSchema>;
 
 // ---- control plane → agent ----
 
+/**
+ * The sending leader's lease epoch (server/control/leadership.ts), on the welcome and on every
+ * command: an agent refuses one from an older epoch than it has seen (agent/epoch_fence.ts), so
+ * a deposed leader that has not noticed yet cannot act on a node the new leader holds. Absent
+ * from a control plane that leads alone, without a lease, and from older versions.
+ */
+const leaderEpoch = z.number().int().nonnegative().optional();
+
 export const welcomeSchema = z.object({
   type: z.literal("welcome"),
   nodeId: z.string(),
@@ -172,17 +180,20 @@ export const welcomeSchema = z.object({
    * restarted) and stops engines an earlier agent left that are not among them.
    */
   shards: z.array(replicaSpecSchema),
+  epoch: leaderEpoch,
 });
 
 export const startReplicaSchema = z.object({
   type: z.literal("start_shard"),
   id: z.string(),
   spec: replicaSpecSchema,
+  epoch: leaderEpoch,
 });
 export const stopReplicaSchema = z.object({
   type: z.literal("stop_shard"),
   id: z.string(),
   shardId: z.string(),
+  epoch: leaderEpoch,
 });
 export const fetchWeightsSchema = z.object({
   type: z.literal("fetch_weights"),
@@ -197,6 +208,7 @@ export const fetchWeightsSchema = z.object({
    * default, its control planes' cluster listeners.
    */
   mirrors: z.array(z.string()).optional(),
+  epoch: leaderEpoch,
 });
 export const removeWeightsSchema = z.object({
   type: z.literal("remove_weights"),
@@ -205,6 +217,7 @@ export const removeWeightsSchema = z.object({
   /** The pinned source whose files go, keeping those any source in `keep` names. */
   pinned: z.unknown().optional(),
   keep: z.array(z.unknown()).optional(),
+  epoch: leaderEpoch,
 });
 
 export const serverMessageSchema = z.discriminatedUnion("type", [

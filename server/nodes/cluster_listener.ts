@@ -75,6 +75,7 @@ export async function startClusterListener(
     catalog: deps.catalog,
     clusterSecret,
     ...(deps.events ? { events: deps.events } : {}),
+    ...(deps.leadership ? { epoch: () => deps.leadership!.epoch } : {}),
     settings: {
       heartbeatMs: config.nodeHeartbeatMs,
       lostAfterMs: config.nodeLostAfterMs,

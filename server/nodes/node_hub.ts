@@ -147,6 +147,8 @@ export class NodeHub {
       clusterSecret: string;
       settings: NodeHubSettings;
       events?: NodeEvents;
+      /** The leader lease's epoch, stamped on the welcome and every command (absent: no lease). */
+      epoch?: () => number;
     },
   ) {
     this.#log = deps.logger.child({ component: "nodes" });
@@ -366,8 +368,12 @@ export class NodeHub {
 
   #send(live: Live, msg: ServerMessage): void {
     if (live.socket.readyState !== WebSocket.OPEN) return;
+    const { epoch } = this.deps;
+    const fenced = epoch && msg.type !== "ping" && msg.type !== "pong"
+      ? { ...msg, epoch: epoch() }
+      : msg;
     try {
-      live.socket.send(JSON.stringify(msg));
+      live.socket.send(JSON.stringify(fenced));
     } catch (e) {
       this.#log.warn("could not send to a node", { nodeId: live.nodeId, error: e as Error });
     }
