@@ -26,6 +26,8 @@ export interface Harness {
   app: ReturnType<typeof buildApp>;
   deps: AppDeps;
   store: Store;
+  /** The control plane's data directory (its mirror, and files on the embedded store). */
+  dataDir: string;
   clock: FakeClock;
   usage: UsageRecorder;
   /** Replicas' slots shared with other harnesses on the same store (ticked by the test). */
@@ -117,6 +119,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     app,
     deps,
     store,
+    dataDir: mirrorDir,
     clock,
     usage,
     slotShares: services.slotShares,
