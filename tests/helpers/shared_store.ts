@@ -31,7 +31,10 @@ export async function startPlanes(
   try {
     planes.push(await startHarness({ ...opts, clock, store }));
     await opts.setUp?.(planes[0]!);
-    while (planes.length < n) planes.push(await startHarness({ ...opts, clock, store }));
+    // The first leads (it writes the slot grants); the others are standbys.
+    while (planes.length < n) {
+      planes.push(await startHarness({ ...opts, clock, store, leads: false }));
+    }
   } catch (e) {
     await close();
     throw e;
