@@ -50,7 +50,10 @@ export function pgClient(
     max: opts.max ?? pgDefaults.poolSize,
     connect_timeout: pgDefaults.connectTimeoutS,
     keep_alive: pgDefaults.keepAliveS,
-    ...(query.has("target_session_attrs") ? {} : { target_session_attrs: "read-write" as const }),
+    // "primary", not "read-write": postgres.js judges read-write by default_transaction_read_only
+    // alone, which a hot standby reports as off, so a pool could settle on a standby after a
+    // failover (seen in the Patroni trial of docs/ha.md); primary reads in_hot_standby.
+    ...(query.has("target_session_attrs") ? {} : { target_session_attrs: "primary" as const }),
     connection: {
       application_name: "llmgw",
       ...(query.has("statement_timeout") ? {} : {
