@@ -8,6 +8,10 @@
  *   PGPASSWORD=… deno run -A scripts/ha_trial.ts --store-url postgres://postgres@h1,h2,h3/llmgw \
  *     --kill "sh -c '…'" [--kill-after 8] [--duration 45] [--clients 4]
  *
+ * With `--bench` instead of `--kill`: the same closed-loop load as `llmgw bench` goes to the
+ * leader and to the standby in turns (streams and plain answers at a few concurrencies), and the
+ * latencies through each are printed side by side: what routing on a standby adds.
+ *
  * The password comes from PGPASSWORD (postgres.js reads it), never from argv.
  */
 import { parseArgs } from "node:util";
@@ -15,6 +19,7 @@ import { count } from "drizzle-orm";
 import { decodeJoinCode } from "../core/protocol/join_code.ts";
 import { usage } from "../db/schema.ts";
 import { openStore } from "../db/store.ts";
+import { errorCount, mergeResults, runLoad } from "../bench/load.ts";
 import { adminJson, shortChat } from "../tests/helpers/control_plane.ts";
 import {
   eventually,
@@ -31,6 +36,7 @@ const { values } = parseArgs({
     "kill-after": { type: "string", default: "8" },
     duration: { type: "string", default: "45" },
     clients: { type: "string", default: "4" },
+    bench: { type: "boolean", default: false },
   },
 });
 const storeUrl = values["store-url"]!;
@@ -118,6 +124,10 @@ try {
     }, 60_000);
   }
 
+  if (values.bench) {
+    await leaderAgainstStandby(leaderUrl, urls.find((u) => u !== leaderUrl)!, key);
+    Deno.exit(0);
+  }
   const seen: Seen[][] = urls.map(() => []);
   const start = performance.now();
   const end = start + Number(values.duration) * 1000;
@@ -195,6 +205,46 @@ try {
     for (const [i, p] of procs.entries()) await Deno.writeTextFile(`${logs}/${i}.log`, p.output());
   }
   await Deno.remove(root, { recursive: true }).catch(() => {});
+}
+
+/** The same load through the leader and the standby, in turns, at each level. */
+async function leaderAgainstStandby(leader: string, standby: string, key: string) {
+  for (const stream of [false, true]) {
+    for (const concurrency of [1, 8, 32]) {
+      const base = {
+        key,
+        model: "shared",
+        concurrency,
+        stream,
+        maxTokens: stream ? 64 : 16,
+        promptTokens: 32,
+        timeoutMs: 60_000,
+        streamUsage: false,
+      };
+      type Run = Awaited<ReturnType<typeof runLoad>>;
+      const legs: Record<"leader" | "standby", Run[]> = { leader: [], standby: [] };
+      // Warm-up, not counted: connections open, code warm on both.
+      for (const url of [leader, standby]) {
+        await runLoad({ ...base, url: `${url}/v1`, durationMs: 1_000 });
+      }
+      for (let round = 0; round < 3; round++) {
+        legs.leader.push(await runLoad({ ...base, url: `${leader}/v1`, durationMs: 2_000 }));
+        legs.standby.push(await runLoad({ ...base, url: `${standby}/v1`, durationMs: 2_000 }));
+      }
+      const line = (name: "leader" | "standby") => {
+        const r = mergeResults(legs[name]);
+        const errors = errorCount(r);
+        return `${name} p50 ${r.latencyMs?.p50.toFixed(1)} ms, p99 ${
+          r.latencyMs?.p99.toFixed(1)
+        } ms${stream ? `, ttft p50 ${r.ttftMs?.p50.toFixed(1)} ms` : ""}, ${
+          r.requestsPerSecond.toFixed(0)
+        } req/s, ${errors} errors`;
+      };
+      console.log(
+        `${stream ? "stream" : "plain"} c=${concurrency}: ${line("leader")} | ${line("standby")}`,
+      );
+    }
+  }
 }
 
 async function copyDir(from: string, to: string): Promise<void> {
