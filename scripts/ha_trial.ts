@@ -124,10 +124,21 @@ try {
     }, 60_000);
   }
 
-  if (values.bench) {
-    await leaderAgainstStandby(leaderUrl, urls.find((u) => u !== leaderUrl)!, key);
-    Deno.exit(0);
+  // The bench instead of the failover; the `finally` below stops every process either way.
+  if (values.bench) await leaderAgainstStandby(leaderUrl, urls.find((u) => u !== leaderUrl)!, key);
+  else await failover(urls, key);
+} finally {
+  for (const p of procs) await p.kill("SIGTERM").catch(() => {});
+  const logs = Deno.env.get("HA_TRIAL_LOGS");
+  if (logs) {
+    await Deno.mkdir(logs, { recursive: true });
+    for (const [i, p] of procs.entries()) await Deno.writeTextFile(`${logs}/${i}.log`, p.output());
   }
+  await Deno.remove(root, { recursive: true }).catch(() => {});
+}
+
+/** Clients on every control plane through the `--kill`, then what each saw. */
+async function failover(urls: string[], key: string): Promise<void> {
   const seen: Seen[][] = urls.map(() => []);
   const start = performance.now();
   const end = start + Number(values.duration) * 1000;
@@ -197,14 +208,6 @@ try {
   } finally {
     await store.close();
   }
-} finally {
-  for (const p of procs) await p.kill("SIGTERM").catch(() => {});
-  const logs = Deno.env.get("HA_TRIAL_LOGS");
-  if (logs) {
-    await Deno.mkdir(logs, { recursive: true });
-    for (const [i, p] of procs.entries()) await Deno.writeTextFile(`${logs}/${i}.log`, p.output());
-  }
-  await Deno.remove(root, { recursive: true }).catch(() => {});
 }
 
 /** The same load through the leader and the standby, in turns, at each level. */
