@@ -38,6 +38,7 @@ import { type NodeWeights, nodeWeights } from "./weights/mod.ts";
 import { WeightsCommands } from "./weights_commands.ts";
 import { sweepSlotFiles } from "./slot_files.ts";
 import { SetTunnels } from "./tunnel/set_tunnels.ts";
+import { EpochFence } from "./epoch_fence.ts";
 
 /** The placement's profile and cards from a start command, as the supervisor takes them. */
 export function launchProfile(spec: ReplicaSpec): Pick<LaunchSpec, "profile" | "gpus"> {
@@ -73,6 +74,7 @@ export class Agent {
   #heartbeatMs: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #welcomed = false;
+  readonly #fence = new EpochFence();
   #engines: EngineInstalled[] | undefined;
   #detectTimer: ReturnType<typeof setInterval> | undefined;
   #stopping = false;
@@ -222,6 +224,7 @@ export class Agent {
   }
 
   #onMessage(m: ServerMessage): void {
+    if ("epoch" in m && !this.#fence.admit(m.epoch)) return this.#refuseDeposed(m, m.epoch!);
     switch (m.type) {
       case "welcome": {
         this.nodeId = m.nodeId;
@@ -260,6 +263,22 @@ export class Agent {
       case "ping":
         return;
     }
+  }
+
+  /**
+   * A welcome or command from a leader older than one this node has heard: nothing of it is done,
+   * a command is answered as refused, and the channel goes on to the next control plane.
+   */
+  #refuseDeposed(m: Exclude<ServerMessage, { type: "ping" | "pong" }>, epoch: number): void {
+    const why = `refused: leader epoch ${epoch} is older than epoch ${this.#fence.highest}, ` +
+      `which this node has heard; that control plane no longer leads`;
+    this.#log.warn("refused a deposed leader's message", {
+      type: m.type,
+      epoch,
+      highest: this.#fence.highest,
+    });
+    if (m.type !== "welcome") this.#result(m.id, { ok: false, error: why });
+    this.#channel?.leave(why);
   }
 
   #start(commandId: string | undefined, spec: ReplicaSpec): void {

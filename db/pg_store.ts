@@ -7,6 +7,7 @@
  */
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
+import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import * as schema from "./schema.ts";
 import {
@@ -49,7 +50,10 @@ export function pgClient(
     max: opts.max ?? pgDefaults.poolSize,
     connect_timeout: pgDefaults.connectTimeoutS,
     keep_alive: pgDefaults.keepAliveS,
-    ...(query.has("target_session_attrs") ? {} : { target_session_attrs: "read-write" as const }),
+    // "primary", not "read-write": postgres.js judges read-write by default_transaction_read_only
+    // alone, which a hot standby reports as off, so a pool could settle on a standby after a
+    // failover (seen in the Patroni trial of docs/ha.md); primary reads in_hot_standby.
+    ...(query.has("target_session_attrs") ? {} : { target_session_attrs: "primary" as const }),
     connection: {
       application_name: "llmgw",
       ...(query.has("statement_timeout") ? {} : {
@@ -127,6 +131,17 @@ function makeStore(path: string, client: postgres.Sql): Store {
     },
     async all<T>(q: DialectSql, tx?: Tx): Promise<T[]> {
       return [...await pgOf(tx).execute(q.postgres)] as T[];
+    },
+    notifications: {
+      async notify(channel, payload, tx) {
+        await pgOf(tx).execute(sql`select pg_notify(${channel}, ${payload})`);
+      },
+      async listen(channel, fn, onListen) {
+        // postgres.js keeps one connection of its own for LISTEN and re-listens after a loss
+        // (a restart, a Patroni failover), calling onListen again each time.
+        const { unlisten } = await client.listen(channel, fn, onListen);
+        return { unlisten };
+      },
     },
     async close() {
       await client.end({ timeout: 5 });

@@ -3,6 +3,7 @@
  * Secrets are stored only as hashes.
  */
 import {
+  blob,
   index,
   integer,
   primaryKey,
@@ -162,7 +163,21 @@ export const slotDemand = sqliteTable("slot_demand", {
   replicaId: text("replica_id").notNull(),
   demand: integer("demand").notNull(),
   reportedAt: integer("reported_at").notNull(),
+  /** The slots the leader granted this plane on this replica, and when; absent: none yet. */
+  granted: integer("granted"),
+  grantedAt: integer("granted_at"),
 }, (t) => [primaryKey({ columns: [t.plane, t.replicaId] })]);
+
+/**
+ * Sign-in throttles every control plane shares (server/auth/store_throttle.ts): failures per
+ * name, the name kept as the sha256 of its kind and value (an address, an account, a device
+ * mark), never the value itself.
+ */
+export const signInThrottles = sqliteTable("sign_in_throttles", {
+  name: text("name").primaryKey(),
+  count: integer("count").notNull(),
+  lastAt: integer("last_at").notNull(),
+}, (t) => [index("sign_in_throttles_last").on(t.lastAt)]);
 
 /** Sign-in sessions, stored as the sha256 of the cookie's token. */
 export const sessions = sqliteTable("sessions", {
@@ -494,6 +509,17 @@ export const files = sqliteTable("files", {
   createdAt: integer("created_at").notNull(),
   expiresAt: integer("expires_at"),
 }, (t) => [index("files_key").on(t.keyId, t.createdAt), index("files_project").on(t.projectId)]);
+
+/**
+ * A file's bytes where the store is PostgreSQL, so every control plane reads them: chunks of
+ * at most 1 MiB in order (server/files/file_store.ts says why chunks). On the embedded store the
+ * bytes stay in the data directory's files/ and this table is empty.
+ */
+export const fileChunks = sqliteTable("file_chunks", {
+  fileId: text("file_id").notNull().references(() => files.id, { onDelete: "cascade" }),
+  seq: integer("seq").notNull(),
+  bytes: blob("bytes", { mode: "buffer" }).notNull(),
+}, (t) => [primaryKey({ columns: [t.fileId, t.seq] })]);
 
 /**
  * Batches of /v1/batches. Progress is here, not in memory, so a restarted control plane goes on

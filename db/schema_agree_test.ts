@@ -20,6 +20,8 @@ const typeMap: Record<string, string> = {
   SQLiteTextJson: "PgText",
   SQLiteInteger: "PgBigInt53",
   SQLiteBoolean: "PgBoolean",
+  // bytea is a custom column in Drizzle's pg-core; its SQL type is checked against the live server.
+  SQLiteBlobBuffer: "PgCustomColumn",
 };
 
 type AnyColumn = {

@@ -9,6 +9,7 @@
 import {
   bigint,
   boolean,
+  customType,
   index,
   pgTable,
   primaryKey,
@@ -18,6 +19,9 @@ import {
 import { sql } from "drizzle-orm";
 import type { PinnedSource } from "../core/weights/pinned_source.ts";
 import { type ExternalKeyFile, roles } from "./schema.ts";
+
+/** SQLite's blob as PostgreSQL's bytea (postgres.js hands it over as a Buffer, as libSQL does). */
+const bytea = customType<{ data: Uint8Array }>({ dataType: () => "bytea" });
 
 export const orgs = pgTable("orgs", {
   id: text("id").primaryKey(),
@@ -290,7 +294,15 @@ export const slotDemand = pgTable("slot_demand", {
   replicaId: text("replica_id").notNull(),
   demand: bigint("demand", { mode: "number" }).notNull(),
   reportedAt: bigint("reported_at", { mode: "number" }).notNull(),
+  granted: bigint("granted", { mode: "number" }),
+  grantedAt: bigint("granted_at", { mode: "number" }),
 }, (t) => [primaryKey({ columns: [t.plane, t.replicaId] })]);
+
+export const signInThrottles = pgTable("sign_in_throttles", {
+  name: text("name").primaryKey(),
+  count: bigint("count", { mode: "number" }).notNull(),
+  lastAt: bigint("last_at", { mode: "number" }).notNull(),
+}, (t) => [index("sign_in_throttles_last").on(t.lastAt)]);
 
 export const mcpServers = pgTable("mcp_servers", {
   name: text("name").primaryKey(),
@@ -340,6 +352,12 @@ export const files = pgTable("files", {
   createdAt: bigint("created_at", { mode: "number" }).notNull(),
   expiresAt: bigint("expires_at", { mode: "number" }),
 }, (t) => [index("files_key").on(t.keyId, t.createdAt), index("files_project").on(t.projectId)]);
+
+export const fileChunks = pgTable("file_chunks", {
+  fileId: text("file_id").notNull().references(() => files.id, { onDelete: "cascade" }),
+  seq: bigint("seq", { mode: "number" }).notNull(),
+  bytes: bytea("bytes").notNull(),
+}, (t) => [primaryKey({ columns: [t.fileId, t.seq] })]);
 
 export const batches = pgTable("batches", {
   id: text("id").primaryKey(),

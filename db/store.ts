@@ -42,7 +42,24 @@ export interface Store {
   run(q: DialectSql, tx: Tx): Promise<number>;
   /** The rows a query in this store's dialect returns (inside `tx` when given). */
   all<T>(q: DialectSql, tx?: Tx): Promise<T[]>;
+  /** PostgreSQL's LISTEN/NOTIFY; absent on SQLite, which has no notifications between processes. */
+  readonly notifications?: StoreNotifications;
   close(): Promise<void>;
+}
+
+/** Messages between the processes sharing a store, delivered once the sending write commits. */
+export interface StoreNotifications {
+  /** Sends `payload` on `channel` when `tx` commits (nothing is sent if it rolls back). */
+  notify(channel: string, payload: string, tx: Tx): Promise<void>;
+  /**
+   * Runs `fn` for each payload on `channel`. `onListen` runs each time the listening connection
+   * is (re)established, so a caller can catch up on what was sent while it was away.
+   */
+  listen(
+    channel: string,
+    fn: (payload: string) => void,
+    onListen: () => void,
+  ): Promise<{ unlisten(): Promise<void> }>;
 }
 
 /** True for a `store.url` that names PostgreSQL. */

@@ -306,6 +306,7 @@ async function buildCore(config: ServerConfig, edges: ServiceEdges, stops: StopL
     waiting: (model) => routing.admission.waiting(model),
     plane: crypto.randomUUID(),
     intervalMs: slotShareMs,
+    leads: () => leadership.isLeader,
   });
   // Counting with other control planes (the rate exchange on) shares replicas' slots too.
   if (config.rateExchangeMs > 0) slotShares.start();

@@ -9,7 +9,7 @@ import { openStore, type Store } from "../db/store.ts";
 import { buildApp, dispatchDeps } from "./app.ts";
 import { Leadership } from "./control/leadership.ts";
 import { ControlPresence } from "./control/presence.ts";
-import { PollingChangeFeed } from "./control/change_feed.ts";
+import { StoreChangeFeed } from "./control/change_feed.ts";
 import { oidcConfigFrom } from "./auth/oidc.ts";
 import { buildServices, type Services } from "./build_services.ts";
 import type { ServerConfig } from "./config.ts";
@@ -25,8 +25,12 @@ import type { UsageRecorder } from "./usage/recorder.ts";
 import { UsageRetention } from "./usage/retention.ts";
 import { importCaller } from "./kb/knowledge_bases.ts";
 
-/** How often the caches look for other control planes' changes, and reload anyway. */
+/**
+ * How often the caches look for other control planes' changes (on PostgreSQL they are told at
+ * once, and look only as a net), and reload anyway.
+ */
 const changePollMs = 1_000;
+const notifiedChangePollMs = 10_000;
 const safetyReloadMs = 60_000;
 
 export interface ControlPlane {
@@ -84,11 +88,12 @@ export async function startControlPlane(
     id: leadership.id,
     everyMs: () => Math.max(100, Math.floor(services.config.leaseTtlMs / 3)),
   });
-  const changes = new PollingChangeFeed({
+  const changes = new StoreChangeFeed({
     store: opened.store,
     clock,
     logger,
     pollMs: changePollMs,
+    notifiedPollMs: notifiedChangePollMs,
     reloadMs: safetyReloadMs,
   });
   let services: Services;

@@ -50,6 +50,8 @@ export class ControlChannel {
   readonly #o: ChannelOptions;
   readonly #client: Deno.HttpClient;
   #socket: WebSocket | undefined;
+  /** The connection this node left on its own (a deposed leader's), and why. */
+  #left: { socket: WebSocket; reason: string } | undefined;
   #stopped = false;
   /** What the control plane speaks: the older names until its welcome says otherwise. */
   #peerProtocol = 1;
@@ -78,6 +80,21 @@ export class ControlChannel {
       return true;
     } catch {
       return false;
+    }
+  }
+
+  /**
+   * Leaves the control plane connected now for the next one, at once, as a standby's close
+   * would: it answered as a leader that it no longer is.
+   */
+  leave(reason: string): void {
+    const s = this.#socket;
+    if (!s) return;
+    this.#left = { socket: s, reason };
+    try {
+      s.close(notLeaderCloseCode, reason.slice(0, 120));
+    } catch {
+      // Already closed.
     }
   }
 
@@ -194,6 +211,9 @@ export class ControlChannel {
       if (opened) this.#o.onDisconnected?.();
       if (code === revokedCloseCode) return resolve({ kind: "revoked", reason });
       if (code === notLeaderCloseCode) return resolve({ kind: "not_leader", reason });
+      if (this.#left?.socket === socket) {
+        return resolve({ kind: "not_leader", reason: this.#left.reason });
+      }
       if (opened) return resolve({ kind: "was_open", reason });
       // The WebSocket API hides the upgrade's status: ask whether the credential is refused.
       this.#credentialRefused(url).then((refused) =>

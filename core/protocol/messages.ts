@@ -197,6 +197,14 @@ export type AgentMessage = z.infer<typeof agentMessageSchema>;
 
 // ---- control plane → agent ----
 
+/**
+ * The sending leader's lease epoch (server/control/leadership.ts), on the welcome and on every
+ * command: an agent refuses one from an older epoch than it has seen (agent/epoch_fence.ts), so
+ * a deposed leader that has not noticed yet cannot act on a node the new leader holds. Absent
+ * from a control plane that leads alone, without a lease, and from older versions.
+ */
+const leaderEpoch = z.number().int().nonnegative().optional();
+
 export const welcomeSchema = z.object({
   type: z.literal("welcome"),
   nodeId: z.string(),
@@ -211,6 +219,7 @@ export const welcomeSchema = z.object({
    * restarted) and stops engines an earlier agent left that are not among them.
    */
   replicas: z.array(replicaSpecSchema),
+  epoch: leaderEpoch,
   /**
    * This node's certificate in the cluster, signed by the cluster CA, with its key: what a set's
    * head and workers know each other by (CN `llmgw node NAME`). Fresh on every welcome, kept in
@@ -223,11 +232,13 @@ export const startReplicaSchema = z.object({
   type: z.literal("start_replica"),
   id: z.string(),
   spec: replicaSpecSchema,
+  epoch: leaderEpoch,
 });
 export const stopReplicaSchema = z.object({
   type: z.literal("stop_replica"),
   id: z.string(),
   replicaId: z.string(),
+  epoch: leaderEpoch,
 });
 export const fetchWeightsSchema = z.object({
   type: z.literal("fetch_weights"),
@@ -242,6 +253,7 @@ export const fetchWeightsSchema = z.object({
    * default, its control planes' cluster listeners.
    */
   mirrors: z.array(z.string()).optional(),
+  epoch: leaderEpoch,
 });
 export const removeWeightsSchema = z.object({
   type: z.literal("remove_weights"),
@@ -250,6 +262,7 @@ export const removeWeightsSchema = z.object({
   /** The pinned source whose files go, keeping those any source in `keep` names. */
   pinned: z.unknown().optional(),
   keep: z.array(z.unknown()).optional(),
+  epoch: leaderEpoch,
 });
 
 export const serverMessageSchema = z.discriminatedUnion("type", [

@@ -117,6 +117,13 @@ CREATE TABLE "control_planes" (
 	"seen_at" bigint NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "file_chunks" (
+	"file_id" text NOT NULL,
+	"seq" bigint NOT NULL,
+	"bytes" "bytea" NOT NULL,
+	CONSTRAINT "file_chunks_file_id_seq_pk" PRIMARY KEY("file_id","seq")
+);
+--> statement-breakpoint
 CREATE TABLE "files" (
 	"id" text PRIMARY KEY NOT NULL,
 	"key_id" text NOT NULL,
@@ -363,11 +370,19 @@ CREATE TABLE "sign_in_flows" (
 	"expires_at" bigint NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "sign_in_throttles" (
+	"name" text PRIMARY KEY NOT NULL,
+	"count" bigint NOT NULL,
+	"last_at" bigint NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "slot_demand" (
 	"plane" text NOT NULL,
 	"replica_id" text NOT NULL,
 	"demand" bigint NOT NULL,
 	"reported_at" bigint NOT NULL,
+	"granted" bigint,
+	"granted_at" bigint,
 	CONSTRAINT "slot_demand_plane_replica_id_pk" PRIMARY KEY("plane","replica_id")
 );
 --> statement-breakpoint
@@ -445,6 +460,7 @@ CREATE TABLE "users" (
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "batch_lines" ADD CONSTRAINT "batch_lines_batch_id_batches_id_fk" FOREIGN KEY ("batch_id") REFERENCES "public"."batches"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "file_chunks" ADD CONSTRAINT "file_chunks_file_id_files_id_fk" FOREIGN KEY ("file_id") REFERENCES "public"."files"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "kb_collections" ADD CONSTRAINT "kb_collections_org_id_orgs_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."orgs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "kb_collections" ADD CONSTRAINT "kb_collections_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "kb_documents" ADD CONSTRAINT "kb_documents_collection_id_kb_collections_id_fk" FOREIGN KEY ("collection_id") REFERENCES "public"."kb_collections"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -473,6 +489,7 @@ CREATE UNIQUE INDEX "projects_team_name" ON "projects" USING btree ("team_id","n
 CREATE INDEX "rate_counts_window" ON "rate_counts" USING btree ("window_start");--> statement-breakpoint
 CREATE INDEX "replicas_model" ON "replicas" USING btree ("model");--> statement-breakpoint
 CREATE INDEX "replicas_node" ON "replicas" USING btree ("node_id");--> statement-breakpoint
+CREATE INDEX "sign_in_throttles_last" ON "sign_in_throttles" USING btree ("last_at");--> statement-breakpoint
 CREATE INDEX "stored_responses_expires" ON "stored_responses" USING btree ("expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "teams_org_name" ON "teams" USING btree ("org_id","name");--> statement-breakpoint
 CREATE INDEX "usage_at" ON "usage" USING btree ("at");--> statement-breakpoint

@@ -5,33 +5,38 @@
  * device_cookie.ts) is slowed only on its own. Each is a growing delay, never a hard lock, so an
  * attack from elsewhere leaves the owner's known browser signing in as usual. An unknown email is
  * verified against a decoy hash so it takes as long as a wrong password. Accounts whose password
- * lives with the identity provider (`!oidc`) never match a local password.
+ * lives with the identity provider (`!oidc`) never match a local password. The throttles are in
+ * the store, so a guesser spread over a cluster's control planes is slowed once, not per plane.
  */
 import type { Clock } from "../../core/clock.ts";
+import type { Store } from "../../db/store.ts";
 import { AppError } from "../../core/errors.ts";
 import type { Person, Tenancy } from "../tenancy/tenancy.ts";
 import { toPerson } from "../tenancy/tenancy.ts";
 import { decoyHash, hashPassword, needsRehash, verifyPassword } from "./passwords.ts";
 import type { Sessions } from "./sessions.ts";
-import { Throttle } from "./throttle.ts";
+import { StoreThrottle } from "./store_throttle.ts";
 import { isDeviceMark, makeDeviceMark } from "./device_cookie.ts";
 import { formatReset } from "../accounting/window.ts";
 
 const forgetMs = 15 * 60_000;
 
 export class SignIn {
-  readonly #address: Throttle;
-  readonly #account: Throttle;
-  readonly #device: Throttle;
+  readonly #throttle: StoreThrottle<"address" | "account" | "device">;
 
   constructor(
-    private readonly deps: { clock: Clock; tenancy: Tenancy; sessions: Sessions },
+    private readonly deps: { store: Store; clock: Clock; tenancy: Tenancy; sessions: Sessions },
   ) {
-    const clock = deps.clock;
     const slow = { baseMs: 1_000, maxMs: 5 * 60_000, forgetMs };
-    this.#address = new Throttle({ clock, free: 10, ...slow, capacity: 50_000 });
-    this.#account = new Throttle({ clock, free: 10, ...slow, capacity: 50_000 });
-    this.#device = new Throttle({ clock, free: 5, ...slow, capacity: 10_000 });
+    this.#throttle = new StoreThrottle({
+      store: deps.store,
+      clock: deps.clock,
+      kinds: {
+        address: { free: 10, ...slow },
+        account: { free: 10, ...slow },
+        device: { free: 5, ...slow },
+      },
+    });
   }
 
   /**
@@ -51,23 +56,24 @@ export class SignIn {
     const usable = row && !row.passwordHash.startsWith("!") && row.passwordHash !== "";
     const known = usable && isDeviceMark(mark, row.passwordHash, row.id, now);
     const device = known ? `${row.id}\u0000${mark}` : "";
-    const wait = known
-      ? this.#device.waitFor(device)
-      : Math.max(this.#address.waitFor(addr), this.#account.waitFor(account));
+    // Counted as a failure before the (slow) check and taken back on success: otherwise many
+    // guesses sent at once would all pass the throttle before the first one failed.
+    const wait = await this.#throttle.take(
+      known ? [["device", device]] : [["address", addr], ["account", account]],
+    );
     if (wait > 0) {
       throw new AppError("too_many_attempts", { reset: formatReset(wait) }, null, {
         retryAfterS: Math.ceil(wait / 1000),
       });
     }
-    // Counted as a failure before the (slow) check and taken back on success: otherwise many
-    // guesses sent at once would all pass the throttle before the first one failed.
-    if (known) this.#device.fail(device);
-    else this.#address.fail(addr), this.#account.fail(account);
     const ok = await verifyPassword(password, usable ? row.passwordHash : await decoyHash());
     if (!usable || !ok || row.state !== "active") throw new AppError("invalid_credentials");
     // The address keeps its other failures: a guesser could sign in to an account of its own.
-    if (known) this.#device.clear(device);
-    else this.#address.forgive(addr), this.#account.clear(account);
+    if (known) await this.#throttle.clear("device", device);
+    else {
+      await this.#throttle.forgive("address", addr);
+      await this.#throttle.clear("account", account);
+    }
     let hash = row.passwordHash;
     if (needsRehash(hash)) {
       hash = await hashPassword(password);

@@ -10,6 +10,7 @@ import { resolveSettings } from "../../core/settings.ts";
 import { isPostgresUrl, openStore } from "../../db/store.ts";
 import { locationSettings } from "../config.ts";
 import { copyStore } from "../ops/copy_store.ts";
+import { copyFileBytes } from "../files/file_store.ts";
 import { lockDataDir } from "../ops/data_lock.ts";
 
 const help = `Usage: llmgw store copy --to postgres://USER@HOST:PORT/DB [--data DIR]
@@ -43,25 +44,35 @@ export const storeCommand: Command = {
       flags: values,
       env: Deno.env.toObject(),
     });
-    const counts = await copyDataDir(dataDir, to);
+    const { counts, files } = await copyDataDir(dataDir, to);
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     console.log(
       `Copied ${total} rows in ${Object.keys(counts).length} tables; every count matches:\n` +
         Object.entries(counts).map(([t, n]) => `  ${t.padEnd(18)} ${n}`).join("\n") +
+        `\nMoved the bytes of ${files.copied} files from ${dataDir}/files into the store.` +
+        (files.missing.length
+          ? `\n${files.missing.length} files had no bytes on disk and will read as empty: ` +
+            files.missing.slice(0, 5).join(", ")
+          : "") +
         `\nSet store.url on every control plane to this database and start them.`,
     );
     return 0;
   },
 };
 
-export async function copyDataDir(dataDir: string, url: string): Promise<Record<string, number>> {
+/** Copies the box's tables into `url`, then its files' bytes (a cluster keeps them in the store). */
+export async function copyDataDir(
+  dataDir: string,
+  url: string,
+): Promise<{ counts: Record<string, number>; files: { copied: number; missing: string[] } }> {
   const lock = await lockDataDir(dataDir);
   try {
     const from = await openStore(`${dataDir}/llmgw.db`);
     try {
       const to = await openStore(url);
       try {
-        return await copyStore(from, to);
+        const counts = await copyStore(from, to);
+        return { counts, files: await copyFileBytes(dataDir, to) };
       } finally {
         await to.close();
       }

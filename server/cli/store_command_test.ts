@@ -2,6 +2,7 @@
  * `llmgw store copy` through the front door: a real llmgw process copies a box's store, with
  * a row in every table and a few thousand usage rows, into a fresh PostgreSQL database.
  */
+import { Buffer } from "node:buffer";
 import { count } from "drizzle-orm";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import { systemClock } from "../../core/clock.ts";
@@ -29,6 +30,9 @@ async function llmgw(args: string[]) {
 /** A row in every table (init gives the first administrator, admin token and limits). */
 async function fillBox(dataDir: string): Promise<void> {
   await initDataDir(dataDir, { clock: systemClock });
+  // file-1's bytes, where a box keeps them.
+  await Deno.mkdir(`${dataDir}/files`, { recursive: true });
+  await Deno.writeTextFile(`${dataDir}/files/file-1`, "0123456789");
   const s = await openStore(`${dataDir}/llmgw.db`);
   const now = 1_796_000_000_000;
   try {
@@ -199,6 +203,15 @@ async function fillBox(dataDir: string): Promise<void> {
         replicaId: "r1",
         demand: 2,
         reportedAt: now,
+        granted: 2,
+        grantedAt: now,
+      });
+      await tx.insert(t.signInThrottles).values({ name: "ab".repeat(32), count: 1, lastAt: now });
+      // What a box keeps on disk (below) replaces it: a row here only so every table has one.
+      await tx.insert(t.fileChunks).values({
+        fileId: "file-1",
+        seq: 0,
+        bytes: Buffer.from("stale"),
       });
       await tx.insert(t.controlLeases).values({
         name: "leader",
@@ -323,6 +336,9 @@ Deno.test({
         assertEquals(await to.db.select().from(t.models), await from.db.select().from(t.models));
         const [u] = await to.db.select().from(t.usage).orderBy(t.usage.id).limit(1);
         assertEquals(u?.stream, true);
+        // The box's file bytes, on its disk, are in the cluster's store now.
+        const chunks = await to.db.select().from(t.fileChunks);
+        assertEquals(chunks.map((c) => new TextDecoder().decode(c.bytes)), ["0123456789"]);
       } finally {
         await from.close();
         await to.close();

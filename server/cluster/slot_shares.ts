@@ -1,17 +1,22 @@
 /**
  * A replica's slots shared out among the control planes that route to it, so three routers never
  * admit three times its slots. Every interval (2 s) each control plane writes what it wants of
- * each replica (in flight there, and its share of the model's queue), reads what the others want,
- * and takes its part by the same rule every control plane applies to the same rows: while the
- * replica has slots for everyone's demand, each gets its demand and the spare is dealt out in
- * turn; past that, slots go in proportion to demand (largest remainders first). Until a leader
- * leases them (see issue 19's leader lease), the rule is computed by each; rows read a moment
- * apart may disagree by a slot for one interval. A control plane that hears of no other keeps
- * all the slots, as on one box.
+ * each replica (in flight there, and its share of the model's queue). The leader then reads
+ * every control plane's demand, shares each replica's slots out by one rule (while the replica
+ * has slots for everyone's demand, each gets its demand and the spare is dealt out in turn; past
+ * that, slots go in proportion to demand, largest remainders first) and writes each its grant;
+ * the others take the grant the leader last wrote them. One reckoning from one reading, so the
+ * grants of one round add up to the replica's slots, which control planes each computing from
+ * rows read a moment apart cannot promise.
  *
- * Plain Drizzle upserts and selects: the same on SQLite and PostgreSQL.
+ * Where no fresh grant is there (no leader for a while, a leader of an older version), each
+ * control plane computes its own share by the same rule from the rows it reads: the net, which
+ * may disagree by a slot for one interval. A control plane that hears of no other keeps all the
+ * slots, as on one box.
+ *
+ * Plain Drizzle upserts, updates and selects: the same on SQLite and PostgreSQL.
  */
-import { and, gte, ne } from "drizzle-orm";
+import { and, eq, gte } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
@@ -27,6 +32,8 @@ export interface SlotSharesOptions {
   waiting: (model: string) => number;
   plane: string;
   intervalMs: number;
+  /** Whether this control plane leads now: the leader writes everyone's grants. */
+  leads: () => boolean;
 }
 
 /** Each plane's part of `slots` for the demands given; planes in a stable order. */
@@ -61,6 +68,11 @@ export class SlotShares {
 
   constructor(private readonly o: SlotSharesOptions) {}
 
+  /** This control plane's name in the demand rows. */
+  get plane(): string {
+    return this.o.plane;
+  }
+
   start(): void {
     this.#timer ??= setInterval(() => void this.tick(), this.o.intervalMs);
   }
@@ -89,6 +101,7 @@ export class SlotShares {
   async #rebalance(): Promise<void> {
     const { store, clock, replicas, plane, intervalMs } = this.o;
     const now = clock.now();
+    const fresh = now - 3 * intervalMs;
     const mine = replicas.list().filter((r) => !r.external);
     const rows = mine.map((r) => ({
       plane,
@@ -106,11 +119,19 @@ export class SlotShares {
         }
       });
     }
-    const others = await store.db.select().from(slotDemand).where(
-      and(ne(slotDemand.plane, plane), gte(slotDemand.reportedAt, now - 3 * intervalMs)),
+    if (this.o.leads()) await this.#grant(fresh, now);
+    const rowsNow = await store.db.select().from(slotDemand).where(
+      gte(slotDemand.reportedAt, fresh),
     );
     const byReplica = new Map<string, Map<string, number>>();
-    for (const row of others) {
+    const granted = new Map<string, number>();
+    for (const row of rowsNow) {
+      if (row.plane === plane) {
+        if (row.granted !== null && (row.grantedAt ?? 0) >= fresh) {
+          granted.set(row.replicaId, row.granted);
+        }
+        continue;
+      }
       let m = byReplica.get(row.replicaId);
       if (!m) byReplica.set(row.replicaId, m = new Map());
       m.set(row.plane, row.demand);
@@ -121,12 +142,46 @@ export class SlotShares {
       const before = r.share ?? r.slots;
       if (!theirs || !Number.isFinite(r.slots)) {
         delete r.share;
+      } else if (granted.has(r.id)) {
+        r.share = granted.get(r.id)!;
       } else {
+        // No grant from a leader lately: the same rule, reckoned here.
         theirs.set(plane, rows[i]!.demand);
         r.share = shareOut(r.slots, theirs).get(plane) ?? 0;
       }
       if ((r.share ?? r.slots) > before) grown.add(r.model);
     }
     for (const model of grown) replicas.onRoom(model);
+  }
+
+  /**
+   * The leader's round: every replica's slots shared out over the demand every control plane
+   * reported lately, each row's grant written in one transaction. A replica the leader does not
+   * know (no slots to share) gets no grant; those routing to it reckon their own.
+   */
+  async #grant(fresh: number, now: number): Promise<void> {
+    const { store, replicas } = this.o;
+    const rows = await store.db.select().from(slotDemand).where(gte(slotDemand.reportedAt, fresh));
+    const byReplica = new Map<string, Map<string, number>>();
+    for (const row of rows) {
+      let m = byReplica.get(row.replicaId);
+      if (!m) byReplica.set(row.replicaId, m = new Map());
+      m.set(row.plane, row.demand);
+    }
+    const grants: { plane: string; replicaId: string; granted: number }[] = [];
+    for (const [replicaId, demands] of byReplica) {
+      const slots = replicas.get(replicaId)?.slots;
+      if (slots === undefined || !Number.isFinite(slots)) continue;
+      for (const [plane, granted] of shareOut(slots, demands)) {
+        grants.push({ plane, replicaId, granted });
+      }
+    }
+    if (grants.length === 0) return;
+    await store.write(async (tx) => {
+      for (const g of grants) {
+        await tx.update(slotDemand).set({ granted: g.granted, grantedAt: now })
+          .where(and(eq(slotDemand.plane, g.plane), eq(slotDemand.replicaId, g.replicaId)));
+      }
+    });
   }
 }

@@ -1,20 +1,23 @@
 /**
- * Rate limits across control planes: three real apps on one SQLite store file and one clock, one
- * key limited to 60 requests a minute, clients spread over all three.
- * The exchange runs on the test's beat (every simulated second) rather than its timer, so a
- * whole minute passes in the time the requests take.
+ * Rate limits across control planes: three real apps on one store (SQLite file and PostgreSQL)
+ * and one clock, one key limited to 60 requests a minute, clients spread over all three.
+ * The exchange runs on the test's beat (every simulated second, the product's default interval)
+ * rather than its timer, so a whole minute passes in the time the requests take.
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { FakeClock } from "../../core/clock.ts";
 import type { Harness } from "../../tests/helpers/harness.ts";
 import { type SharedStore, startPlanes } from "../../tests/helpers/shared_store.ts";
+import { type StoreKind, storeKinds } from "../../tests/helpers/stores.ts";
+import { skipNote } from "../../tests/helpers/skip.ts";
 
-async function threePlanes(): Promise<SharedStore> {
+async function threePlanes(kind?: StoreKind): Promise<SharedStore> {
   const clock = new FakeClock();
   // Start on a minute's turn, so the minute measured is one window with nothing before it.
   clock.advance(60_000 - (clock.now() % 60_000));
   return await startPlanes(3, {
     clock,
+    ...(kind ? { kind } : {}),
     setUp: async (first) => {
       const set = await first.admin("PATCH", "limits/global/global", { rpm: 60 });
       assertEquals(set.status, 200, await set.text());
@@ -32,8 +35,17 @@ async function ask(plane: Harness, key: string): Promise<number> {
   return res.status;
 }
 
-Deno.test("a key limited to 60 rpm over three control planes gets 60 in a minute, plus at most 2 s's worth", async () => {
-  const { planes, close } = await threePlanes();
+for (const kind of storeKinds) {
+  Deno.test({
+    name: `a key limited to 60 rpm over three control planes gets 60 in a minute, plus at most ` +
+      `2 s's worth [${kind.dialect}]${skipNote(kind.missing)}`,
+    ignore: !!kind.missing,
+    fn: () => sixtyAMinuteOverThree(kind),
+  });
+}
+
+async function sixtyAMinuteOverThree(kind: StoreKind): Promise<void> {
+  const { planes, close } = await threePlanes(kind);
   try {
     const clock = planes[0]!.clock;
     const key = planes[0]!.key;
@@ -63,7 +75,7 @@ Deno.test("a key limited to 60 rpm over three control planes gets 60 in a minute
   } finally {
     await close();
   }
-});
+}
 
 Deno.test("rate counts are absolute per minute: a repeated exchange changes nothing", async () => {
   const { planes, close } = await threePlanes();

@@ -8,17 +8,21 @@ import { ModelCatalog } from "../router/catalog.ts";
 import { int, live } from "../../core/settings.ts";
 import { ClusterSettings } from "../settings/cluster_settings.ts";
 import { Tenancy } from "../tenancy/tenancy.ts";
-import { PollingChangeFeed } from "./change_feed.ts";
+import { StoreChangeFeed } from "./change_feed.ts";
+import { type StoreKind, storeKinds } from "../../tests/helpers/stores.ts";
+import { skipNote } from "../../tests/helpers/skip.ts";
 
-/** A control plane's caches over its own connections to the shared store file. */
-async function plane(path: string, stores: Store[], feeds: PollingChangeFeed[]) {
+/** A control plane's caches over its own connections to the shared store. */
+async function plane(path: string, stores: Store[], feeds: StoreChangeFeed[]) {
   const store = await openStore(path);
   stores.push(store);
-  const changes = new PollingChangeFeed({
+  const changes = new StoreChangeFeed({
     store,
     clock: systemClock,
     logger: silentLogger,
     pollMs: 50,
+    // Where the store notifies, only the notification can bring a change in the test's time.
+    notifiedPollMs: 60_000,
     reloadMs: 60_000,
   });
   feeds.push(changes);
@@ -44,13 +48,23 @@ async function plane(path: string, stores: Store[], feeds: PollingChangeFeed[]) 
   return { catalog, limits, tenancy, settings, config, applied };
 }
 
-Deno.test("a change on one control plane reaches another's catalog, limits, orgs and live settings through the counters", async () => {
+for (const kind of storeKinds) {
+  Deno.test({
+    name: `a change on one control plane reaches another's catalog, limits, orgs and live ` +
+      `settings (${kind.dialect === "postgres" ? "notified" : "polled"})${skipNote(kind.missing)}`,
+    ignore: !!kind.missing,
+    fn: () => changesReachTheOther(kind),
+  });
+}
+
+async function changesReachTheOther(kind: StoreKind): Promise<void> {
   const dir = await Deno.makeTempDir();
   const stores: Store[] = [];
-  const feeds: PollingChangeFeed[] = [];
+  const feeds: StoreChangeFeed[] = [];
   try {
-    const a = await plane(`${dir}/llmgw.db`, stores, feeds);
-    const b = await plane(`${dir}/llmgw.db`, stores, feeds);
+    const where = await kind.where(dir);
+    const a = await plane(where, stores, feeds);
+    const b = await plane(where, stores, feeds);
     const heard: string[] = [];
     b.catalog.subscribe((entry, name) => heard.push(`${name}:${entry ? "set" : "gone"}`));
 
@@ -75,7 +89,7 @@ Deno.test("a change on one control plane reaches another's catalog, limits, orgs
     assertEquals(heard, ["m1:set", "m1:gone"]);
   } finally {
     for (const f of feeds) f.stop();
-    for (const s of stores) s.close();
+    for (const s of stores) await s.close();
     await Deno.remove(dir, { recursive: true });
   }
-});
+}

@@ -1,14 +1,26 @@
 /**
- * The files of /v1/files: a row per file in the store, the bytes under the data directory's
- * files/ (named by id, never by the client's name). Every read is per key: another key's file
- * reads as absent. Expired files are not served and are removed as new ones come.
+ * The files of /v1/files: a row per file in the store; the bytes under the data directory's
+ * files/ (named by id, never by the client's name) on the embedded store, and in the store
+ * itself when it is PostgreSQL, so that every control plane of a cluster serves every file.
+ * Every read is per key: another key's file reads as absent. Expired files are not served and
+ * are removed as new ones come.
+ *
+ * In PostgreSQL the bytes are bytea rows of at most 1 MiB (`file_chunks`), not one value and
+ * not large objects: one bytea value is capped at 1 GB and is built whole in memory on both
+ * ends, while large objects live outside the table (a deleted row leaves its object behind
+ * until vacuumlo, and pg_dump and logical replication treat them apart). Chunks are plain rows:
+ * deleted with their file by the foreign key's cascade, copied and replicated with the rest.
  */
-import { and, desc, eq, isNotNull, lt, sql, sum } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, lt, sql, sum } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
 import { AppError } from "../../core/errors.ts";
 import { newUlid } from "../../core/ulid.ts";
-import type { Store } from "../../db/store.ts";
-import { files } from "../../db/schema.ts";
+import type { Store, Tx } from "../../db/store.ts";
+import { Buffer } from "node:buffer";
+import { fileChunks, files } from "../../db/schema.ts";
+
+/** The most bytes in one `file_chunks` row. */
+export const fileChunkBytes = 1 << 20;
 
 export const filePurposes = ["batch", "batch_output", "user_data", "assistants", "vision"] as const;
 export type FilePurpose = (typeof filePurposes)[number];
@@ -38,6 +50,8 @@ export interface FileLimits {
 
 export class FileStore {
   readonly #dir: string;
+  /** The bytes are in the store (PostgreSQL), not under the data directory. */
+  readonly #inStore: boolean;
 
   constructor(
     private readonly store: Store,
@@ -46,6 +60,7 @@ export class FileStore {
     private readonly limits: FileLimits,
   ) {
     this.#dir = `${dataDir}/files`;
+    this.#inStore = store.dialect === "postgres";
   }
 
   async create(
@@ -64,8 +79,10 @@ export class FileStore {
     }
     const now = this.clock.now();
     const id = `file-${newUlid(now).toLowerCase()}`;
-    await Deno.mkdir(this.#dir, { recursive: true, mode: 0o700 });
-    await Deno.writeFile(this.#path(id), f.bytes, { mode: 0o600 });
+    if (!this.#inStore) {
+      await Deno.mkdir(this.#dir, { recursive: true, mode: 0o700 });
+      await Deno.writeFile(this.#path(id), f.bytes, { mode: 0o600 });
+    }
     const row: Row = {
       id,
       keyId: owner.keyId,
@@ -76,7 +93,10 @@ export class FileStore {
       createdAt: now,
       expiresAt: f.expiresAfterS ? now + f.expiresAfterS * 1000 : null,
     };
-    await this.store.write((tx) => tx.insert(files).values(row));
+    await this.store.write(async (tx) => {
+      await tx.insert(files).values(row);
+      if (this.#inStore) await insertChunks(tx, id, f.bytes);
+    });
     return fileObject(row);
   }
 
@@ -97,13 +117,20 @@ export class FileStore {
 
   async content(keyId: string, id: string): Promise<Uint8Array> {
     await this.#row(keyId, id);
-    return await Deno.readFile(this.#path(id));
+    if (!this.#inStore) return await Deno.readFile(this.#path(id));
+    const chunks = await this.store.db.select({ bytes: fileChunks.bytes }).from(fileChunks)
+      .where(eq(fileChunks.fileId, id)).orderBy(asc(fileChunks.seq));
+    const out = new Uint8Array(chunks.reduce((n, c) => n + c.bytes.length, 0));
+    let at = 0;
+    for (const c of chunks) out.set(c.bytes, at), at += c.bytes.length;
+    return out;
   }
 
   async delete(keyId: string, id: string): Promise<void> {
     await this.#row(keyId, id);
+    // In the store, the chunks go with the row (the foreign key cascades).
     await this.store.write((tx) => tx.delete(files).where(eq(files.id, id)));
-    await Deno.remove(this.#path(id)).catch(() => {});
+    if (!this.#inStore) await Deno.remove(this.#path(id)).catch(() => {});
   }
 
   async #row(keyId: string, id: string): Promise<Row> {
@@ -131,12 +158,48 @@ export class FileStore {
       tx.delete(files).where(and(isNotNull(files.expiresAt), lt(files.expiresAt, now)))
         .returning({ id: files.id })
     );
+    if (this.#inStore) return;
     for (const { id } of gone) await Deno.remove(this.#path(id)).catch(() => {});
   }
 
   #path(id: string): string {
     return `${this.#dir}/${id}`;
   }
+}
+
+async function insertChunks(tx: Tx, fileId: string, bytes: Uint8Array): Promise<void> {
+  for (let seq = 0, at = 0; at < bytes.length || seq === 0; seq++, at += fileChunkBytes) {
+    const part = bytes.subarray(at, at + fileChunkBytes);
+    await tx.insert(fileChunks).values({ fileId, seq, bytes: Buffer.from(part) });
+  }
+}
+
+/**
+ * Moves a box's file bytes from its data directory into a PostgreSQL store its rows were copied
+ * to (`llmgw store copy`); a file whose bytes are gone from the disk is reported, not invented.
+ */
+export async function copyFileBytes(
+  dataDir: string,
+  to: Store,
+): Promise<{ copied: number; missing: string[] }> {
+  const rows = await to.db.select({ id: files.id }).from(files);
+  const missing: string[] = [];
+  let copied = 0;
+  for (const { id } of rows) {
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(`${dataDir}/files/${id}`);
+    } catch {
+      missing.push(id);
+      continue;
+    }
+    await to.write(async (tx) => {
+      await tx.delete(fileChunks).where(eq(fileChunks.fileId, id));
+      await insertChunks(tx, id, bytes);
+    });
+    copied++;
+  }
+  return { copied, missing };
 }
 
 function fileObject(r: Row): FileObject {

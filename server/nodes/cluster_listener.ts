@@ -77,6 +77,7 @@ export async function startClusterListener(
     clusterSecret,
     nodeCertificate: nodeCertificates(config.dataDir),
     ...(deps.events ? { events: deps.events } : {}),
+    ...(deps.leadership ? { epoch: () => deps.leadership!.epoch } : {}),
     settings: {
       heartbeatMs: config.nodeHeartbeatMs,
       lostAfterMs: config.nodeLostAfterMs,

@@ -152,6 +152,8 @@ export class NodeHub {
       events?: NodeEvents;
       /** The node's certificate for a set's tunnel (server/tls/node_certificate.ts). */
       nodeCertificate?: (node: string) => Promise<{ certPem: string; keyPem: string }>;
+      /** The leader lease's epoch, stamped on the welcome and every command (absent: no lease). */
+      epoch?: () => number;
     },
   ) {
     this.#log = deps.logger.child({ component: "nodes" });
@@ -381,8 +383,12 @@ export class NodeHub {
 
   #send(live: Live, msg: ServerMessage): void {
     if (live.socket.readyState !== WebSocket.OPEN) return;
+    const { epoch } = this.deps;
+    const fenced = epoch && msg.type !== "ping" && msg.type !== "pong"
+      ? { ...msg, epoch: epoch() }
+      : msg;
     try {
-      live.socket.send(JSON.stringify(forPeer(msg, live.protocol)));
+      live.socket.send(JSON.stringify(forPeer(fenced, live.protocol)));
     } catch (e) {
       this.#log.warn("could not send to a node", { nodeId: live.nodeId, error: e as Error });
     }

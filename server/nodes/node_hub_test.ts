@@ -32,6 +32,8 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, routes the r
       assert(f());
     };
     await until(() => inbox.some((m) => m.type === "welcome"));
+    // The welcome carries the leader lease's epoch (the first lease of a new store), for fencing.
+    assertEquals(inbox.find((m) => m.type === "welcome")!.epoch, 1);
     assertEquals(lines.filter((l) => l.includes("dropped an invalid message")).length, 2);
     assert(!lines.some((l) => l.includes(credential)), "the credential is never logged");
 

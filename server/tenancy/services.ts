@@ -128,7 +128,7 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     exchange,
     audit,
     sessions,
-    signIn: new SignIn({ clock, tenancy, sessions }),
+    signIn: new SignIn({ store, clock, tenancy, sessions }),
     oidc,
     signupOpen: o.signupOpen,
     sessionTtlMs: o.sessionTtlMs,

@@ -6,16 +6,20 @@
  * `control.lease_ttl_ms` + 5 s, requests to the survivors never fail, the node moves to the new
  * leader with its engine untouched (same pid), and every answered request's usage row is there.
  *
- * The store is the embedded SQLite file, shared through a symlink in each data directory (SQLite
- * follows it, so the WAL and its lock are the one file's): several processes on one host. The
- * data directories are copies of one `init`'s (one cluster CA and secret, one admin token), as
- * three machines of one cluster would hold.
+ * Run on both stores. PostgreSQL (a throwaway cluster, tests/helpers/postgres.ts) is the cluster's
+ * store: `init --store-url` seeds it and every control plane gets `--store-url`. The embedded
+ * SQLite file is shared through a symlink in each data directory (SQLite follows it, so the WAL
+ * and its lock are the one file's): several processes on one host. Either way the data
+ * directories are copies of one `init`'s (one cluster CA and secret, one admin token), as three
+ * machines of one cluster would hold.
  */
 import { assert, assertEquals } from "../assert.ts";
 import { count } from "drizzle-orm";
 import { decodeJoinCode } from "../../core/protocol/join_code.ts";
 import { usage } from "../../db/schema.ts";
 import { openStore } from "../../db/store.ts";
+import { freshDatabase, postgresMissing } from "../helpers/postgres.ts";
+import { skipNote } from "../helpers/skip.ts";
 import { adminJson, shortChat } from "../helpers/control_plane.ts";
 import {
   eventually,
@@ -103,16 +107,25 @@ function load(send: () => Promise<Response>) {
   };
 }
 
-Deno.test({
-  name:
-    "three control planes on one store: all route, a standby takes over a killed leader, the node moves",
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async () => {
+type StoreKind = "sqlite" | "postgres";
+
+for (const kind of ["postgres", "sqlite"] as const) {
+  const why = kind === "postgres" ? postgresMissing : undefined;
+  Deno.test({
+    name: `three control planes on one ${kind} store: all route, a standby takes over a killed ` +
+      `leader, the node moves${skipNote(why)}`,
+    ignore: !!why,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: () => threePlanesSurviveTheLeader(kind),
+  });
+}
+
+async function threePlanesSurviveTheLeader(kind: StoreKind): Promise<void> {
   const root = await Deno.makeTempDir({ prefix: "llmgw-planes-" });
   const procs: LlmgwProcess[] = [];
   try {
-    const dirs = await threeDataDirs(root);
+    const { dirs, storeUrl } = await threeDataDirs(root, kind);
     const servers = dirs.map((dir, i) => {
       const p = spawnLlmgw(
         [
@@ -123,6 +136,7 @@ Deno.test({
           ...serverFlags,
           "--control-id",
           `cp${i}`,
+          ...(storeUrl ? ["--store-url", storeUrl] : []),
         ],
         {},
         `cp${i}`,
@@ -239,19 +253,24 @@ Deno.test({
 
     // Every answered request has its usage row, but those the killed one had not yet written.
     await new Promise((r) => setTimeout(r, 500));
-    const store = await openStore(`${root}/store/llmgw.db`);
+    const store = await openStore(storeUrl ?? `${root}/store/llmgw.db`);
     try {
       const rows = (await store.db.select({ n: count() }).from(usage))[0]!.n;
       const survivorsAnswered = answered - results[leaderIndex]!.answered;
       assert(rows >= survivorsAnswered, `${rows} usage rows for ${answered} answered`);
     } finally {
-      store.close();
+      await store.close();
     }
     assertEquals(await enginePid(newAdmin), pidBefore);
 
+    const standby = survivors.find((u) => u !== urls[Number(next.id.slice(2))])!;
+    const revokedMs = await revokedElsewhereAfter(urls[Number(next.id.slice(2))]!, standby, token);
+    console.log(`a key revoked on one control plane was refused on another in ${revokedMs} ms`);
+    // PostgreSQL tells the others at once; SQLite's control planes read the counters every 1 s.
+    assert(revokedMs < (kind === "postgres" ? 1_000 : 2_000), `${revokedMs} ms`);
+
     // Placement goes on: an on-demand model added on the standby, asked for there, is started
     // by the new leader and answered by the standby.
-    const standby = survivors.find((u) => u !== urls[Number(next.id.slice(2))])!;
     const onDemand = await adminJson(standby, token)("POST", "models", { yaml: onDemandModel });
     assertEquals(onDemand.status, 201, JSON.stringify(onDemand.body));
     const res = await shortChat(standby, key, "later");
@@ -262,7 +281,32 @@ Deno.test({
     for (const p of procs) await p.kill("SIGTERM").catch(() => {});
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
-});
+}
+
+/**
+ * A key made and revoked on `on`, after `other` has it in its cache (a chat answered there): how
+ * long until `other` refuses it.
+ */
+async function revokedElsewhereAfter(on: string, other: string, token: string): Promise<number> {
+  const made = (await adminJson(on, token)("POST", "keys", { name: "revoked" })).body;
+  const first = await shortChat(other, made.key as string, "shared");
+  assertEquals(first.status, 200, await first.clone().text());
+  await first.body?.cancel();
+  const revoked = await adminJson(on, token)("DELETE", `keys/${made.id}`);
+  assertEquals(revoked.status, 200, JSON.stringify(revoked.body));
+  const at = Date.now();
+  await eventually(
+    "the revoked key refused on another control plane",
+    async () => {
+      const res = await shortChat(other, made.key as string, "shared");
+      await res.body?.cancel();
+      return res.status === 401 || undefined;
+    },
+    15_000,
+    20,
+  );
+  return Date.now() - at;
+}
 
 interface NodeJson {
   name: string;
@@ -278,21 +322,36 @@ function enginePid(admin: ReturnType<typeof adminJson>): Promise<number> {
   }, 30_000);
 }
 
-/** One `init`, copied to three data directories whose `llmgw.db` is one shared file. */
-async function threeDataDirs(root: string): Promise<string[]> {
+/**
+ * One `init`, copied to three data directories: seeding a fresh PostgreSQL database they all
+ * name, or with `llmgw.db` one shared file.
+ */
+async function threeDataDirs(
+  root: string,
+  kind: StoreKind,
+): Promise<{ dirs: string[]; storeUrl?: string }> {
   const seed = `${root}/cp0`;
-  const init = spawnLlmgw(["init", "--data", seed], {}, "init");
+  const storeUrl = kind === "postgres" ? await freshDatabase() : undefined;
+  const init = spawnLlmgw(
+    ["init", "--data", seed, ...(storeUrl ? ["--store-url", storeUrl] : [])],
+    {},
+    "init",
+  );
   assertEquals((await init.status).code, 0, init.output());
+  const dirs = [seed, `${root}/cp1`, `${root}/cp2`];
+  if (storeUrl) {
+    for (const dir of dirs.slice(1)) await copyDir(seed, dir);
+    return { dirs, storeUrl };
+  }
   const store = `${root}/store`;
   await Deno.mkdir(store, { mode: 0o700 });
   await Deno.rename(`${seed}/llmgw.db`, `${store}/llmgw.db`);
   for (const suffix of ["-wal", "-shm"]) {
     await Deno.rename(`${seed}/llmgw.db${suffix}`, `${store}/llmgw.db${suffix}`).catch(() => {});
   }
-  const dirs = [seed, `${root}/cp1`, `${root}/cp2`];
   for (const dir of dirs.slice(1)) await copyDir(seed, dir);
   for (const dir of dirs) await Deno.symlink(`${store}/llmgw.db`, `${dir}/llmgw.db`);
-  return dirs;
+  return { dirs };
 }
 
 async function copyDir(from: string, to: string): Promise<void> {

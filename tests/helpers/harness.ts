@@ -20,12 +20,15 @@ import type { UsageRecorder } from "../../server/usage/recorder.ts";
 import type { SlotShares } from "../../server/cluster/slot_shares.ts";
 import type { PeopleServices } from "../../server/tenancy/services.ts";
 import type { OidcConfig } from "../../server/auth/oidc.ts";
+import type { LeaderGate } from "../../server/control/leadership.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
 
 export interface Harness {
   app: ReturnType<typeof buildApp>;
   deps: AppDeps;
   store: Store;
+  /** The control plane's data directory (its mirror, and files on the embedded store). */
+  dataDir: string;
   clock: FakeClock;
   usage: UsageRecorder;
   /** Replicas' slots shared with other harnesses on the same store (ticked by the test). */
@@ -74,11 +77,25 @@ export interface HarnessOptions {
    * connections in one process would block each other's event loop on SQLite's lock).
    */
   store?: Store;
+  /**
+   * False: a standby, which never leads (several harnesses on one store, the first leading);
+   * otherwise it leads alone.
+   */
+  leads?: boolean;
   /** `limits.exchange_interval_ms`; 0 (the default here): counts alone, budgets without slices. */
   rateExchangeMs?: number;
   /** `router.cache.*`: the answer cache's sizes and embedding model. */
   cache?: { maxBytes?: number; maxEntryBytes?: number; embeddingModel?: string };
 }
+
+/** A control plane that never leads: its leader-only duties never start. */
+const standby: LeaderGate = {
+  id: "standby",
+  isLeader: false,
+  epoch: 0,
+  duty: () => {},
+  leader: () => Promise.resolve(undefined),
+};
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const store = opts.store ?? await openStore(
@@ -97,6 +114,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     clock,
     logger: silentLogger,
     oidc: opts.oidc ?? null,
+    ...(opts.leads === false ? { leadership: standby } : {}),
     ...(opts.onKeyRefused ? { onKeyRefused: opts.onKeyRefused } : {}),
     ...(opts.keys?.lookup ? { keyLookup: opts.keys.lookup } : {}),
   });
@@ -119,6 +137,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     app,
     deps,
     store,
+    dataDir: mirrorDir,
     clock,
     usage,
     slotShares: services.slotShares,
