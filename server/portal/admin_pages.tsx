@@ -6,7 +6,6 @@
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { PortalDeps } from "./portal_deps.ts";
-import { AppError } from "../../core/errors.ts";
 import type { NodeView } from "../nodes/node_hub.ts";
 import { placeOfKey } from "../tenancy/place_of_key.ts";
 import { canGrant, canRead, canWrite } from "../tenancy/access.ts";
@@ -22,11 +21,9 @@ import { type PeopleData, PeoplePage } from "./pages/people.tsx";
 import { AdminKeysPage } from "./pages/admin_keys.tsx";
 import { AuditPage } from "./pages/audit.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
-import { LimitsPage, TreePage } from "./pages/tree.tsx";
-import { levelName } from "./pages/usage.tsx";
+import { TreePage } from "./pages/tree.tsx";
+import { limitsPages } from "./limits_pages.tsx";
 import { attempt, fragment, notFound, type Notice, page, readForm, signedIn } from "./render.ts";
-
-const dayMs = 86_400_000;
 
 export function adminPages(
   app: Hono<AppEnv>,
@@ -217,68 +214,7 @@ export function adminPages(
     });
   }
 
-  const limitsPage = async (c: Context<AppEnv>, notice?: Notice) => {
-    const { ctx, v } = await gate(c, "tree");
-    const kind = c.req.param("kind")!;
-    const id = c.req.param("id")!;
-    // The admin API decides who may read this level (404 otherwise).
-    const shown = await call(c, undefined, "GET", `/limits/${kind}/${id}`);
-    const scope = shown.scope as { kind: "org" | "team" | "project"; id: string };
-    const place = kind === "org"
-      ? { orgId: id, teamId: null }
-      : kind === "team"
-      ? { orgId: t().team(id).orgId, teamId: id }
-      : t().placeOfProject(id);
-    return await page(
-      c,
-      <LimitsPage
-        ctx={ctx}
-        viewer={v}
-        kind={kind}
-        id={id}
-        level={levelName(deps, ctx.words, scope)}
-        limits={shown.limits as never}
-        canWrite={canWrite(v.actor, "limits", place) &&
-          !(v.actor.teamId && kind !== "project") &&
-          !(v.actor.role === "tenant_admin" && kind === "org")}
-        {...(notice ? { notice } : {})}
-      />,
-      notice?.kind === "error" ? 400 : 200,
-    );
-  };
-  app.get("/admin/limits/:kind{org|team|project}/:id", (c) => limitsPage(c));
-  app.post("/admin/limits/:kind{org|team|project}/:id", async (c) => {
-    const { ctx } = await gate(c, "tree");
-    const form = await readForm(c);
-    const num = (k: string, scale = 1) => {
-      const raw = (form[k] ?? "").trim();
-      if (!raw) return null;
-      const n = Number(raw);
-      if (!Number.isFinite(n) || n < 0) {
-        throw new AppError("invalid_request", { detail: `${k} must be a number of 0 or more` }, k);
-      }
-      return Math.round(n * scale);
-    };
-    const r = await attempt(ctx, async () => {
-      const models = (form.models ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-      return await call(
-        c,
-        form._csrf,
-        "PATCH",
-        `/limits/${c.req.param("kind")}/${c.req.param("id")}`,
-        {
-          rpm: num("rpm"),
-          tpm: num("tpm"),
-          max_parallel: num("max_parallel"),
-          budget_day_micros: num("budget_day", 1_000_000),
-          budget_month_micros: num("budget_month", 1_000_000),
-          max_key_ttl_ms: num("key_days", dayMs),
-          models: models.length ? models : null,
-        },
-      );
-    });
-    return await limitsPage(c, r.ok ? { kind: "ok", text: ctx.words.t("saved") } : r.notice);
-  });
+  limitsPages(app, deps, { gate: (c) => gate(c, "tree"), call });
 
   // ---- every key ----
   app.get("/admin/keys", async (c) => {

@@ -5,6 +5,7 @@
  */
 import { traitsOf } from "../../core/engines/engine_traits.ts";
 import type { PortalDeps } from "./portal_deps.ts";
+import { modelLimits } from "../models/model_limits.ts";
 import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { ModelEntry } from "../router/catalog.ts";
 import type { Person } from "../tenancy/tenancy.ts";
@@ -37,10 +38,13 @@ export function personKey(person: Person, projectId: string | null = null): ApiK
   };
 }
 
-/** The context from the catalog's field when it has one, else the engine's `-c`/`--ctx-size`. */
+/**
+ * The context one request may use, as `/v1/models` reports it (the catalog model's own), else
+ * the engine's `-c`/`--ctx-size` for an entry without a definition (`up`'s own engine).
+ */
 export function contextOf(m: ModelEntry): number | null {
-  const field = (m as unknown as Record<string, unknown>).contextLength;
-  if (typeof field === "number" && field > 0) return field;
+  const listed = modelLimits(m).context_length;
+  if (typeof listed === "number" && listed > 0) return listed;
   const args = m.args ?? [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;

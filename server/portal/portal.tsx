@@ -378,6 +378,12 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
 
   adminPages(app, deps, { load, call });
 
+  // A browser asking for a page that is not there gets a page; API clients keep the JSON 404.
+  app.get("*", async (c, next) => {
+    if (!wantsPage(c)) return await next();
+    throw new AppError("not_found", { path: c.req.path });
+  });
+
   // A refusal on a page is a page, in the viewer's language; signed-out visitors go to sign-in.
   app.onError(async (err, c) => {
     if (!(err instanceof AppError)) throw err;
@@ -394,6 +400,14 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
     );
   });
   return app;
+}
+
+const apiPaths = /^\/(v1|api|mcp|auth|mirror|metrics|health|ready|leader|rerank)(\/|$)/;
+
+/** A browser navigating (it asks for HTML first), not an API client, and not under an API path. */
+function wantsPage(c: Context<AppEnv>): boolean {
+  const accept = c.req.header("accept") ?? "";
+  return accept.includes("text/html") && !apiPaths.test(c.req.path);
 }
 
 /** A CSV field, quoted when needed; a leading = + - @ is defused so spreadsheets do not run it. */
