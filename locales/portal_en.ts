@@ -341,4 +341,9 @@ export const portalEn = {
   limits_below_intro:
     "These levels set a lower value of their own; for them it is the one in force.",
   limits_below_line: "{level}: {limit} {value}",
+  col_changes: "What changed",
+  audit_none_value: "none",
+  revoke_title: "Revoke the key {name}?",
+  revoke_confirm: "Programs that use this key stop working at once. This cannot be undone.",
+  revoke_yes: "Revoke the key",
 } as const;

@@ -332,4 +332,9 @@ export const portalTr: Messages["portal"] = {
   limits_below_intro:
     "Bu düzeyler kendi daha düşük değerini belirler; onlar için geçerli olan odur.",
   limits_below_line: "{level} için {limit}: {value}",
+  col_changes: "Ne değişti",
+  audit_none_value: "yok",
+  revoke_title: "{name} anahtarı iptal edilsin mi?",
+  revoke_confirm: "Bu anahtarı kullanan programlar hemen çalışmaz olur. Bu geri alınamaz.",
+  revoke_yes: "Anahtarı iptal et",
 };

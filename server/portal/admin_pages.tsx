@@ -20,6 +20,8 @@ import { ClusterNodes, ClusterPage } from "./pages/cluster.tsx";
 import { type PeopleData, PeoplePage } from "./pages/people.tsx";
 import { AdminKeysPage } from "./pages/admin_keys.tsx";
 import { AuditPage } from "./pages/audit.tsx";
+import { changedFields } from "../audit/changed_fields.ts";
+import type { AuditRow as StoredAuditRow } from "../audit/audit.ts";
 import { SettingsPage } from "./pages/settings.tsx";
 import { TreePage } from "./pages/tree.tsx";
 import { limitsPages } from "./limits_pages.tsx";
@@ -232,6 +234,27 @@ export function adminPages(
   });
 
   // ---- audit ----
+  /** An audit row's target by name: a level or key by its name, an API path as it is. */
+  const targetNames = async (ctx: PortalCtx) => {
+    const keys = new Map((await deps.keys.list()).map((k) => [k.id, k.name]));
+    const w = ctx.words;
+    return (kind: string, id: string): string => {
+      const tree = t();
+      const named: Record<string, () => string | undefined> = {
+        org: () => tree.orgs.get(id)?.name,
+        team: () => tree.teams.get(id)?.name,
+        project: () => tree.projects.get(id)?.name,
+        person: () => tree.people.get(id)?.username,
+        key: () => keys.get(id),
+      };
+      const found = named[kind]?.();
+      if (found !== undefined) {
+        const level = kind === "person" ? "level_person_named" : `level_${kind}`;
+        return w.t(level as "level_org", { name: found });
+      }
+      return id.startsWith("/") ? id : `${kind} ${id}`;
+    };
+  };
   app.get("/admin/audit", async (c) => {
     const { ctx } = await gate(c, "audit");
     const actor = (c.req.query("actor") ?? "").trim();
@@ -240,10 +263,16 @@ export function adminPages(
     if (actor) q.set("actor", actor);
     if (target) q.set("target", target);
     const res = await call(c, undefined, "GET", `/audit?${q}`);
-    return await page(
-      c,
-      <AuditPage ctx={ctx} rows={res.data as never} filter={{ actor, target }} />,
-    );
+    const name = await targetNames(ctx);
+    const rows = (res.data as StoredAuditRow[]).map((r) => ({
+      id: r.id,
+      at: r.at,
+      actorName: r.actorName,
+      action: r.action,
+      target: name(r.targetKind, r.targetId),
+      changes: changedFields(r.before, r.after),
+    }));
+    return await page(c, <AuditPage ctx={ctx} rows={rows} filter={{ actor, target }} />);
   });
 
   // ---- settings ----

@@ -26,18 +26,17 @@ import { checkCsrf, type PortalCtx, portalCtx, type Viewer } from "./context.ts"
 import { isLocale, langCookie, validTimeZone } from "./i18n.ts";
 import { modelRows } from "./model_rows.ts";
 import { ChatPage } from "./pages/chat.tsx";
-import { KeysPage } from "./pages/keys.tsx";
+import { keyPages } from "./key_pages.tsx";
 import { ModelsPage } from "./pages/models.tsx";
 import { ProfilePage } from "./pages/profile.tsx";
 import { ErrorPage, SignInPage } from "./pages/signin.tsx";
 import { UsagePage } from "./pages/usage.tsx";
 import { PrefsStore } from "./prefs.ts";
-import { attempt, type Notice, page, readForm, signedIn } from "./render.ts";
+import { type Notice, page, readForm, signedIn } from "./render.ts";
 import { loadStatic } from "./static_files.ts";
 import { budgetLines, usageReport } from "./usage_report.ts";
 
 const loginCsrfCookie = "llmgw_csrf";
-const dayMs = 86_400_000;
 
 export interface PortalOptions {
   /** The public address when configured; else each request's own origin. */
@@ -170,78 +169,7 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
     return c.json({ state: row.state, phase });
   });
 
-  // ---- keys ----
-  const myKeys = async (v: Viewer) =>
-    (await deps.keys.list()).filter((k) => k.userId === v.person.id)
-      .sort((a, b) => b.createdAt - a.createdAt);
-  const keysPage = async (
-    c: Context<AppEnv>,
-    ctx: PortalCtx,
-    v: Viewer,
-    extra: { created?: { name: string; key: string }; notice?: Notice } = {},
-  ) => {
-    const t = deps.people.tenancy;
-    const staff = v.person.orgId === null;
-    const projects = [...t.projects.values()].filter((p) =>
-      staff || (p.orgId === v.person.orgId && (!v.person.teamId || p.teamId === v.person.teamId))
-    );
-    const cap = deps.people.limits.effective(
-      t.chainAbove({ kind: "person", id: v.person.id }),
-    ).maxKeyTtlMs;
-    return await page(
-      c,
-      <KeysPage
-        ctx={ctx}
-        viewer={v}
-        data={{
-          keys: await myKeys(v),
-          projects,
-          projectOptional: v.actor.role === "administrator",
-          maxDays: cap ? Math.max(1, Math.floor(cap.value / dayMs)) : null,
-          model: modelRows(deps, v.person)[0]?.name ?? null,
-          ...extra,
-        }}
-      />,
-      extra.notice?.kind === "error" ? 400 : 200,
-    );
-  };
-
-  app.get("/keys", async (c) => {
-    const ctx = await load(c);
-    return await keysPage(c, ctx, signedIn(ctx));
-  });
-
-  app.post("/keys", async (c) => {
-    const ctx = await load(c);
-    const v = signedIn(ctx);
-    const form = await readForm(c);
-    const days = Number(form.expires_days);
-    const r = await attempt(ctx, () =>
-      call(c, form._csrf, "POST", "/keys", {
-        name: form.name ?? "",
-        ...(form.project_id ? { project_id: form.project_id } : {}),
-        ...(form.expires_days && Number.isFinite(days) && days > 0
-          ? { expires_at: ctx.now + Math.round(days * dayMs) }
-          : {}),
-      }));
-    if (!r.ok) return await keysPage(c, ctx, v, { notice: r.notice });
-    const created = r.value as { name: string; key: string };
-    return await keysPage(c, ctx, v, { created: { name: created.name, key: created.key } });
-  });
-
-  app.post("/keys/:id/revoke", async (c) => {
-    const ctx = await load(c);
-    const v = signedIn(ctx);
-    const form = await readForm(c);
-    const r = await attempt(ctx, () => call(c, form._csrf, "DELETE", `/keys/${c.req.param("id")}`));
-    const notice: Notice = r.ok
-      ? { kind: "ok", text: ctx.words.t("key_revoked", { name: String(r.value.name ?? "") }) }
-      : r.notice;
-    if (form.back === "/admin/keys") {
-      return c.redirect("/admin/keys", 303);
-    }
-    return await keysPage(c, ctx, v, { notice });
-  });
+  keyPages(app, deps, { load, call });
 
   // ---- usage ----
   const usageKeys = async (v: Viewer, scope: "mine" | "all") => {

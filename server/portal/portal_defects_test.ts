@@ -69,3 +69,38 @@ Deno.test("portal: an unknown page is a page for a browser, JSON for an API clie
     await h.close();
   }
 });
+
+Deno.test("portal: revoking a key asks first; the audit log names targets and shows what changed", async () => {
+  const h = await startHarness();
+  try {
+    const app = buildApp({ ...h.deps, portal: { publicUrl: "" } });
+    const a = await makeTenant(h, "acme");
+    const b = await makeTenant(h, "globex");
+    const { signIn, get, post } = portalBrowser(app, password);
+    const mel = await signIn("mel@acme.example");
+    const keys = await (await get("/keys", mel)).text();
+    assert(!keys.includes(`action="/keys/${a.member.keyId}/revoke"`), "no one-click revoke");
+    assert(keys.includes(`href="/keys/${a.member.keyId}/revoke"`), "a link to the confirm step");
+    const confirm = await get(`/keys/${a.member.keyId}/revoke`, mel);
+    assertEquals(confirm.status, 200);
+    const form = await confirm.text();
+    assert(form.includes("Revoke the key mel&#39;s key?"), "the confirm step names the key");
+    assertEquals((await get(`/keys/${b.member.keyId}/revoke`, mel)).status, 404, "not theirs");
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form)![1]!;
+    const done = await post(`/keys/${a.member.keyId}/revoke`, mel, { _csrf: csrf, back: "/keys" });
+    assertEquals(done.status, 200);
+    assert((await h.deps.keys.get(a.member.keyId))?.revokedAt, "revoked after the confirm");
+
+    await ok(h, { bearer: h.adminToken }, "PATCH", `/api/v1/limits/project/${a.project.id}`, {
+      rpm: 600,
+    });
+    const ada = await signIn("ada@acme.example");
+    const audit = await (await get("/admin/audit", ada)).text();
+    const text = audit.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+    assert(text.includes("Project app"), "the target by name");
+    assert(/rpm : (none|null) → 600/.test(text), text.slice(text.indexOf("Project app") - 300));
+    assert(!text.includes(`project ${a.project.id}`), "not the raw id");
+  } finally {
+    await h.close();
+  }
+});
