@@ -16,7 +16,8 @@ import type { AdminCall } from "./admin_call.ts";
 import type { PortalCtx, Viewer } from "./context.ts";
 import { modelPages } from "./model_pages.tsx";
 import { type AdminPage, mayOpen } from "./page_access.ts";
-import { ClusterNodes, ClusterPage } from "./pages/cluster.tsx";
+import { type CardHistory, ClusterNodes, ClusterPage } from "./pages/cluster.tsx";
+import { keptMs } from "../observe/recent_samples.ts";
 import { type PeopleData, PeoplePage } from "./pages/people.tsx";
 import { AdminKeysPage } from "./pages/admin_keys.tsx";
 import { AuditPage } from "./pages/audit.tsx";
@@ -45,15 +46,32 @@ export function adminPages(
   // ---- cluster ----
   const nodes = async (): Promise<NodeView[] | null> =>
     deps.nodes ? await deps.nodes.hub.list() : null;
+  const history = (): CardHistory => {
+    const to = deps.samples.now();
+    return {
+      series: (node, index) => deps.samples.cardSeries(node, index),
+      from: to - keptMs,
+      to,
+    };
+  };
   const clusterPage = async (c: Context<AppEnv>, ctx: PortalCtx, v: Viewer, notice?: Notice) =>
     await page(
       c,
-      <ClusterPage ctx={ctx} viewer={v} nodes={await nodes()} {...(notice ? { notice } : {})} />,
+      <ClusterPage
+        ctx={ctx}
+        viewer={v}
+        nodes={await nodes()}
+        history={history()}
+        {...(notice ? { notice } : {})}
+      />,
     );
   app.get("/admin/cluster", async (c) => {
     const { ctx, v } = await gate(c, "cluster");
     if (c.req.query("part") === "live") {
-      return await fragment(c, <ClusterNodes ctx={ctx} viewer={v} nodes={(await nodes()) ?? []} />);
+      return await fragment(
+        c,
+        <ClusterNodes ctx={ctx} viewer={v} nodes={(await nodes()) ?? []} history={history()} />,
+      );
     }
     return await clusterPage(c, ctx, v);
   });

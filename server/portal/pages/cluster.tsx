@@ -9,6 +9,15 @@ import type { NodeState, NodeView } from "../../nodes/node_hub.ts";
 import type { PortalCtx, Viewer } from "../context.ts";
 import type { PortalKey } from "../i18n.ts";
 import { Layout, Notice } from "../layout.tsx";
+import type { CardSample } from "../../observe/recent_samples.ts";
+import { LineChart } from "../line_chart.tsx";
+
+/** A card's last hour, and the hour's ends (the samples' own clock). */
+export interface CardHistory {
+  series: (node: string, index: number) => CardSample[];
+  from: number;
+  to: number;
+}
 
 const nodeStateKey: Record<NodeState, PortalKey> = {
   ready: "node_state_ready",
@@ -61,8 +70,60 @@ const Gpu: FC<{ ctx: PortalCtx; g: GpuInfo; shards: Map<string, string> }> = (
   );
 };
 
-export const ClusterNodes: FC<{ ctx: PortalCtx; viewer: Viewer; nodes: NodeView[] }> = (
-  { ctx, viewer, nodes },
+/** Utilisation, memory and power of one card over the last hour. */
+const CardCharts: FC<{ ctx: PortalCtx; node: NodeView; g: GpuInfo; history: CardHistory }> = (
+  { ctx, node, g, history },
+) => {
+  const { t } = ctx.words;
+  const f = ctx.fmt;
+  const samples = history.series(node.name, g.index);
+  const id = `card-${node.id}-${g.index}`;
+  const pick = (k: "util" | "memory" | "powerW") => samples.map((s) => ({ at: s.at, value: s[k] }));
+  const figures = (vals: (number | null)[], show: (n: number) => string) => {
+    const v = vals.filter((x): x is number => x !== null);
+    return v.length
+      ? t("chart_latest_highest", { latest: show(v[v.length - 1]!), highest: show(Math.max(...v)) })
+      : "";
+  };
+  const common = { from: history.from, to: history.to, empty: t("chart_no_samples") };
+  return (
+    <div
+      class="charts card-charts"
+      aria-label={t("card_hour", { card: `${g.index}: ${g.name}` })}
+      role="group"
+    >
+      <LineChart
+        id={`${id}-util`}
+        title={t("gpu_util")}
+        summary={figures(pick("util").map((p) => p.value), (n) => f.percent(n / 100))}
+        points={pick("util")}
+        max={100}
+        {...common}
+      />
+      <LineChart
+        id={`${id}-mem`}
+        title={t("gpu_memory")}
+        summary={figures(pick("memory").map((p) => p.value), (n) => f.percent(n))}
+        points={pick("memory")}
+        max={1}
+        {...common}
+      />
+      <LineChart
+        id={`${id}-power`}
+        title={t("gpu_power")}
+        summary={figures(pick("powerW").map((p) => p.value), (n) => `${f.int(n)} W`)}
+        points={pick("powerW")}
+        {...(g.powerLimitW ? { max: g.powerLimitW } : {})}
+        {...common}
+      />
+    </div>
+  );
+};
+
+export const ClusterNodes: FC<
+  { ctx: PortalCtx; viewer: Viewer; nodes: NodeView[]; history?: CardHistory }
+> = (
+  { ctx, viewer, nodes, history },
 ) => {
   const { t } = ctx.words;
   const f = ctx.fmt;
@@ -107,6 +168,12 @@ export const ClusterNodes: FC<{ ctx: PortalCtx; viewer: Viewer; nodes: NodeView[
                 </table>
               </div>
             )}
+            {history && gpus.length > 0 && (
+              <details class="hour" open={gpus.length <= 2}>
+                <summary>{t("cluster_last_hour")}</summary>
+                {gpus.map((g) => <CardCharts ctx={ctx} node={n} g={g} history={history} />)}
+              </details>
+            )}
             <div class="row">
               {actions.map(([verb, key]) => (
                 <form method="post" action={`/admin/cluster/${encodeURIComponent(n.id)}/${verb}`}>
@@ -132,8 +199,9 @@ export const ClusterPage: FC<{
   ctx: PortalCtx;
   viewer: Viewer;
   nodes: NodeView[] | null;
+  history?: CardHistory;
   notice?: { kind: "ok" | "error"; text: string };
-}> = ({ ctx, viewer, nodes, notice }) => {
+}> = ({ ctx, viewer, nodes, history, notice }) => {
   const { t } = ctx.words;
   return (
     <Layout ctx={ctx} title={t("cluster_title")} path="/admin/cluster">
@@ -144,7 +212,12 @@ export const ClusterPage: FC<{
         ? <p>{t("cluster_off")}</p>
         : (
           <div id="live" data-live="/admin/cluster?part=live" data-every="4000">
-            <ClusterNodes ctx={ctx} viewer={viewer} nodes={nodes} />
+            <ClusterNodes
+              ctx={ctx}
+              viewer={viewer}
+              nodes={nodes}
+              {...(history ? { history } : {})}
+            />
           </div>
         )}
       <script src="/static/live.js" defer></script>
