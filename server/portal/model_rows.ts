@@ -6,6 +6,7 @@
 import { traitsOf } from "../../core/engines/engine_traits.ts";
 import type { PortalDeps } from "./portal_deps.ts";
 import { modelLimits } from "../models/model_limits.ts";
+import { catalogModelOf } from "../models/catalog_row.ts";
 import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { ModelEntry } from "../router/catalog.ts";
 import type { Person } from "../tenancy/tenancy.ts";
@@ -21,6 +22,8 @@ export interface ModelRow {
   completionPer1k: number;
   description: string | null;
   simulated: boolean;
+  /** Takes pictures (its catalog definition lists the `vision` capability). */
+  vision: boolean;
 }
 
 /** A stand-in key for the person, so admission's model check reads their chain of levels. */
@@ -85,6 +88,7 @@ export function modelRows(
         completionPer1k: price.completionPer1k,
         description: m.description,
         simulated: traitsOf(m.engine)?.simulated ?? false,
+        vision: catalogModelOf(m)?.def.capabilities.includes("vision") ?? false,
       };
     });
 }
