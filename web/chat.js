@@ -274,9 +274,9 @@
     status.textContent = state === "ready" ? W.chat_waiting : W.chat_starting;
     if (state !== "ready") phase(name, phaseStop.signal);
     const started = performance.now();
-    let drawn = false;
+    let frame = 0;
     const draw = () => {
-      drawn = false;
+      frame = 0;
       body.innerHTML = markdown(answer);
       copyButtons(body);
       const n = usageTokens ?? tokens;
@@ -341,13 +341,13 @@
             if (chunk.usage?.completion_tokens) usageTokens = chunk.usage.completion_tokens;
           }
         }
-        if (!drawn) {
-          drawn = true;
-          requestAnimationFrame(draw);
-        }
+        if (!frame) frame = requestAnimationFrame(draw);
       }
+      cancelAnimationFrame(frame);
       draw();
     } catch (e) {
+      // A frame still to come would write the counts over what is said here.
+      cancelAnimationFrame(frame);
       if (controller.signal.aborted) {
         draw();
         status.textContent = W.chat_stopped;

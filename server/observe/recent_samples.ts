@@ -42,11 +42,10 @@ interface ModelBucket {
 /** A card as a heartbeat reports it (the fields read here). */
 export interface ReportedCard {
   index: number;
-  name?: string;
-  utilizationPercent?: number;
-  memoryUsedBytes?: number;
-  memoryTotalBytes?: number;
-  powerDrawW?: number;
+  utilizationPercent?: number | undefined;
+  memoryUsedBytes?: number | undefined;
+  memoryTotalBytes?: number | undefined;
+  powerDrawW?: number | undefined;
 }
 
 class Ring<T extends { at: number }> {

@@ -16,8 +16,33 @@ const pad = 3;
 /** Two samples further apart than this are drawn as a gap, not a line across it. */
 const gapMs = 25_000;
 
+/** At most this many points are drawn: a 300-unit-wide picture shows no more. */
+const mostPoints = 120;
+
+/** Neighbouring points averaged in groups, so at most `mostPoints` remain; a group all gaps stays a gap. */
+export function thin(points: Point[]): Point[] {
+  if (points.length <= mostPoints) return points;
+  const size = Math.ceil(points.length / mostPoints);
+  const out: Point[] = [];
+  for (let i = 0; i < points.length; i += size) {
+    const group = points.slice(i, i + size);
+    const vals = group.map((p) => p.value).filter((v): v is number => v !== null);
+    out.push({
+      at: group[group.length - 1]!.at,
+      value: vals.length ? vals.reduce((a, b) => a + b, 0) / vals.length : null,
+    });
+  }
+  return out;
+}
+
 /** The SVG path through the points, x over [from, to] and y over [0, max]. */
-export function linePath(points: Point[], from: number, to: number, max: number): string {
+export function linePath(
+  points: Point[],
+  from: number,
+  to: number,
+  max: number,
+  gap = gapMs,
+): string {
   const span = Math.max(1, to - from);
   const x = (at: number) => ((at - from) / span) * width;
   const y = (v: number) => height - pad - (v / Math.max(max, 1e-9)) * (height - 2 * pad);
@@ -28,7 +53,7 @@ export function linePath(points: Point[], from: number, to: number, max: number)
       last = null;
       continue;
     }
-    const move = last === null || p.at - last > gapMs;
+    const move = last === null || p.at - last > gap;
     d += `${move ? "M" : "L"}${x(p.at).toFixed(1)},${y(p.value).toFixed(1)}`;
     last = p.at;
   }
@@ -65,7 +90,10 @@ export const LineChart: FC<{
         preserveAspectRatio="none"
       >
         <line x1="0" y1={height - pad} x2={width} y2={height - pad} class="axis" />
-        <path d={linePath(points, from, to, top)} class="line" />
+        <path
+          d={linePath(thin(points), from, to, top, gapMs * Math.ceil(points.length / mostPoints))}
+          class="line"
+        />
       </svg>
     </figure>
   );

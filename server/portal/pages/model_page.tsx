@@ -108,7 +108,7 @@ export const ModelPage: FC<{ ctx: PortalCtx; data: ModelPageData }> = ({ ctx, da
     <Layout ctx={ctx} title={t("model_page_title", { model: entry.name })} path="/admin/models">
       <p>
         <span class={`badge state-${data.row.state}`}>{t(stateKey[data.row.state])}</span>{" "}
-        {entry.description && <span class="muted">{entry.description}</span>}
+        {entry.description && <span class="muted data">{entry.description}</span>}
       </p>
       <p>
         <a href="/admin/models">{t("model_page_back")}</a>
