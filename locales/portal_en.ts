@@ -385,4 +385,10 @@ export const portalEn = {
   chat_max_tokens: "Longest answer (tokens)",
   chat_settings_hint: "Empty fields leave the model's own defaults.",
   chat_pictures: "Pictures",
+  usage_key: "Key",
+  usage_every_key: "Every key",
+  usage_project: "Project",
+  usage_every_project: "Every project",
+  usage_requests_by_model: "Requests per day by model",
+  usage_other_models: "other models",
 } as const;

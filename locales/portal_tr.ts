@@ -376,4 +376,10 @@ export const portalTr: Messages["portal"] = {
   chat_max_tokens: "En uzun yanıt (belirteç)",
   chat_settings_hint: "Boş alanlar modelin kendi varsayılanlarını kullanır.",
   chat_pictures: "Resimler",
+  usage_key: "Anahtar",
+  usage_every_key: "Tüm anahtarlar",
+  usage_project: "Proje",
+  usage_every_project: "Tüm projeler",
+  usage_requests_by_model: "Modele göre günlük istekler",
+  usage_other_models: "diğer modeller",
 };

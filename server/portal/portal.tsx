@@ -186,7 +186,15 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
     const v = signedIn(ctx);
     const canWiden = v.actor.role !== "member";
     const scope = canWiden ? scopeOf(c) : "mine";
-    const report = await usageReport(deps, await usageKeys(v, scope), ctx.fmt.timeZone, ctx.now);
+    const readable = await usageKeys(v, scope);
+    // Narrowed to one key or one project among those the viewer may read.
+    const filter = { key: c.req.query("key") ?? "", project: c.req.query("project") ?? "" };
+    const picked = readable.filter((k) =>
+      (!filter.key || k.id === filter.key) && (!filter.project || k.projectId === filter.project)
+    );
+    const report = await usageReport(deps, picked, ctx.fmt.timeZone, ctx.now);
+    const projects = [...new Set(readable.map((k) => k.projectId).filter((p) => p !== null))]
+      .map((id) => ({ id, name: deps.people.tenancy.projects.get(id)?.name ?? id }));
     return await page(
       c,
       <UsagePage
@@ -196,6 +204,8 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
         budgets={budgetLines(deps, v.person)}
         scope={scope}
         canWiden={canWiden}
+        filter={filter}
+        choices={{ keys: readable.map((k) => ({ id: k.id, name: k.name })), projects }}
       />,
     );
   });

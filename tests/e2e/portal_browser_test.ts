@@ -238,6 +238,15 @@ Deno.test({
       (rs) => rs.reduce((a, r) => a + Number(r.getAttribute("data-value")), 0),
     );
     assert(bars >= 2, `the chart counts the chat and the SDK request (${bars})`);
+    const pieces = await admin.$$eval(
+      "svg[data-chart=requests-by-model] rect.piece[data-series=demo]",
+      (rs) => rs.reduce((a, r) => a + Number(r.getAttribute("data-value")), 0),
+    );
+    assertEquals(pieces, bars, "stacked by model, the same requests");
+    await admin.selectOption("#usage-key", { label: "sdk-laptop" });
+    await admin.click("form.usage-filter button");
+    assertEquals(await admin.locator("#by-key-h + .scroll tbody tr").count(), 1, "one key");
+    assert((await admin.textContent("#by-key-h + .scroll tbody"))!.includes("sdk-laptop"));
 
     // A team, a second team with its own usage, and a member made through the pages.
     await admin.goto(`${app.url}/admin/tree`);
