@@ -19,6 +19,9 @@ export function shortValue(v: unknown): string {
   return s.length > longest ? `${s.slice(0, longest - 1)}…` : s;
 }
 
+/** Bookkeeping every row carries; a reader learns nothing from its change. */
+const bookkeeping = new Set(["id", "createdAt", "updatedAt"]);
+
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -34,10 +37,13 @@ export function changedFields(before: unknown, after: unknown): ChangedField[] {
   const b = isRecord(before) ? before : {};
   const a = isRecord(after) ? after : {};
   const out: ChangedField[] = [];
+  // Something made: its empty fields say nothing either.
+  const made = !isRecord(before);
   for (const field of new Set([...Object.keys(b), ...Object.keys(a)])) {
     const was = b[field];
     const now = a[field];
-    if (JSON.stringify(was) === JSON.stringify(now)) continue;
+    if (JSON.stringify(was) === JSON.stringify(now) || bookkeeping.has(field)) continue;
+    if (made && (now === null || now === undefined)) continue;
     out.push({
       field,
       before: field in b ? shortValue(was) : null,

@@ -6,8 +6,11 @@ Deno.test("changed fields: only what differs, made and removed fields, long valu
     { field: "rpm", before: "60", after: "600" },
     { field: "name", before: "a", after: null },
   ]);
-  assertEquals(changedFields(null, { state: "active" }), [
+  assertEquals(changedFields(null, { id: "k1", state: "active", email: null, createdAt: 5 }), [
     { field: "state", before: null, after: "active" },
+  ]);
+  assertEquals(changedFields({ stopped: false, updatedAt: 1 }, { stopped: true, updatedAt: 2 }), [
+    { field: "stopped", before: "false", after: "true" },
   ]);
   assertEquals(changedFields({ x: [1, 2] }, { x: [1, 2] }), []);
   const long = changedFields(null, { v: "x".repeat(200) })[0]!.after!;
