@@ -11,9 +11,8 @@ export interface Stack {
   values: number[];
 }
 
-/** Wider than the small charts: it spans the page, so it stays about one fifth as tall as wide. */
-const width = 600;
-const height = 130;
+const width = 300;
+const height = 110;
 const axis = 14;
 /** Colours a reader tells apart (Okabe–Ito), in order; more series than this share the last. */
 const palette = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#6b6b6b"];

@@ -164,15 +164,15 @@ export const UsagePage: FC<{
         {chart("requests", t("usage_requests"), (d) => d.requests, (n) => f.int(n))}
         {chart("tokens", t("usage_tokens"), (d) => d.tokens, (n) => f.int(n))}
         {chart("spend", t("usage_spend"), (d) => d.micros, (n) => f.money(n))}
+        {!empty && (
+          <StackedChart
+            id="requests-by-model"
+            title={t("usage_requests_by_model")}
+            {...stackedByModel(report, t("usage_other_models"), (d) => f.shortDay(d))}
+            show={(n) => f.int(n)}
+          />
+        )}
       </div>
-      {!empty && (
-        <StackedChart
-          id="requests-by-model"
-          title={t("usage_requests_by_model")}
-          {...stackedByModel(report, t("usage_other_models"), (d) => f.shortDay(d))}
-          show={(n) => f.int(n)}
-        />
-      )}
       {!empty && (
         <div class="two">
           <TotalsTable
