@@ -10,7 +10,7 @@ import type { PortalCtx, Viewer } from "../context.ts";
 import type { PortalKey } from "../i18n.ts";
 import { Layout, Notice } from "../layout.tsx";
 import type { CardSample } from "../../observe/recent_samples.ts";
-import { LineChart } from "../line_chart.tsx";
+import { LinesChart } from "../line_chart.tsx";
 
 /** A card's last hour, and the hour's ends (the samples' own clock). */
 export interface CardHistory {
@@ -85,38 +85,37 @@ const CardCharts: FC<{ ctx: PortalCtx; node: NodeView; g: GpuInfo; history: Card
       ? t("chart_latest_highest", { latest: show(v[v.length - 1]!), highest: show(Math.max(...v)) })
       : "";
   };
-  const common = { from: history.from, to: history.to, empty: t("chart_no_samples") };
   return (
-    <div
-      class="charts card-charts"
-      aria-label={t("card_hour", { card: `${g.index}: ${g.name}` })}
-      role="group"
-    >
-      <LineChart
-        id={`${id}-util`}
-        title={t("gpu_util")}
-        summary={figures(pick("util").map((p) => p.value), (n) => f.percent(n / 100))}
-        points={pick("util")}
-        max={100}
-        {...common}
-      />
-      <LineChart
-        id={`${id}-mem`}
-        title={t("gpu_memory")}
-        summary={figures(pick("memory").map((p) => p.value), (n) => f.percent(n))}
-        points={pick("memory")}
-        max={1}
-        {...common}
-      />
-      <LineChart
-        id={`${id}-power`}
-        title={t("gpu_power")}
-        summary={figures(pick("powerW").map((p) => p.value), (n) => `${f.int(n)} W`)}
-        points={pick("powerW")}
-        {...(g.powerLimitW ? { max: g.powerLimitW } : {})}
-        {...common}
-      />
-    </div>
+    <LinesChart
+      id={id}
+      title={t("card_hour", { card: `${g.index}: ${g.name}` })}
+      from={history.from}
+      to={history.to}
+      empty={t("chart_no_samples")}
+      lines={[
+        {
+          name: t("gpu_util"),
+          points: pick("util"),
+          max: 100,
+          summary: figures(pick("util").map((p) => p.value), (n) => f.percent(n / 100)),
+          cls: "line-1",
+        },
+        {
+          name: t("gpu_memory"),
+          points: pick("memory"),
+          max: 1,
+          summary: figures(pick("memory").map((p) => p.value), (n) => f.percent(n)),
+          cls: "line-2",
+        },
+        {
+          name: t("gpu_power"),
+          points: pick("powerW"),
+          ...(g.powerLimitW ? { max: g.powerLimitW } : {}),
+          summary: figures(pick("powerW").map((p) => p.value), (n) => `${f.int(n)} W`),
+          cls: "line-3",
+        },
+      ]}
+    />
   );
 };
 
@@ -171,7 +170,9 @@ export const ClusterNodes: FC<
             {history && gpus.length > 0 && (
               <details class="hour" open={gpus.length <= 2}>
                 <summary>{t("cluster_last_hour")}</summary>
-                {gpus.map((g) => <CardCharts ctx={ctx} node={n} g={g} history={history} />)}
+                <div class="charts card-charts">
+                  {gpus.map((g) => <CardCharts ctx={ctx} node={n} g={g} history={history} />)}
+                </div>
               </details>
             )}
             <div class="row">
