@@ -14,6 +14,7 @@ import { startControlPlane } from "../server/serve.ts";
 import { exists } from "../core/exists.ts";
 import { initDataDir } from "../server/setup/init_data_dir.ts";
 import { ensureLocalKey } from "../server/setup/local_key.ts";
+import { adminUsername } from "../server/setup/init_data_dir.ts";
 import { shownPrefix } from "../server/keys/keys.ts";
 import { chooseModel, requireModelFile, startLocalNode } from "./local_node.ts";
 import { firstPasswordPath } from "../server/setup/first_password.ts";
@@ -75,7 +76,10 @@ export const upCommand: Command = {
       throw e;
     }
     const signals = shutdownSignals();
-    const key = await ensureLocalKey(config.dataDir, cp.deps.keys);
+    const admin = [...cp.deps.people.tenancy.people.values()].find((p) =>
+      p.username === adminUsername
+    );
+    const key = await ensureLocalKey(config.dataDir, cp.deps.keys, admin?.id ?? null);
     const loaded = Promise.race([
       node.ready.then(() => false, (e) => {
         logger.error("the model's engine did not start", { model: model.name, error: e });

@@ -62,7 +62,15 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/mirror", mirrorFileRoutes({ adminTokens }, mirror));
   app.route("/api/v1", adminRoutes(admin));
   app.route("/auth", authRoutes({ people }));
-  if (deps.portal) app.route("/", portalRoutes({ ...admin, limits, dispatch }, deps.portal));
+  if (deps.portal) {
+    app.route(
+      "/",
+      portalRoutes(
+        { ...admin, limits, dispatch, samples: deps.metrics.recent },
+        deps.portal,
+      ),
+    );
+  }
   app.notFound((c) =>
     errorResponseFor(
       c.req.path,

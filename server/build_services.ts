@@ -22,7 +22,8 @@ import { type KeyLookup, KeyService } from "./keys/keys.ts";
 import { type ModelGate, noModelGate } from "./models/model_gate.ts";
 import { type ModelsRuntime, startModels } from "./models/start_models.ts";
 import { type ClusterListener, startClusterListener } from "./nodes/cluster_listener.ts";
-import type { NodeHub } from "./nodes/node_hub.ts";
+import type { NodeEvents, NodeHub } from "./nodes/node_hub.ts";
+import type { RecentSamples, ReportedCard } from "./observe/recent_samples.ts";
 import { type Notifications, startNotifications } from "./notify/start_notifications.ts";
 import { noWebhooks } from "./notify/webhook_sender.ts";
 import { GatewayMetrics } from "./observe/gateway_metrics.ts";
@@ -326,6 +327,18 @@ async function buildCore(config: ServerConfig, edges: ServiceEdges, stops: StopL
   return { replicas, notifications, usage, routing, tracer, metrics, hubRef, slotShares };
 }
 
+/** The nodes' events as the notifier takes them, each heartbeat's cards also kept for the charts. */
+function sampledEvents(events: NodeEvents, recent: RecentSamples): NodeEvents {
+  return {
+    ...events,
+    heartbeat: (node, hb) => {
+      events.heartbeat(node, hb);
+      const gpus = (hb.gpu as { gpus?: ReportedCard[] } | undefined)?.gpus;
+      if (Array.isArray(gpus)) recent.cards(node, gpus);
+    },
+  };
+}
+
 /** How often replicas' slots are shared out again among control planes (issue 19: every 2 s). */
 const slotShareMs = 2_000;
 
@@ -412,6 +425,7 @@ async function startCluster(
     mirror: MirrorService;
     notifications: Notifications;
     hubRef: { hub?: NodeHub };
+    metrics: GatewayMetrics;
   },
   stops: StopList,
 ): Promise<{ listener: ClusterListener; models: ModelsRuntime; shared: SharedReplicas }> {
@@ -423,7 +437,7 @@ async function startCluster(
     logger,
     replicas,
     catalog,
-    events: made.notifications.nodeEvents,
+    events: sampledEvents(made.notifications.nodeEvents, made.metrics.recent),
     mirror: made.mirror,
     leadership: edges.leadership!,
     ...(edges.peerUrls ? { peerUrls: edges.peerUrls } : {}),

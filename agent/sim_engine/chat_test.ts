@@ -120,3 +120,17 @@ Deno.test("n choices are generated side by side and differ from each other", asy
     assertEquals(r.usage?.completion_tokens, 30);
   });
 });
+
+Deno.test("a user message starting echo: is answered with the rest of itself", async () => {
+  await withSimEngine(fast, async ({ openai }) => {
+    const text = "**bold**\n\n```js\nconst x = 1;\n```\n";
+    const r = await openai.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: `echo: ${text}` }],
+      max_tokens: 100,
+    });
+    assertEquals(r.choices[0]!.message.content, text);
+    const plain = await openai.chat.completions.create({ model: "m", messages: hello });
+    assert(!(plain.choices[0]!.message.content ?? "").includes("echo"));
+  });
+});

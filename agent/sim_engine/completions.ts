@@ -80,9 +80,11 @@ function chatPlan(engine: Engine, req: ChatRequest): Plan {
   const calls = seeds.map((seed) =>
     plannedCall(req.tools as ToolSpec[] | null, req.tool_choice, seed)
   );
-  // A tool call's arguments or the JSON response_format asks for are the answer, token by token.
+  // A tool call's arguments, the JSON response_format asks for, or an echo are the answer, token
+  // by token.
+  const echo = echoed(texts[texts.length - 1], req.messages[req.messages.length - 1]?.role);
   const scripts = seeds.map((seed, i) => {
-    const fixed = calls[i]?.arguments ?? formattedAnswer(req.response_format, seed);
+    const fixed = calls[i]?.arguments ?? formattedAnswer(req.response_format, seed) ?? echo;
     return fixed === undefined ? undefined : toTokens(fixed);
   });
   const prefix = promptPrefix(req.messages.map((m, i) => ({
@@ -99,6 +101,15 @@ function chatPlan(engine: Engine, req: ChatRequest): Plan {
   p.calls = calls;
   if (req.logprobs === true) p.topLogprobs = req.top_logprobs ?? 0;
   return p;
+}
+
+/**
+ * A last user message starting `echo:` is answered with the rest of itself: how a test gets an
+ * answer of its choosing (Markdown, a code block) streamed at the engine's pace.
+ */
+export function echoed(text: string | undefined, role: string | undefined): string | undefined {
+  if (role !== "user" || !text?.startsWith("echo:")) return undefined;
+  return text.slice(5).replace(/^ /, "");
 }
 
 function textPlan(engine: Engine, req: CompletionRequest): Plan {

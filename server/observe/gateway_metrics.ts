@@ -9,6 +9,7 @@ import { replicasWanted } from "../models/catalog_row.ts";
 import { Registry } from "../../core/metrics/registry.ts";
 import { VERSION } from "../../core/version.ts";
 import { registerProcessMetrics } from "./process_metrics.ts";
+import { RecentSamples } from "./recent_samples.ts";
 import type { UsageRow } from "../usage/recorder.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import type { Routing } from "../router/routing.ts";
@@ -39,6 +40,8 @@ export interface MetricSources {
 
 export class GatewayMetrics {
   readonly registry = new Registry();
+  /** The last hour per card and per model, for the portal's charts. */
+  readonly recent = new RecentSamples();
   readonly requests = this.registry.counter(
     "llmgw_requests_total",
     "Inference requests answered, by model asked for, route and HTTP status",
@@ -281,9 +284,11 @@ export class GatewayMetrics {
     const route = row.endpoint;
     this.requests.inc({ model, route, status: String(row.status) });
     this.duration.observe({ model, route }, row.latencyMs / 1000);
-    if (row.stream && row.ttftMs !== null && row.ttftMs !== undefined) {
-      this.ttft.observe({ model }, row.ttftMs / 1000);
-    }
+    const streamedTtft = row.stream && row.ttftMs !== null && row.ttftMs !== undefined
+      ? row.ttftMs
+      : null;
+    if (streamedTtft !== null) this.ttft.observe({ model }, streamedTtft / 1000);
+    this.recent.request(model, streamedTtft, this.#sources.routing?.admission.waiting(model) ?? 0);
     for (const v of row.guard ?? []) {
       this.guardVerdicts.inc({ policy: v.policy, rule: v.rule, action: v.action });
     }

@@ -6,7 +6,6 @@
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { PortalDeps } from "./portal_deps.ts";
-import { AppError } from "../../core/errors.ts";
 import type { NodeView } from "../nodes/node_hub.ts";
 import { placeOfKey } from "../tenancy/place_of_key.ts";
 import { canGrant, canRead, canWrite } from "../tenancy/access.ts";
@@ -17,16 +16,17 @@ import type { AdminCall } from "./admin_call.ts";
 import type { PortalCtx, Viewer } from "./context.ts";
 import { modelPages } from "./model_pages.tsx";
 import { type AdminPage, mayOpen } from "./page_access.ts";
-import { ClusterNodes, ClusterPage } from "./pages/cluster.tsx";
+import { type CardHistory, ClusterNodes, ClusterPage } from "./pages/cluster.tsx";
+import { keptMs } from "../observe/recent_samples.ts";
 import { type PeopleData, PeoplePage } from "./pages/people.tsx";
 import { AdminKeysPage } from "./pages/admin_keys.tsx";
 import { AuditPage } from "./pages/audit.tsx";
+import { changedFields } from "../audit/changed_fields.ts";
+import type { AuditRow as StoredAuditRow } from "../audit/audit.ts";
 import { SettingsPage } from "./pages/settings.tsx";
-import { LimitsPage, TreePage } from "./pages/tree.tsx";
-import { levelName } from "./pages/usage.tsx";
+import { TreePage } from "./pages/tree.tsx";
+import { limitsPages } from "./limits_pages.tsx";
 import { attempt, fragment, notFound, type Notice, page, readForm, signedIn } from "./render.ts";
-
-const dayMs = 86_400_000;
 
 export function adminPages(
   app: Hono<AppEnv>,
@@ -46,15 +46,32 @@ export function adminPages(
   // ---- cluster ----
   const nodes = async (): Promise<NodeView[] | null> =>
     deps.nodes ? await deps.nodes.hub.list() : null;
+  const history = (): CardHistory => {
+    const to = deps.samples.now();
+    return {
+      series: (node, index) => deps.samples.cardSeries(node, index),
+      from: to - keptMs,
+      to,
+    };
+  };
   const clusterPage = async (c: Context<AppEnv>, ctx: PortalCtx, v: Viewer, notice?: Notice) =>
     await page(
       c,
-      <ClusterPage ctx={ctx} viewer={v} nodes={await nodes()} {...(notice ? { notice } : {})} />,
+      <ClusterPage
+        ctx={ctx}
+        viewer={v}
+        nodes={await nodes()}
+        history={history()}
+        {...(notice ? { notice } : {})}
+      />,
     );
   app.get("/admin/cluster", async (c) => {
     const { ctx, v } = await gate(c, "cluster");
     if (c.req.query("part") === "live") {
-      return await fragment(c, <ClusterNodes ctx={ctx} viewer={v} nodes={(await nodes()) ?? []} />);
+      return await fragment(
+        c,
+        <ClusterNodes ctx={ctx} viewer={v} nodes={(await nodes()) ?? []} history={history()} />,
+      );
     }
     return await clusterPage(c, ctx, v);
   });
@@ -217,68 +234,7 @@ export function adminPages(
     });
   }
 
-  const limitsPage = async (c: Context<AppEnv>, notice?: Notice) => {
-    const { ctx, v } = await gate(c, "tree");
-    const kind = c.req.param("kind")!;
-    const id = c.req.param("id")!;
-    // The admin API decides who may read this level (404 otherwise).
-    const shown = await call(c, undefined, "GET", `/limits/${kind}/${id}`);
-    const scope = shown.scope as { kind: "org" | "team" | "project"; id: string };
-    const place = kind === "org"
-      ? { orgId: id, teamId: null }
-      : kind === "team"
-      ? { orgId: t().team(id).orgId, teamId: id }
-      : t().placeOfProject(id);
-    return await page(
-      c,
-      <LimitsPage
-        ctx={ctx}
-        viewer={v}
-        kind={kind}
-        id={id}
-        level={levelName(deps, ctx.words, scope)}
-        limits={shown.limits as never}
-        canWrite={canWrite(v.actor, "limits", place) &&
-          !(v.actor.teamId && kind !== "project") &&
-          !(v.actor.role === "tenant_admin" && kind === "org")}
-        {...(notice ? { notice } : {})}
-      />,
-      notice?.kind === "error" ? 400 : 200,
-    );
-  };
-  app.get("/admin/limits/:kind{org|team|project}/:id", (c) => limitsPage(c));
-  app.post("/admin/limits/:kind{org|team|project}/:id", async (c) => {
-    const { ctx } = await gate(c, "tree");
-    const form = await readForm(c);
-    const num = (k: string, scale = 1) => {
-      const raw = (form[k] ?? "").trim();
-      if (!raw) return null;
-      const n = Number(raw);
-      if (!Number.isFinite(n) || n < 0) {
-        throw new AppError("invalid_request", { detail: `${k} must be a number of 0 or more` }, k);
-      }
-      return Math.round(n * scale);
-    };
-    const r = await attempt(ctx, async () => {
-      const models = (form.models ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-      return await call(
-        c,
-        form._csrf,
-        "PATCH",
-        `/limits/${c.req.param("kind")}/${c.req.param("id")}`,
-        {
-          rpm: num("rpm"),
-          tpm: num("tpm"),
-          max_parallel: num("max_parallel"),
-          budget_day_micros: num("budget_day", 1_000_000),
-          budget_month_micros: num("budget_month", 1_000_000),
-          max_key_ttl_ms: num("key_days", dayMs),
-          models: models.length ? models : null,
-        },
-      );
-    });
-    return await limitsPage(c, r.ok ? { kind: "ok", text: ctx.words.t("saved") } : r.notice);
-  });
+  limitsPages(app, deps, { gate: (c) => gate(c, "tree"), call });
 
   // ---- every key ----
   app.get("/admin/keys", async (c) => {
@@ -296,6 +252,27 @@ export function adminPages(
   });
 
   // ---- audit ----
+  /** An audit row's target by name: a level or key by its name, an API path as it is. */
+  const targetNames = async (ctx: PortalCtx) => {
+    const keys = new Map((await deps.keys.list()).map((k) => [k.id, k.name]));
+    const w = ctx.words;
+    return (kind: string, id: string): string => {
+      const tree = t();
+      const named: Record<string, () => string | undefined> = {
+        org: () => tree.orgs.get(id)?.name,
+        team: () => tree.teams.get(id)?.name,
+        project: () => tree.projects.get(id)?.name,
+        person: () => tree.people.get(id)?.username,
+        key: () => keys.get(id),
+      };
+      const found = named[kind]?.();
+      if (found !== undefined) {
+        const level = kind === "person" ? "level_person_named" : `level_${kind}`;
+        return w.t(level as "level_org", { name: found });
+      }
+      return id.startsWith("/") ? id : `${kind} ${id}`;
+    };
+  };
   app.get("/admin/audit", async (c) => {
     const { ctx } = await gate(c, "audit");
     const actor = (c.req.query("actor") ?? "").trim();
@@ -304,10 +281,16 @@ export function adminPages(
     if (actor) q.set("actor", actor);
     if (target) q.set("target", target);
     const res = await call(c, undefined, "GET", `/audit?${q}`);
-    return await page(
-      c,
-      <AuditPage ctx={ctx} rows={res.data as never} filter={{ actor, target }} />,
-    );
+    const name = await targetNames(ctx);
+    const rows = (res.data as StoredAuditRow[]).map((r) => ({
+      id: r.id,
+      at: r.at,
+      actorName: r.actorName,
+      action: r.action,
+      target: name(r.targetKind, r.targetId),
+      changes: changedFields(r.before, r.after),
+    }));
+    return await page(c, <AuditPage ctx={ctx} rows={rows} filter={{ actor, target }} />);
   });
 
   // ---- settings ----

@@ -22,13 +22,26 @@ import { personKey } from "./model_rows.ts";
 
 export const portalKeyName = "portal-chat";
 
+/** A message's text, or its parts: text and pictures (data: URLs the browser read from files). */
+const content = z.union([
+  z.string().max(200_000),
+  z.array(z.discriminatedUnion("type", [
+    z.object({ type: z.literal("text"), text: z.string().max(200_000) }),
+    z.object({
+      type: z.literal("image_url"),
+      image_url: z.object({ url: z.string().regex(/^data:image\/[a-z+.-]+;base64,/) }),
+    }),
+  ])).min(1).max(20),
+]);
+
 const chatBody = z.object({
   model: z.string().min(1).max(200),
   messages: z.array(z.object({
     role: z.enum(["system", "user", "assistant"]),
-    content: z.string().max(200_000),
+    content,
   })).min(1).max(500),
   max_tokens: z.number().int().positive().max(1_000_000).optional(),
+  temperature: z.number().min(0).max(2).optional(),
 });
 
 export async function portalChatKey(
@@ -73,6 +86,7 @@ export async function portalChat(
       model: input.model,
       messages: input.messages,
       ...(input.max_tokens ? { max_tokens: input.max_tokens } : {}),
+      ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
       stream: true,
       stream_options: { include_usage: true },
     });

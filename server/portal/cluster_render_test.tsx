@@ -1,13 +1,16 @@
 /**
- * The cluster page with 20 nodes and 80 cards renders in well under 100 ms of server time, and
- * shows each card's memory, busy share, temperature and power against its limit.
+ * The cluster page with 20 nodes and 80 cards, each with a full hour of samples (360 per chart,
+ * three lines a card), renders in well under 100 ms of server time, and shows each card's memory,
+ * busy share, temperature and power against its limit, and its hour as lines with the figures in
+ * text.
  */
-import { assert } from "../../tests/assert.ts";
+import { assert, assertEquals } from "../../tests/assert.ts";
 import type { GpuInfo } from "../../core/protocol/host_report.ts";
 import type { NodeView } from "../nodes/node_hub.ts";
 import type { PortalCtx, Viewer } from "./context.ts";
 import { Fmt, wordsFor } from "./i18n.ts";
-import { ClusterPage } from "./pages/cluster.tsx";
+import { type CardHistory, ClusterPage } from "./pages/cluster.tsx";
+import { bucketMs, keptMs, RecentSamples } from "../observe/recent_samples.ts";
 
 function syntheticNodes(nodes: number, cards: number, now: number): NodeView[] {
   return Array.from({ length: nodes }, (_, n) => {
@@ -61,7 +64,22 @@ Deno.test("cluster page: 20 nodes and 80 cards render under 100 ms", async () =>
     origin: "http://127.0.0.1:8080",
   };
   const nodes = syntheticNodes(20, 4, now);
-  const render = async () => String(await <ClusterPage ctx={ctx} viewer={viewer} nodes={nodes} />);
+  let clock = now - keptMs;
+  const samples = new RecentSamples(() => clock);
+  for (; clock <= now; clock += bucketMs) {
+    for (const n of nodes) {
+      const gpus = (n.gpu as { gpus: GpuInfo[] }).gpus;
+      samples.cards(n.name, gpus.map((g) => ({ ...g, utilizationPercent: (clock / 1000) % 100 })));
+    }
+  }
+  clock = now;
+  const history: CardHistory = {
+    series: (node, index) => samples.cardSeries(node, index),
+    from: now - keptMs,
+    to: now,
+  };
+  const render = async () =>
+    String(await <ClusterPage ctx={ctx} viewer={viewer} nodes={nodes} history={history} />);
   await render(); // warm-up: JIT and Intl caches
   const times: number[] = [];
   let html = "";
@@ -81,6 +99,9 @@ Deno.test("cluster page: 20 nodes and 80 cards render under 100 ms", async () =>
   assert(html.includes("%"), "Turkish percentages");
   assert(/%\d/.test(html), "written %NN in Turkish");
   assert(html.includes("model-3"), "what runs on each card");
+  assertEquals((html.match(/data-chart="card-[^"]+"/g) ?? []).length, 80, "a chart per card");
+  assert(html.includes('data-points="360"'), "an hour of ten-second samples");
+  assert(/aria-label="Belleği?[^"]*son %\d+, en yüksek %\d+"|son %\d+, en yüksek %\d+/.test(html));
   // For looking at: the page with the stylesheet inlined (tests/artifacts is not committed).
   const out = Deno.env.get("LLMGW_ARTIFACTS") ??
     new URL("../../tests/artifacts/portal/", import.meta.url).pathname;

@@ -7,9 +7,18 @@ const md = (globalThis as unknown as { llmgwMarkdown: (s: string) => string }).l
 Deno.test("chat markdown: a small subset, rendered safely", () => {
   assertEquals(md("**bold** and `x<y`"), "<p><strong>bold</strong> and <code>x&lt;y</code></p>");
   assertEquals(
-    md("```js\nif (a < b) alert(1)\n```"),
-    "<pre><code>if (a &lt; b) alert(1)</code></pre>",
+    md('```js\nif (a < b) alert(1) // "x" <b>\n```'),
+    '<pre><code class="lang-js"><span class="tok-k">if</span> (a &lt; b) alert(' +
+      '<span class="tok-n">1</span>) <span class="tok-c">// &quot;x&quot; &lt;b&gt;</span>' +
+      "</code></pre>",
   );
+  assertEquals(
+    md("```python\nx = 'a<b>' # note\n```"),
+    '<pre><code class="lang-python">x = <span class="tok-s">&#39;a&lt;b&gt;&#39;</span> ' +
+      '<span class="tok-c"># note</span></code></pre>',
+  );
+  const fenced = md('```"><img src=x onerror=alert(1)>\n<script>alert(2)</script>\n```');
+  assert(!/<(img|script)/.test(fenced), `a fence's language and body stay text: ${fenced}`);
   assertEquals(md("- one\n- two"), "<ul><li>one</li><li>two</li></ul>");
   const attacks = [
     '<img src=x onerror="alert(1)">',

@@ -11,7 +11,11 @@ import type { Plan } from "../models/plan.ts";
 import { canWrite } from "../tenancy/access.ts";
 import type { AdminCall } from "./admin_call.ts";
 import type { PortalCtx, Viewer } from "./context.ts";
-import { stateOf } from "./model_rows.ts";
+import { contextOf, stateOf } from "./model_rows.ts";
+import { AppError } from "../../core/errors.ts";
+import { modelLimits } from "../models/model_limits.ts";
+import { keptMs } from "../observe/recent_samples.ts";
+import { ModelPage } from "./pages/model_page.tsx";
 import { type AdminModelRow, AdminModelsPage, AdminModelsTable } from "./pages/admin_models.tsx";
 import { RemovePage, type ServeFields } from "./pages/model_forms.tsx";
 import { attempt, fragment, type Notice, page, readForm } from "./render.ts";
@@ -112,6 +116,39 @@ export function modelPages(
     const purge = form.purge === "true" ? "?purge=true" : "?purge=false";
     const r = await attempt(ctx, () => call(c, form._csrf, "DELETE", `${modelPath(c)}${purge}`));
     return await modelsPage(c, ctx, v, { notice: done(ctx, r) });
+  });
+
+  app.get("/admin/models/:name{.+}", async (c) => {
+    const { ctx } = await gate(c);
+    const name = c.req.param("name");
+    const row = (await rows(c)).find((r) => r.entry.name === name);
+    if (!row) throw new AppError("not_found", { path: c.req.path });
+    const limits = modelLimits(row.entry);
+    const to = deps.samples.now();
+    const nodes = deps.nodes ? await deps.nodes.hub.list() : [];
+    const errors = nodes.flatMap((n) =>
+      n.replicas.filter((s) => s.model === name && s.error).map((s) => ({
+        replica: s.replicaId,
+        node: n.name,
+        text: s.error!,
+      }))
+    );
+    return await page(
+      c,
+      <ModelPage
+        ctx={ctx}
+        data={{
+          row,
+          price: deps.people.prices.priceOf(name),
+          context: contextOf(row.entry),
+          maxOutput: typeof limits.max_output_tokens === "number" ? limits.max_output_tokens : null,
+          samples: deps.samples.modelSeries(name),
+          from: to - keptMs,
+          to,
+          errors,
+        }}
+      />,
+    );
   });
 
   const serveFields = (form: Record<string, string>): ServeFields => ({

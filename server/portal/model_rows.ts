@@ -5,6 +5,8 @@
  */
 import { traitsOf } from "../../core/engines/engine_traits.ts";
 import type { PortalDeps } from "./portal_deps.ts";
+import { modelLimits } from "../models/model_limits.ts";
+import { catalogModelOf } from "../models/catalog_row.ts";
 import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { ModelEntry } from "../router/catalog.ts";
 import type { Person } from "../tenancy/tenancy.ts";
@@ -20,6 +22,8 @@ export interface ModelRow {
   completionPer1k: number;
   description: string | null;
   simulated: boolean;
+  /** Takes pictures (its catalog definition lists the `vision` capability). */
+  vision: boolean;
 }
 
 /** A stand-in key for the person, so admission's model check reads their chain of levels. */
@@ -37,10 +41,13 @@ export function personKey(person: Person, projectId: string | null = null): ApiK
   };
 }
 
-/** The context from the catalog's field when it has one, else the engine's `-c`/`--ctx-size`. */
+/**
+ * The context one request may use, as `/v1/models` reports it (the catalog model's own), else
+ * the engine's `-c`/`--ctx-size` for an entry without a definition (`up`'s own engine).
+ */
 export function contextOf(m: ModelEntry): number | null {
-  const field = (m as unknown as Record<string, unknown>).contextLength;
-  if (typeof field === "number" && field > 0) return field;
+  const listed = modelLimits(m).context_length;
+  if (typeof listed === "number" && listed > 0) return listed;
   const args = m.args ?? [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -81,6 +88,7 @@ export function modelRows(
         completionPer1k: price.completionPer1k,
         description: m.description,
         simulated: traitsOf(m.engine)?.simulated ?? false,
+        vision: catalogModelOf(m)?.def.capabilities.includes("vision") ?? false,
       };
     });
 }

@@ -27,19 +27,18 @@ import { checkCsrf, type PortalCtx, portalCtx, type Viewer } from "./context.ts"
 import { isLocale, langCookie, validTimeZone } from "./i18n.ts";
 import { modelRows } from "./model_rows.ts";
 import { ChatPage } from "./pages/chat.tsx";
-import { KeysPage } from "./pages/keys.tsx";
+import { keyPages } from "./key_pages.tsx";
 import { ModelsPage } from "./pages/models.tsx";
 import { ProfilePage } from "./pages/profile.tsx";
 import { ErrorPage, SignInPage } from "./pages/signin.tsx";
 import { UsagePage } from "./pages/usage.tsx";
 import { PrefsStore } from "./prefs.ts";
-import { attempt, type Notice, page, readForm, signedIn } from "./render.ts";
+import { type Notice, page, readForm, signedIn } from "./render.ts";
 import { loadStatic } from "./static_files.ts";
 import { budgetLines, usageReport } from "./usage_report.ts";
 import { csv } from "../csv.ts";
 
 const loginCsrfCookie = "llmgw_csrf";
-const dayMs = 86_400_000;
 
 export interface PortalOptions {
   /** The public address when configured; else each request's own origin. */
@@ -172,78 +171,7 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
     return c.json({ state: row.state, phase });
   });
 
-  // ---- keys ----
-  const myKeys = async (v: Viewer) =>
-    (await deps.keys.list()).filter((k) => k.userId === v.person.id)
-      .sort((a, b) => b.createdAt - a.createdAt);
-  const keysPage = async (
-    c: Context<AppEnv>,
-    ctx: PortalCtx,
-    v: Viewer,
-    extra: { created?: { name: string; key: string }; notice?: Notice } = {},
-  ) => {
-    const t = deps.people.tenancy;
-    const staff = v.person.orgId === null;
-    const projects = [...t.projects.values()].filter((p) =>
-      staff || (p.orgId === v.person.orgId && (!v.person.teamId || p.teamId === v.person.teamId))
-    );
-    const cap = deps.people.limits.effective(
-      t.chainAbove({ kind: "person", id: v.person.id }),
-    ).maxKeyTtlMs;
-    return await page(
-      c,
-      <KeysPage
-        ctx={ctx}
-        viewer={v}
-        data={{
-          keys: await myKeys(v),
-          projects,
-          projectOptional: v.actor.role === "administrator",
-          maxDays: cap ? Math.max(1, Math.floor(cap.value / dayMs)) : null,
-          model: modelRows(deps, v.person)[0]?.name ?? null,
-          ...extra,
-        }}
-      />,
-      extra.notice?.kind === "error" ? 400 : 200,
-    );
-  };
-
-  app.get("/keys", async (c) => {
-    const ctx = await load(c);
-    return await keysPage(c, ctx, signedIn(ctx));
-  });
-
-  app.post("/keys", async (c) => {
-    const ctx = await load(c);
-    const v = signedIn(ctx);
-    const form = await readForm(c);
-    const days = Number(form.expires_days);
-    const r = await attempt(ctx, () =>
-      call(c, form._csrf, "POST", "/keys", {
-        name: form.name ?? "",
-        ...(form.project_id ? { project_id: form.project_id } : {}),
-        ...(form.expires_days && Number.isFinite(days) && days > 0
-          ? { expires_at: ctx.now + Math.round(days * dayMs) }
-          : {}),
-      }));
-    if (!r.ok) return await keysPage(c, ctx, v, { notice: r.notice });
-    const created = r.value as { name: string; key: string };
-    return await keysPage(c, ctx, v, { created: { name: created.name, key: created.key } });
-  });
-
-  app.post("/keys/:id/revoke", async (c) => {
-    const ctx = await load(c);
-    const v = signedIn(ctx);
-    const form = await readForm(c);
-    const r = await attempt(ctx, () => call(c, form._csrf, "DELETE", `/keys/${c.req.param("id")}`));
-    const notice: Notice = r.ok
-      ? { kind: "ok", text: ctx.words.t("key_revoked", { name: String(r.value.name ?? "") }) }
-      : r.notice;
-    if (form.back === "/admin/keys") {
-      return c.redirect("/admin/keys", 303);
-    }
-    return await keysPage(c, ctx, v, { notice });
-  });
+  keyPages(app, deps, { load, call });
 
   // ---- usage ----
   const usageKeys = async (v: Viewer, scope: "mine" | "all") => {
@@ -260,7 +188,15 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
     const v = signedIn(ctx);
     const canWiden = v.actor.role !== "member";
     const scope = canWiden ? scopeOf(c) : "mine";
-    const report = await usageReport(deps, await usageKeys(v, scope), ctx.fmt.timeZone, ctx.now);
+    const readable = await usageKeys(v, scope);
+    // Narrowed to one key or one project among those the viewer may read.
+    const filter = { key: c.req.query("key") ?? "", project: c.req.query("project") ?? "" };
+    const picked = readable.filter((k) =>
+      (!filter.key || k.id === filter.key) && (!filter.project || k.projectId === filter.project)
+    );
+    const report = await usageReport(deps, picked, ctx.fmt.timeZone, ctx.now);
+    const projects = [...new Set(readable.map((k) => k.projectId).filter((p) => p !== null))]
+      .map((id) => ({ id, name: deps.people.tenancy.projects.get(id)?.name ?? id }));
     return await page(
       c,
       <UsagePage
@@ -270,6 +206,8 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
         budgets={budgetLines(deps, v.person)}
         scope={scope}
         canWiden={canWiden}
+        filter={filter}
+        choices={{ keys: readable.map((k) => ({ id: k.id, name: k.name })), projects }}
       />,
     );
   });
@@ -388,6 +326,12 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
   adminPages(app, deps, { load, call });
   kbPages(app, deps, { load, call });
 
+  // A browser asking for a page that is not there gets a page; API clients keep the JSON 404.
+  app.get("*", async (c, next) => {
+    if (!wantsPage(c)) return await next();
+    throw new AppError("not_found", { path: c.req.path });
+  });
+
   // A refusal on a page is a page, in the viewer's language; signed-out visitors go to sign-in.
   app.onError(async (err, c) => {
     if (!(err instanceof AppError)) throw err;
@@ -404,4 +348,12 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
     );
   });
   return app;
+}
+
+const apiPaths = /^\/(v1|api|mcp|auth|mirror|metrics|health|ready|leader|rerank)(\/|$)/;
+
+/** A browser navigating (it asks for HTML first), not an API client, and not under an API path. */
+function wantsPage(c: Context<AppEnv>): boolean {
+  const accept = c.req.header("accept") ?? "";
+  return accept.includes("text/html") && !apiPaths.test(c.req.path);
 }

@@ -2,8 +2,11 @@
 import type { Limits } from "../deps.ts";
 import type { DispatchDeps } from "../router/dispatch.ts";
 import type { AdminDeps } from "../routes/admin/mod.ts";
+import type { RecentSamples } from "../observe/recent_samples.ts";
 
 export interface PortalDeps extends AdminDeps {
   limits: Pick<Limits, "maxBodyBytes">;
   dispatch: DispatchDeps;
+  /** The last hour per card and per model, for the charts. */
+  samples: RecentSamples;
 }

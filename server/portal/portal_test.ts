@@ -145,6 +145,29 @@ dialectTest(
       const csv = await (await get("/usage.csv", mel)).text();
       assert(csv.startsWith("day,model,key_id"), csv);
       assert(csv.includes(",demo,"), csv);
+      // A system prompt, a temperature and a picture (a data: URL) go through; another URL does not.
+      const picture = (url: string) =>
+        app.request("/portal/chat", {
+          method: "POST",
+          headers: { cookie: mel, "content-type": "application/json", "x-csrf-token": csrf },
+          body: JSON.stringify({
+            model: "demo",
+            temperature: 0.3,
+            messages: [{ role: "system", content: "Be brief." }, {
+              role: "user",
+              content: [{ type: "text", text: "what is this?" }, {
+                type: "image_url",
+                image_url: { url },
+              }],
+            }],
+          }),
+        });
+      const withPicture = await picture("data:image/png;base64,iVBORw0KGgo=");
+      assertEquals(withPicture.status, 200, await withPicture.clone().text());
+      await withPicture.body?.cancel();
+      const elsewhere = await picture("https://example.com/x.png");
+      assertEquals(elsewhere.status, 400);
+      await elsewhere.body?.cancel();
       const unknown = await app.request("/portal/chat", {
         method: "POST",
         headers: {

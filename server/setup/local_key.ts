@@ -1,7 +1,8 @@
 /**
  * The appliance's ready-to-use API key. `up` makes it on the first run and keeps it in the data
  * directory (mode 0600, like the admin token) so every later `up` can say where it is; the store
- * holds only its hash, as for every key.
+ * holds only its hash, as for every key. It belongs to the appliance's administrator, so their
+ * "My keys" and usage show it (a key of no one is in nobody's own view).
  */
 import type { KeyService } from "../keys/keys.ts";
 import { writeIfAbsent } from "./init_data_dir.ts";
@@ -9,6 +10,7 @@ import { writeIfAbsent } from "./init_data_dir.ts";
 export async function ensureLocalKey(
   dataDir: string,
   keys: KeyService,
+  ownerId: string | null = null,
 ): Promise<{ key: string; path: string; created: boolean }> {
   const path = `${dataDir}/local.key`;
   try {
@@ -20,7 +22,7 @@ export async function ensureLocalKey(
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
   }
-  const { key } = await keys.create({ name: "local (llmgw up)" });
+  const { key } = await keys.create({ name: "local (llmgw up)", userId: ownerId });
   await writeIfAbsent(path, () => key + "\n");
   return { key, path, created: true };
 }

@@ -1,16 +1,21 @@
 /**
  * The portal in a real browser (Debian's Chromium driven by playwright-core) against a real
- * `llmgw up`: the administrator signs in, sees the demo model with its description, chats and
- * reads a streamed answer, makes a key and uses it with the OpenAI SDK, sees that request in the
- * usage chart, makes a team and a member; the member cannot open administration pages or see the
- * other team's usage; the same walk in Turkish shows no English message. Every page passes the
- * in-page accessibility check (labels, names, contrast). Screenshots go to tests/artifacts/portal/
- * (or $LLMGW_ARTIFACTS). Skips, saying why, where /usr/bin/chromium is not installed.
+ * `llmgw up`: the administrator signs in, sees the demo model with its description, chats (an
+ * answer with Markdown and a code block streams, is stopped, is asked again), makes a key and
+ * uses it with the OpenAI SDK, sees that request in the usage chart, makes a team and a member;
+ * the member cannot open administration pages or see the other team's usage. Then every page the
+ * administrator, an operator, a tenant administrator and a member can reach is walked in English
+ * and in Turkish at 1280 and 375 px: each passes the in-page accessibility check (labels, names,
+ * contrast) and the layout check by element boxes (tests/helpers/portal_layout.ts), and a Turkish
+ * page shows no English message. Screenshots go to tests/artifacts/portal/ (or $LLMGW_ARTIFACTS),
+ * named LANG-ROLE-PAGE-WIDTH.png; the test prints the folder. Skips, saying why, where
+ * /usr/bin/chromium is not installed.
  */
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import OpenAI from "openai";
 import { assert, assertEquals } from "../assert.ts";
 import { a11yCheck } from "../helpers/a11y.ts";
+import { layoutCheck } from "../helpers/portal_layout.ts";
 import { skipNote } from "../helpers/skip.ts";
 import { startAppliance } from "../helpers/appliance.ts";
 import { portalEn } from "../../locales/portal_en.ts";
@@ -32,6 +37,7 @@ if (!haveChromium) {
 
 const artifacts = Deno.env.get("LLMGW_ARTIFACTS") ??
   new URL("../artifacts/portal/", import.meta.url).pathname;
+const widths = [1280, 375];
 
 /** English messages as fragments (parameters cut out) that must not show on a Turkish page. */
 const englishFragments = (() => {
@@ -78,8 +84,13 @@ Deno.test({
     ],
   });
   const contexts: BrowserContext[] = [];
+  let shots = 0;
   const newPage = async (locale: string) => {
-    const ctx = await browser.newContext({ locale, viewport: { width: 1200, height: 800 } });
+    const ctx = await browser.newContext({
+      locale,
+      viewport: { width: 1280, height: 900 },
+      acceptDownloads: true,
+    });
     contexts.push(ctx);
     const page = await ctx.newPage();
     page.setDefaultTimeout(10_000);
@@ -99,13 +110,12 @@ Deno.test({
     return json;
   };
 
+  /** Both widths: lang, accessibility, layout by boxes, no English in Turkish, a screenshot each. */
   const checked = async (page: Page, name: string, lang: "en" | "tr") => {
     assertEquals(await page.getAttribute("html", "lang"), lang, `${name}: <html lang>`);
-    const problems = await page.evaluate(a11yCheck) as string[];
-    assertEquals(problems, [], `${name}: accessibility`);
     if (lang === "tr") {
-      // Model output, code, the catalog's descriptions and the server's own texts (setting
-      // descriptions, a replica's reason, a plan's refusals: class "data") are not the portal's words.
+      // Model output, code, the catalog's descriptions and the server's own texts (a replica's
+      // reason, a plan's refusals, an engine's output: class "data") are not the portal's words.
       const text = await page.evaluate(`(() => {
         const body = document.body.cloneNode(true);
         body.querySelectorAll("script, style, pre, .mono, .data, .msg .body, tr.desc span")
@@ -115,7 +125,16 @@ Deno.test({
       const english = englishRe.filter(({ re }) => re.test(text)).map(({ f }) => f);
       assertEquals(english, [], `${name}: English on a Turkish page`);
     }
-    await page.screenshot({ path: `${artifacts}/${lang}-${name}.png`, fullPage: true });
+    for (const width of widths) {
+      await page.setViewportSize({ width, height: 900 });
+      const problems = await page.evaluate(a11yCheck) as string[];
+      assertEquals(problems, [], `${name} at ${width}: accessibility`);
+      const layout = await page.evaluate(layoutCheck) as string[];
+      assertEquals(layout, [], `${name} at ${width}: layout`);
+      await page.screenshot({ path: `${artifacts}/${lang}-${name}-${width}.png`, fullPage: true });
+      shots++;
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
   };
   const signIn = async (page: Page, login: string, pw: string) => {
     await page.goto(app.url);
@@ -123,12 +142,13 @@ Deno.test({
     await page.fill("#password", pw);
     await Promise.all([page.waitForURL(/\/models$/), page.click("form[action='/login'] button")]);
   };
+  const answered = `!document.getElementById("chat-send").disabled &&
+      /\\d/.test(document.getElementById("chat-status").textContent)`;
   const chat = async (page: Page, text: string) => {
     await page.goto(`${app.url}/chat`);
     await page.fill("#chat-input", text);
     await page.click("#chat-send");
-    await page.waitForFunction(`!document.getElementById("chat-send").disabled &&
-      /\\d/.test(document.getElementById("chat-status").textContent)`);
+    await page.waitForFunction(answered);
     const answer = await page.textContent(".msg.assistant .body");
     assert((answer ?? "").trim().length > 0, "an answer was streamed");
   };
@@ -143,20 +163,61 @@ Deno.test({
     await signIn(admin, "admin", password);
     const row = admin.locator("tbody.model", { hasText: "demo" });
     assert((await row.locator("tr.desc").textContent())?.includes("Simulated model"));
-    await checked(admin, "models", "en");
 
     await chat(admin, "Hello there, **who** are you?");
     assert(/tokens\/s/.test(await admin.textContent("#chat-status") ?? ""), "count and speed");
-    await checked(admin, "chat", "en");
     await admin.reload();
     assertEquals(await admin.locator(".msg").count(), 2, "the conversation is kept");
+
+    // Markdown and a code block stream (the sim engine echoes what follows "echo:"), are
+    // stopped half way, and are asked for again.
+    await admin.click("#chat-new");
+    assertEquals(await admin.locator(".msg").count(), 0, "a new conversation");
+    assertEquals(await admin.locator("#chat-list li").count(), 2, "both are listed");
+    await admin.click("#chat-settings summary");
+    await admin.fill("#chat-system", "Answer briefly.");
+    await admin.fill("#chat-temperature", "0.2");
+    await admin.fill("#chat-max-tokens", "2000");
+    const tail = "More words follow here, one after another. ".repeat(120);
+    await admin.fill(
+      "#chat-input",
+      `echo: ## Plan\n\nA **bold** step.\n\n\`\`\`js\nconst answer = 42; // kept\n\`\`\`\n\n${tail}`,
+    );
+    await admin.click("#chat-send");
+    await admin.waitForSelector(".msg.assistant pre code .tok-k");
+    assertEquals(
+      await admin.textContent(".msg.assistant strong"),
+      "bold",
+      "Markdown as it streams",
+    );
+    assert(await admin.isVisible(".msg.assistant pre button.copy-code"), "a copy button");
+    await admin.click("#chat-stop");
+    await admin.waitForFunction(`!document.getElementById("chat-send").disabled`);
+    assertEquals(await admin.textContent("#chat-status"), portalEn.chat_stopped);
+    const cut = (await admin.textContent(".msg.assistant .body")) ?? "";
+    assert(!cut.trim().endsWith("another."), "stopped before the end");
+    await checked(admin, "admin-chat-stopped", "en");
+    await admin.click(`.msg.assistant button:text("${portalEn.chat_regenerate}")`);
+    await admin.waitForFunction(answered);
+    assertEquals(await admin.locator(".msg.assistant").count(), 1, "asked again, not added");
+    const whole = (await admin.textContent(".msg.assistant .body")) ?? "";
+    assert(whole.trim().endsWith("another."), "the whole answer the second time");
+    assert(whole.includes("const answer = 42;"), "the code block");
+    const download = admin.waitForEvent("download");
+    await admin.click("#chat-export");
+    const saved = JSON.parse(await Deno.readTextFile((await (await download).path())!));
+    assertEquals(saved.length, 2, "both conversations exported");
+    await admin.click(`.msg.user button:text("${portalEn.chat_edit}")`);
+    assert((await admin.inputValue("#chat-input")).startsWith("echo: ## Plan"), "edit");
+    assertEquals(await admin.locator(".msg").count(), 0, "what came after is dropped");
+    await admin.fill("#chat-input", "");
 
     await admin.goto(`${app.url}/keys`);
     await admin.fill("#key-name", "sdk-laptop");
     await admin.click("form[action='/keys'] button[type=submit]");
     const key = await admin.inputValue("#new-key");
     assert(key.startsWith("sk-llmgw-"), "the key is shown");
-    await checked(admin, "keys", "en");
+    await checked(admin, "admin-keys-made", "en");
     const client = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: key, maxRetries: 0 });
     const done = await client.chat.completions.create({
       model: "demo",
@@ -177,7 +238,15 @@ Deno.test({
       (rs) => rs.reduce((a, r) => a + Number(r.getAttribute("data-value")), 0),
     );
     assert(bars >= 2, `the chart counts the chat and the SDK request (${bars})`);
-    await checked(admin, "usage", "en");
+    const pieces = await admin.$$eval(
+      "svg[data-chart=requests-by-model] rect.piece[data-series=demo]",
+      (rs) => rs.reduce((a, r) => a + Number(r.getAttribute("data-value")), 0),
+    );
+    assertEquals(pieces, bars, "stacked by model, the same requests");
+    await admin.selectOption("#usage-key", { label: "sdk-laptop" });
+    await admin.click("form.usage-filter button");
+    assertEquals(await admin.locator("#by-key-h + .scroll tbody tr").count(), 1, "one key");
+    assert((await admin.textContent("#by-key-h + .scroll tbody"))!.includes("sdk-laptop"));
 
     // A team, a second team with its own usage, and a member made through the pages.
     await admin.goto(`${app.url}/admin/tree`);
@@ -189,7 +258,6 @@ Deno.test({
       await admin.click("form[action='/admin/teams'] button");
       assert((await admin.textContent("main"))?.includes(team));
     }
-    await checked(admin, "tree", "en");
     const teams = (await api("GET", "/teams")).data as {
       id: string;
       name: string;
@@ -219,11 +287,7 @@ Deno.test({
     await admin.click("form[action='/admin/people'] button[type=submit]");
     const bobPassword = await admin.inputValue("#new-password");
     assert(bobPassword.length >= 12, "a generated password, shown once");
-    await checked(admin, "people", "en");
-    for (const p of ["cluster", "models", "keys", "audit", "settings"]) {
-      await admin.goto(`${app.url}/admin/${p}`);
-      await checked(admin, `admin-${p}`, "en");
-    }
+    await checked(admin, "admin-people-made", "en");
     // Live refresh: the models table is re-read every 4 s, but not while a form has typing.
     await admin.goto(`${app.url}/admin/models`);
     const mark = `(() => { document.querySelector("#live table").dataset.mark = "old"; })()`;
@@ -263,11 +327,21 @@ Deno.test({
       !(await admin.textContent("#live table"))!.includes(portalEn.state_stopped),
       "and started again",
     );
-    await admin.goto(`${app.url}/profile`);
-    await checked(admin, "profile", "en");
+    // The row's actions sit on one line; the context is the one /v1/models reports.
+    const tops = await admin.$$eval(
+      "form[action^='/admin/models/demo/'].inline button",
+      (bs) => bs.map((b) => Math.round(b.getBoundingClientRect().top)),
+    );
+    assert(tops.length >= 3 && Math.max(...tops) - Math.min(...tops) < 40, `one line: ${tops}`);
+    const listed = (await (await fetch(`${app.url}/v1/models`, {
+      headers: { authorization: `Bearer ${app.key}` },
+    })).json()).data.find((m: { id: string }) => m.id === "demo");
+    assert(listed?.context_length > 0, "/v1/models says the context");
+    const contextCell = await admin.textContent("tbody.model td.num");
+    assertEquals(contextCell, new Intl.NumberFormat("en").format(listed.context_length));
     await admin.click("header form.signout button");
     await admin.waitForURL(/\/(\?.*)?$/);
-    await checked(admin, "sign-in", "en");
+    await checked(admin, "signed-out-sign-in", "en");
 
     // ---- the member ----
     const bob = await newPage("en-US");
@@ -281,30 +355,111 @@ Deno.test({
       const seen = await usageText(bob, path);
       assert(!seen.includes("rita-key") && !seen.includes("sdk-laptop"), `member: ${path}`);
     }
-    await checked(bob, "member-usage", "en");
 
-    // ---- the same walk in Turkish ----
-    const tr = await newPage("tr-TR");
-    await tr.goto(app.url);
-    await checked(tr, "sign-in", "tr");
-    await signIn(tr, "admin", password);
-    await checked(tr, "models", "tr");
-    await chat(tr, "Merhaba");
-    await checked(tr, "chat", "tr");
-    for (const p of ["/keys", "/usage", "/profile"]) {
-      await tr.goto(`${app.url}${p}`);
-      await checked(tr, p.slice(1), "tr");
+    // ---- every page, every role, both languages, both widths ----
+    const people = (await api("GET", "/people")).data as { id: string; username: string }[];
+    const idOf = (name: string) => people.find((p) => p.username === name)!.id;
+    const staff = "a long enough password";
+    await api("POST", "/people", { username: "olga", role: "operator", password: staff });
+    await api("POST", "/people", {
+      username: "tia",
+      role: "tenant_admin",
+      org_id: red.orgId,
+      password: staff,
+    });
+    const again = (await api("GET", "/people")).data as { id: string; username: string }[];
+    const keyOf = async (username: string) =>
+      (await api("POST", "/keys", {
+        name: `${username}-laptop`,
+        person_id: again.find((p) => p.username === username)!.id,
+      })).id as string;
+    const limits = `/admin/limits/project/${redProject.id}`;
+    const roles: {
+      role: string;
+      login: string;
+      pw: string;
+      extra: [string, string][];
+    }[] = [
+      {
+        role: "admin",
+        login: "admin",
+        pw: password,
+        extra: [
+          ["/admin/models/demo", "model-page"],
+          ["/admin/models/demo/remove", "model-remove"],
+          [limits, "limits"],
+          [`/keys/${await keyOf("admin")}/revoke`, "revoke"],
+          ["/no-such-page", "not-found"],
+        ],
+      },
+      {
+        role: "operator",
+        login: "olga",
+        pw: staff,
+        extra: [["/admin/models/demo", "model-page"], [limits, "limits"], [
+          "/no-such-page",
+          "not-found",
+        ]],
+      },
+      {
+        role: "tenant-admin",
+        login: "tia",
+        pw: staff,
+        extra: [[limits, "limits"], [`/keys/${await keyOf("tia")}/revoke`, "revoke"], [
+          "/no-such-page",
+          "not-found",
+        ]],
+      },
+      {
+        role: "member",
+        login: "bob@acme.example",
+        pw: bobPassword,
+        extra: [[`/keys/${await keyOf("bob")}/revoke`, "revoke"], ["/admin/people", "not-found"]],
+      },
+    ];
+    assert(idOf("bob"), "bob is listed");
+    for (const lang of ["en", "tr"] as const) {
+      const anon = await newPage(lang === "tr" ? "tr-TR" : "en-US");
+      await anon.goto(app.url);
+      await checked(anon, "anon-sign-in", lang);
+      const missing = await anon.goto(`${app.url}/no-such-page`);
+      assertEquals(missing?.status(), 404);
+      assert((missing?.headers()["content-type"] ?? "").startsWith("text/html"), "a page");
+      await checked(anon, "anon-not-found", lang);
+      for (const r of roles) {
+        const page = await newPage(lang === "tr" ? "tr-TR" : "en-US");
+        await signIn(page, r.login, r.pw);
+        const links = await page.$$eval(
+          "header.top nav a, nav.admin a",
+          (as) => as.map((a) => a.getAttribute("href") ?? ""),
+        );
+        assertEquals(
+          links.some((l) => l.startsWith("/admin/")),
+          r.role !== "member",
+          `${r.role}: the administration menu`,
+        );
+        const walk: [string, string][] = [
+          ...links.map((l): [string, string] => [l, l.slice(1).replace(/\//g, "-")]),
+          ...r.extra,
+        ];
+        for (const [path, name] of walk) {
+          const res = await page.goto(`${app.url}${path}`);
+          const status = res?.status() ?? 0;
+          assert(status < 400 || name === "not-found", `${r.role} ${path}: ${status}`);
+          if (path === "/chat") await chat(page, lang === "tr" ? "Merhaba" : "Hello");
+          if (path === "/admin/models/demo") {
+            const points = await page.getAttribute("svg[data-chart=model-rps]", "data-points");
+            assert(Number(points) >= 1, `${r.role}: the model's requests in the last hour`);
+          }
+          if (path === limits) {
+            const cols = await page.locator("table.limits thead th").count();
+            assertEquals(cols, 4, "own, inherited and in force beside the limit's name");
+          }
+          await checked(page, `${r.role}-${name}`, lang);
+        }
+      }
     }
-    for (const p of ["cluster", "models", "people", "tree", "keys", "audit", "settings"]) {
-      await tr.goto(`${app.url}/admin/${p}`);
-      await checked(tr, `admin-${p}`, "tr");
-    }
-    const trBob = await newPage("tr-TR");
-    await signIn(trBob, "bob@acme.example", bobPassword);
-    await checked(trBob, "member-models", "tr");
-    const missing = await trBob.goto(`${app.url}/admin/people`);
-    assertEquals(missing?.status(), 404);
-    await checked(trBob, "member-not-found", "tr");
+    console.log(`portal screenshots: ${shots} in ${artifacts}`);
   } finally {
     for (const c of contexts) await c.close().catch(() => {});
     await browser.close();

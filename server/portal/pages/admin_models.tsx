@@ -27,7 +27,7 @@ export interface ModelForms {
   canWrite: boolean;
 }
 
-const replicaKey: Record<ReplicaState, PortalKey> = {
+export const replicaKey: Record<ReplicaState, PortalKey> = {
   ready: "replica_state_ready",
   starting: "replica_state_starting",
   unhealthy: "replica_state_unhealthy",
@@ -60,7 +60,9 @@ export const AdminModelsTable: FC<{ ctx: PortalCtx; rows: AdminModelRow[]; forms
         {rows.map((r) => (
           <tbody class="model">
             <tr>
-              <th scope="row">{r.entry.name}</th>
+              <th scope="row">
+                <a href={`/admin/models/${encodeURIComponent(r.entry.name)}`}>{r.entry.name}</a>
+              </th>
               <td>{r.entry.engine}</td>
               <td>
                 <span class={`badge state-${r.state}`}>{t(stateKey[r.state])}</span>

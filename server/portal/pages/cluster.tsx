@@ -9,6 +9,15 @@ import type { NodeState, NodeView } from "../../nodes/node_hub.ts";
 import type { PortalCtx, Viewer } from "../context.ts";
 import type { PortalKey } from "../i18n.ts";
 import { Layout, Notice } from "../layout.tsx";
+import type { CardSample } from "../../observe/recent_samples.ts";
+import { LinesChart } from "../line_chart.tsx";
+
+/** A card's last hour, and the hour's ends (the samples' own clock). */
+export interface CardHistory {
+  series: (node: string, index: number) => CardSample[];
+  from: number;
+  to: number;
+}
 
 const nodeStateKey: Record<NodeState, PortalKey> = {
   ready: "node_state_ready",
@@ -63,8 +72,59 @@ const Gpu: FC<{ ctx: PortalCtx; g: GpuInfo; replicas: Map<string, string> }> = (
   );
 };
 
-export const ClusterNodes: FC<{ ctx: PortalCtx; viewer: Viewer; nodes: NodeView[] }> = (
-  { ctx, viewer, nodes },
+/** Utilisation, memory and power of one card over the last hour. */
+const CardCharts: FC<{ ctx: PortalCtx; node: NodeView; g: GpuInfo; history: CardHistory }> = (
+  { ctx, node, g, history },
+) => {
+  const { t } = ctx.words;
+  const f = ctx.fmt;
+  const samples = history.series(node.name, g.index);
+  const id = `card-${node.id}-${g.index}`;
+  const pick = (k: "util" | "memory" | "powerW") => samples.map((s) => ({ at: s.at, value: s[k] }));
+  const figures = (vals: (number | null)[], show: (n: number) => string) => {
+    const v = vals.filter((x): x is number => x !== null);
+    return v.length
+      ? t("chart_latest_highest", { latest: show(v[v.length - 1]!), highest: show(Math.max(...v)) })
+      : "";
+  };
+  return (
+    <LinesChart
+      id={id}
+      title={t("card_hour", { card: `${g.index}: ${g.name}` })}
+      from={history.from}
+      to={history.to}
+      empty={t("chart_no_samples")}
+      lines={[
+        {
+          name: t("gpu_util"),
+          points: pick("util"),
+          max: 100,
+          summary: figures(pick("util").map((p) => p.value), (n) => f.percent(n / 100)),
+          cls: "line-1",
+        },
+        {
+          name: t("gpu_memory"),
+          points: pick("memory"),
+          max: 1,
+          summary: figures(pick("memory").map((p) => p.value), (n) => f.percent(n)),
+          cls: "line-2",
+        },
+        {
+          name: t("gpu_power"),
+          points: pick("powerW"),
+          ...(g.powerLimitW ? { max: g.powerLimitW } : {}),
+          summary: figures(pick("powerW").map((p) => p.value), (n) => `${f.int(n)} W`),
+          cls: "line-3",
+        },
+      ]}
+    />
+  );
+};
+
+export const ClusterNodes: FC<
+  { ctx: PortalCtx; viewer: Viewer; nodes: NodeView[]; history?: CardHistory }
+> = (
+  { ctx, viewer, nodes, history },
 ) => {
   const { t } = ctx.words;
   const f = ctx.fmt;
@@ -109,6 +169,14 @@ export const ClusterNodes: FC<{ ctx: PortalCtx; viewer: Viewer; nodes: NodeView[
                 </table>
               </div>
             )}
+            {history && gpus.length > 0 && (
+              <details class="hour" open={gpus.length <= 2}>
+                <summary>{t("cluster_last_hour")}</summary>
+                <div class="charts card-charts">
+                  {gpus.map((g) => <CardCharts ctx={ctx} node={n} g={g} history={history} />)}
+                </div>
+              </details>
+            )}
             <div class="row">
               {actions.map(([verb, key]) => (
                 <form method="post" action={`/admin/cluster/${encodeURIComponent(n.id)}/${verb}`}>
@@ -134,8 +202,9 @@ export const ClusterPage: FC<{
   ctx: PortalCtx;
   viewer: Viewer;
   nodes: NodeView[] | null;
+  history?: CardHistory;
   notice?: { kind: "ok" | "error"; text: string };
-}> = ({ ctx, viewer, nodes, notice }) => {
+}> = ({ ctx, viewer, nodes, history, notice }) => {
   const { t } = ctx.words;
   return (
     <Layout ctx={ctx} title={t("cluster_title")} path="/admin/cluster">
@@ -146,7 +215,12 @@ export const ClusterPage: FC<{
         ? <p>{t("cluster_off")}</p>
         : (
           <div id="live" data-live="/admin/cluster?part=live" data-every="4000">
-            <ClusterNodes ctx={ctx} viewer={viewer} nodes={nodes} />
+            <ClusterNodes
+              ctx={ctx}
+              viewer={viewer}
+              nodes={nodes}
+              {...(history ? { history } : {})}
+            />
           </div>
         )}
       <script src="/static/live.js" defer></script>

@@ -7,6 +7,12 @@ import type { FC } from "hono/jsx";
 import type { SettingView } from "../../settings/cluster_settings.ts";
 import type { PortalCtx } from "../context.ts";
 import { ColumnHeads } from "../layout.tsx";
+import { settingDescriptionsTr } from "../../../locales/settings_tr.ts";
+
+/** A setting's description in the viewer's language (English is the setting's own). */
+export function settingDescription(ctx: PortalCtx, s: SettingView): string {
+  return ctx.words.locale === "tr" ? settingDescriptionsTr[s.key] ?? s.description : s.description;
+}
 
 /** A value as the form shows it and takes it back: JSON, except a plain string stays plain. */
 export const settingText = (v: unknown): string =>
@@ -27,7 +33,7 @@ export const ClusterSettingsSection: FC<
               <tr>
                 <th scope="row">
                   <span class="mono">{s.key}</span>
-                  <div class="small muted data">{s.description}</div>
+                  <div class="small muted">{settingDescription(ctx, s)}</div>
                 </th>
                 <td class="mono">
                   {settingText(s.value)}

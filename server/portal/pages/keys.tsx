@@ -30,19 +30,38 @@ export const KeyStatus: FC<{ ctx: PortalCtx; k: ApiKeyInfo }> = ({ ctx, k }) => 
   return <span>{k.expiresAt ? ctx.fmt.day(k.expiresAt) : t("no_expiry")}</span>;
 };
 
-/** Revokes `k`; `back` is where the answer sends the browser, when not the keys page. */
+/** The way to revoke `k`: a link to the confirm step; `back` is where the answer then goes. */
 export const RevokeKeyForm: FC<{ ctx: PortalCtx; csrf: string; k: ApiKeyInfo; back?: string }> = (
+  { ctx, k, back },
+) => {
+  const { t } = ctx.words;
+  const q = back ? `?back=${encodeURIComponent(back)}` : "";
+  return (
+    <a
+      href={`/keys/${k.id}/revoke${q}`}
+      class="button danger"
+      aria-label={t("revoke_named", { name: k.name })}
+    >
+      {t("revoke")}
+    </a>
+  );
+};
+
+/** The confirm step before a key is revoked. */
+export const RevokeKeyPage: FC<{ ctx: PortalCtx; csrf: string; k: ApiKeyInfo; back: string }> = (
   { ctx, csrf, k, back },
 ) => {
   const { t } = ctx.words;
   return (
-    <form method="post" action={`/keys/${k.id}/revoke`}>
-      <input type="hidden" name="_csrf" value={csrf} />
-      {back && <input type="hidden" name="back" value={back} />}
-      <button type="submit" class="danger" aria-label={t("revoke_named", { name: k.name })}>
-        {t("revoke")}
-      </button>
-    </form>
+    <Layout ctx={ctx} title={t("revoke_title", { name: k.name })} path={back}>
+      <p>{t("revoke_confirm")}</p>
+      <form method="post" action={`/keys/${k.id}/revoke`} class="row">
+        <input type="hidden" name="_csrf" value={csrf} />
+        <input type="hidden" name="back" value={back} />
+        <button type="submit" class="danger" id="revoke-yes">{t("revoke_yes")}</button>
+        <a href={back}>{t("cancel")}</a>
+      </form>
+    </Layout>
   );
 };
 

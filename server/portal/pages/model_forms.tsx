@@ -98,7 +98,7 @@ export const RemovePage: FC<{ ctx: PortalCtx; csrf: string; name: string }> = (
       <p>{t("model_remove_confirm", { model: name })}</p>
       <form method="post" action={path(name, "remove")}>
         <input type="hidden" name="_csrf" value={csrf} />
-        <label>
+        <label class="check">
           <input type="checkbox" name="purge" value="true" /> {t("model_remove_purge")}
         </label>
         <p>

@@ -1,6 +1,5 @@
 /** Organisations, teams and projects the viewer may read, with create forms and limits. */
 import type { FC } from "hono/jsx";
-import type { LimitSet } from "../../accounting/limits.ts";
 import type { Org, Project, Team } from "../../tenancy/tenancy.ts";
 import type { PortalCtx, Viewer } from "../context.ts";
 import { Layout, Notice } from "../layout.tsx";
@@ -116,81 +115,6 @@ export const TreePage: FC<{ ctx: PortalCtx; viewer: Viewer; data: TreeData }> = 
           />
         )}
       </div>
-    </Layout>
-  );
-};
-
-const dayMs = 86_400_000;
-
-export const LimitsPage: FC<{
-  ctx: PortalCtx;
-  viewer: Viewer;
-  kind: string;
-  id: string;
-  level: string;
-  limits: LimitSet;
-  canWrite: boolean;
-  notice?: { kind: "ok" | "error"; text: string };
-}> = ({ ctx, viewer, kind, id, level, limits, canWrite, notice }) => {
-  const { t } = ctx.words;
-  const money = (m: number | null) => (m === null ? "" : String(m / 1_000_000));
-  const field = (name: string, label: string, value: string, step = "1") => (
-    <div>
-      <label for={`l-${name}`}>{label}</label>
-      <input
-        id={`l-${name}`}
-        name={name}
-        type="number"
-        min="0"
-        step={step}
-        value={value}
-        disabled={!canWrite}
-        aria-describedby="l-hint"
-      />
-    </div>
-  );
-  return (
-    <Layout ctx={ctx} title={t("limits_for", { level })} path="/admin/tree">
-      {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
-      <p id="l-hint" class="hint">{t("limit_inherit")}</p>
-      <form method="post" action={`/admin/limits/${kind}/${id}`} class="card grid">
-        <input type="hidden" name="_csrf" value={viewer.csrf} />
-        {field("rpm", t("limit_rpm"), limits.rpm?.toString() ?? "")}
-        {field("tpm", t("limit_tpm"), limits.tpm?.toString() ?? "")}
-        {field("max_parallel", t("limit_max_parallel"), limits.maxParallel?.toString() ?? "")}
-        {field(
-          "budget_day",
-          t("limit_budget_day", { currency: ctx.fmt.currency }),
-          money(limits.budgetDayMicros),
-          "0.000001",
-        )}
-        {field(
-          "budget_month",
-          t("limit_budget_month", { currency: ctx.fmt.currency }),
-          money(limits.budgetMonthMicros),
-          "0.000001",
-        )}
-        {field(
-          "key_days",
-          t("limit_key_days"),
-          limits.maxKeyTtlMs === null ? "" : String(Math.round(limits.maxKeyTtlMs / dayMs)),
-        )}
-        <div class="full">
-          <label for="l-models">{t("limit_models")}</label>
-          <input
-            id="l-models"
-            name="models"
-            value={limits.models?.join(", ") ?? ""}
-            disabled={!canWrite}
-            aria-describedby="l-hint"
-          />
-        </div>
-        {canWrite && (
-          <div class="end">
-            <button type="submit">{t("limits_save")}</button>
-          </div>
-        )}
-      </form>
     </Layout>
   );
 };
