@@ -44,10 +44,18 @@ export function stage(reps: readonly WaitReplica[], notes: readonly Note[]): str
 /** Says each new stage (a plain line) and draws the progress line for the current one. */
 export class StageLines {
   #said = "";
+  #started = false;
   constructor(private readonly progress: Progress, private readonly quiet = false) {}
 
   show(reps: readonly WaitReplica[], notes: readonly Note[]): void {
-    this.say(stage(reps, notes));
+    const now = stage(reps, notes);
+    // An engine that starts between two looks was still started: its stage is said before the
+    // health check, so what a person reads does not depend on the polling interval.
+    const ready = reps.find((r) => r.state === "ready");
+    if (ready && now.startsWith("health check") && !this.#started) {
+      this.say(stage([{ ...ready, state: "starting" }], []));
+    }
+    this.say(now);
     if (this.quiet || !this.progress.drawing) return;
     const fetching = reps.find((r) => r.state === "fetching")?.fetched;
     if (fetching) this.progress.bytes("weights", fetching.bytes, fetching.total);
@@ -56,6 +64,7 @@ export class StageLines {
 
   /** A line, once: the same line again is not repeated. */
   say(line: string): void {
+    if (line.startsWith("engine start") || line.startsWith("health check")) this.#started = true;
     if (this.quiet || line === this.#said) return;
     this.#said = line;
     this.progress.say(`  ${line}`);
@@ -83,6 +92,9 @@ export async function followStages(
       if (seen) lines.show(seen.reps, seen.notes);
       await Promise.race([new Promise((r) => setTimeout(r, pollMs)), done.catch(() => {})]);
     }
+    // One last look, so the stages passed since the one before are said.
+    const last = await read().catch(() => undefined);
+    if (last) lines.show(last.reps, last.notes);
   } finally {
     progress.end();
   }
