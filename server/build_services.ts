@@ -15,6 +15,7 @@ import { type LeaderGate, soleLeader } from "./control/leadership.ts";
 import type { ChangeFeed } from "./control/change_feed.ts";
 import { type SharedReplicas, shareReplicas } from "./control/shared_replicas.ts";
 import type { OidcConfig } from "./auth/oidc.ts";
+import type { LdapConfig } from "./auth/ldap/ldap_config.ts";
 import { type ServerConfig, serverSettings } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { type KeyLookup, KeyService } from "./keys/keys.ts";
@@ -53,6 +54,8 @@ export interface ServiceEdges {
   logLevel?: LevelControl;
   /** Single sign-on, resolved from the config beforehand (it reads the client secret's file). */
   oidc: OidcConfig | null;
+  /** Directory sign-in, resolved from `auth.ldap` beforehand (it reads the password and CA). */
+  ldap?: LdapConfig | null;
   /** Where an outside provider's refusal of a key goes; the notifier by default. */
   onKeyRefused?: (endpoint: string) => void;
   /** How keys are looked up; the store by default. */
@@ -95,7 +98,13 @@ export async function buildServices(
   try {
     const settings = await openSettings(config, edges);
     const core = await buildCore(config, edges, stops);
-    const accounts = await buildAccounts(config, edges, stops);
+    const accounts = await buildAccounts(config, edges, stops, core.notifications.notifier);
+    const sync = accounts.people.directorySync;
+    edges.leadership!.duty({
+      name: "directory sync",
+      start: () => sync.start(),
+      stop: () => sync.stop(),
+    });
     const mirror = await startMirror(config, edges);
     stops.push(() => mirror.close());
     const setGate = wakeOnRoom(core);
@@ -297,7 +306,12 @@ async function buildCore(config: ServerConfig, edges: ServiceEdges, stops: StopL
 const slotShareMs = 2_000;
 
 /** Keys, the catalog and people (tenancy, limits, prices, budgets, sign-in). */
-async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: StopList) {
+async function buildAccounts(
+  config: ServerConfig,
+  edges: ServiceEdges,
+  stops: StopList,
+  notifier: Notifications["notifier"],
+) {
   const { store, clock, logger } = edges;
   const keys = new KeyService({
     store,
@@ -332,6 +346,8 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
     flushMs: config.accountingFlushMs,
     rateExchangeMs: config.rateExchangeMs,
     oidc: edges.oidc,
+    ldap: edges.ldap ?? null,
+    notifier,
     publicUrl: config.publicUrl,
     firstPasswordFile: firstPasswordPath(config.dataDir),
     ...(edges.changes ? { changes: edges.changes } : {}),

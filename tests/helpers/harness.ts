@@ -20,6 +20,7 @@ import type { UsageRecorder } from "../../server/usage/recorder.ts";
 import type { SlotShares } from "../../server/cluster/slot_shares.ts";
 import type { PeopleServices } from "../../server/tenancy/services.ts";
 import type { OidcConfig } from "../../server/auth/oidc.ts";
+import type { LdapConfig } from "../../server/auth/ldap/ldap_config.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
 
 export interface Harness {
@@ -53,6 +54,8 @@ export interface HarnessOptions {
   keyCacheMs?: number;
   keys?: { lookup?: KeyLookup; unknownPerMinute?: number };
   oidc?: OidcConfig;
+  /** Directory sign-in (auth.ldap), resolved as serve.ts would. */
+  ldap?: LdapConfig;
   signupOpen?: boolean;
   /** Parts of the app replaced by a test's own (a metrics registry it reads, a fake notifier). */
   app?: Partial<AppDeps>;
@@ -95,6 +98,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     clock,
     logger: silentLogger,
     oidc: opts.oidc ?? null,
+    ldap: opts.ldap ?? null,
     ...(opts.onKeyRefused ? { onKeyRefused: opts.onKeyRefused } : {}),
     ...(opts.keys?.lookup ? { keyLookup: opts.keys.lookup } : {}),
   });
