@@ -7,15 +7,9 @@
 import { assert, assertEquals } from "../../../tests/assert.ts";
 import { type Harness, startHarness } from "../../../tests/helpers/harness.ts";
 import { skipNote } from "../../../tests/helpers/skip.ts";
-import {
-  baseDn,
-  serviceDn,
-  servicePassword,
-  type Slapd,
-  slapdMissing,
-  startSlapd,
-} from "../../../tests/helpers/slapd.ts";
-import { buildLdapConfig, type LdapConfig, type LdapValues } from "./ldap_config.ts";
+import { type Slapd, slapdMissing, startSlapd } from "../../../tests/helpers/slapd.ts";
+import { ldapConfig, ldapValues, login } from "../../../tests/helpers/directory_fixture.ts";
+import { buildLdapConfig, type LdapConfig } from "./ldap_config.ts";
 import { verifyBind } from "./directory_client.ts";
 
 const tree = {
@@ -32,45 +26,6 @@ const tree = {
     { cn: "research", members: ["alan", "grace"] },
   ],
 };
-
-export function ldapValues(d: Slapd, over: Partial<LdapValues> = {}): Omit<
-  LdapValues,
-  "ldapBindPasswordFile"
-> {
-  return {
-    ldapUrls: d.url,
-    ldapCa: d.caPem,
-    ldapAllowPlain: false,
-    ldapBindDn: serviceDn,
-    ldapBaseDn: `ou=people,${baseDn}`,
-    ldapGroupBaseDn: `ou=groups,${baseDn}`,
-    ldapUserFilter: "(&(objectClass=inetOrgPerson)(!(employeeType=disabled)))",
-    ldapLoginAttributes: "uid,mail",
-    ldapFlavor: "auto",
-    ldapCreateAccounts: true,
-    ldapSyncIntervalMs: 15 * 60_000,
-    ldapTimeoutMs: 5_000,
-    ldapLabel: "Example directory",
-    ldapRoles: { administrator: ["llm-admins"] },
-    ldapMemberships: { research: "team:Lab/Research" },
-    ...over,
-  };
-}
-
-export function ldapConfig(d: Slapd, over: Partial<LdapValues> = {}, password = servicePassword) {
-  return buildLdapConfig(ldapValues(d, over), {
-    bindPassword: password,
-    ca: over.ldapCa ?? d.caPem,
-  });
-}
-
-export async function login(h: Harness, name: string, password: string): Promise<Response> {
-  return await h.app.request("/auth/login", {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-forwarded-for": "203.0.113.9" },
-    body: JSON.stringify({ email: name, password }),
-  });
-}
 
 async function withDirectory(
   config: (d: Slapd) => LdapConfig,
