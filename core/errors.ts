@@ -59,6 +59,9 @@ export const errorCodes = [
   "guardrail_blocked",
   // The store (db/): what llmgw leaves to PostgreSQL's own tools.
   "store_backup_external",
+  // SCIM provisioning (server/scim): a filter or PATCH path that does not parse.
+  "scim_invalid_filter",
+  "scim_invalid_path",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

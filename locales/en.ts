@@ -70,6 +70,8 @@ export const en = {
       "The guardrail policy '{policy}' blocked this request (rule '{rule}'); ask an administrator if it should not have",
     store_backup_external:
       "The store is PostgreSQL ({store}): back it up with pg_dump or the server's own backups",
+    scim_invalid_filter: "The SCIM filter is not valid: {detail}",
+    scim_invalid_path: "The SCIM path is not valid: {detail}",
   },
   portal: portalEn,
 } as const;

@@ -74,6 +74,8 @@ export const tr: Messages = {
       "'{policy}' koruma politikası bu isteği engelledi ('{rule}' kuralı); engellenmemesi gerekiyorsa bir yöneticiye danışın",
     store_backup_external:
       "Depo PostgreSQL ({store}): yedeğini pg_dump ya da sunucunun kendi yedekleriyle alın",
+    scim_invalid_filter: "SCIM filtresi geçerli değil: {detail}",
+    scim_invalid_path: "SCIM yolu geçerli değil: {detail}",
   },
   portal: portalTr,
 };

@@ -24,6 +24,7 @@ import { accessLog } from "./observe/access_log.ts";
 import { portalRoutes } from "./portal/portal.tsx";
 import type { DispatchDeps } from "./router/dispatch.ts";
 import { mcpRoutes } from "./mcp/mcp_route.ts";
+import { scimRoutes } from "./scim/scim_routes.ts";
 import type { ApiKeyInfo } from "./keys/keys.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
@@ -54,6 +55,7 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/mirror", mirrorFileRoutes({ adminTokens }, mirror));
   app.route("/api/v1", adminRoutes(admin));
   app.route("/auth", authRoutes({ people }));
+  app.route("/scim/v2", scimRoutes(people.scim));
   if (deps.portal) app.route("/", portalRoutes({ ...admin, limits, dispatch }, deps.portal));
   app.notFound((c) =>
     errorResponseFor(

@@ -348,6 +348,7 @@ async function buildAccounts(
     oidc: edges.oidc,
     ldap: edges.ldap ?? null,
     notifier,
+    scimRules: { roles: config.oidcRoles, memberships: config.oidcMemberships },
     publicUrl: config.publicUrl,
     firstPasswordFile: firstPasswordPath(config.dataDir),
     ...(edges.changes ? { changes: edges.changes } : {}),

@@ -27,6 +27,10 @@ import type { LdapConfig } from "../auth/ldap/ldap_config.ts";
 import { DirectorySignIn } from "../auth/ldap/directory_sign_in.ts";
 import { DirectorySync } from "../auth/ldap/directory_sync.ts";
 import type { Notifier } from "../notify/notifier.ts";
+import type { GroupRules } from "../auth/group_places.ts";
+import { ScimTokens } from "../scim/scim_tokens.ts";
+import { ScimUsers } from "../scim/scim_users.ts";
+import { ScimGroups } from "../scim/scim_groups.ts";
 
 export interface PeopleServices {
   tenancy: Tenancy;
@@ -45,6 +49,8 @@ export interface PeopleServices {
   directoryAccounts: DirectoryAccounts;
   /** The directory's sync; the leader runs it (build_services registers the duty). */
   directorySync: DirectorySync;
+  /** SCIM provisioning at /scim/v2: its tokens, users and groups. */
+  scim: { tokens: ScimTokens; users: ScimUsers; groups: ScimGroups };
   signupOpen: boolean;
   sessionTtlMs: number;
   /** Cookies get `Secure` when the public URL is https (or the request came over https). */
@@ -78,6 +84,8 @@ export interface PeopleOptions {
   ldap?: LdapConfig | null;
   /** Told when a directory sync is refused. */
   notifier?: Pick<Notifier, "directorySyncRefused" | "directorySynced">;
+  /** How SCIM's groups map to roles and places: oidc.roles and oidc.memberships. */
+  scimRules?: GroupRules;
   publicUrl: string;
   firstPasswordFile?: string;
   fetch?: typeof fetch;
@@ -147,6 +155,22 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     revokeSessions: (id) => sessions.revokeAllOf(id),
     ...(o.notifier ? { notifier: o.notifier } : {}),
   });
+  const scimDeps = {
+    store,
+    clock,
+    tenancy,
+    accounts: directoryAccounts,
+    sessions,
+    audit,
+    rules: o.scimRules ?? { roles: {}, memberships: {} },
+    baseUrl: () => `${o.publicUrl.replace(/\/$/, "")}/scim/v2`,
+  };
+  const scimUsers = new ScimUsers(scimDeps);
+  const scim = {
+    tokens: new ScimTokens({ store, clock }),
+    users: scimUsers,
+    groups: new ScimGroups(scimDeps, scimUsers),
+  };
   return {
     tenancy,
     limits,
@@ -161,6 +185,7 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     directory,
     directoryAccounts,
     directorySync,
+    scim,
     signupOpen: o.signupOpen,
     sessionTtlMs: o.sessionTtlMs,
     secureCookies: o.publicUrl.startsWith("https://"),

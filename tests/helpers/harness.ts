@@ -54,6 +54,8 @@ export interface HarnessOptions {
   keyCacheMs?: number;
   keys?: { lookup?: KeyLookup; unknownPerMinute?: number };
   oidc?: OidcConfig;
+  /** oidc.roles and oidc.memberships (which SCIM's groups map through too). */
+  groupRules?: { roles: Record<string, string[]>; memberships: Record<string, string> };
   /** Directory sign-in (auth.ldap), resolved as serve.ts would. */
   ldap?: LdapConfig;
   signupOpen?: boolean;
@@ -201,5 +203,8 @@ function harnessConfig(
     signupOpen: opts.signupOpen ?? false,
     publicUrl: "",
     mcpCallTimeoutMs: opts.mcpCallTimeoutMs ?? 30_000,
+    ...(opts.groupRules
+      ? { oidcRoles: opts.groupRules.roles, oidcMemberships: opts.groupRules.memberships }
+      : {}),
   };
 }

@@ -28,6 +28,7 @@ import { nodes } from "./nodes.ts";
 import { notify } from "./notify.ts";
 import { people } from "./people.ts";
 import { prices } from "./prices.ts";
+import { scim } from "./scim.ts";
 import { orgs, projects, teams } from "./tree.ts";
 import { usage } from "./usage.ts";
 import { weights } from "./weights.ts";
@@ -54,6 +55,7 @@ export const nouns: Noun[] = [
   config,
   notify,
   mcp,
+  scim,
 ];
 
 const verbsOf = (n: Noun): Verb[] => [...(n.bare ? [n.bare] : []), ...Object.values(n.verbs)];
