@@ -22,6 +22,7 @@ import { type PeopleData, PeoplePage } from "./pages/people.tsx";
 import { AdminKeysPage } from "./pages/admin_keys.tsx";
 import { AuditPage } from "./pages/audit.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
+import type { DirectoryTrial } from "../auth/ldap/try_directory.ts";
 import { LimitsPage, TreePage } from "./pages/tree.tsx";
 import { levelName } from "./pages/usage.tsx";
 import { attempt, fragment, notFound, type Notice, page, readForm, signedIn } from "./render.ts";
@@ -311,8 +312,15 @@ export function adminPages(
   });
 
   // ---- settings ----
-  const settingsPage = async (c: Context<AppEnv>, ctx: PortalCtx, v: Viewer, notice?: Notice) => {
+  const settingsPage = async (
+    c: Context<AppEnv>,
+    ctx: PortalCtx,
+    v: Viewer,
+    notice?: Notice,
+    ldapTrial?: DirectoryTrial,
+  ) => {
     await deps.people.oidc.discover();
+    await deps.people.directory.check();
     const prices = deps.people.prices;
     const listed = new Map(prices.list().map((x) => [x.model, x.price]));
     return await page(
@@ -321,6 +329,8 @@ export function adminPages(
         ctx={ctx}
         viewer={v}
         oidc={deps.people.oidc.status()}
+        ldap={deps.people.directory.status()}
+        {...(ldapTrial ? { ldapTrial } : {})}
         signupOpen={deps.people.signupOpen}
         defaultPrice={prices.defaultPrice}
         prices={deps.catalog.list().map((m) => ({
@@ -357,6 +367,23 @@ export function adminPages(
       v,
       r.ok ? { kind: "ok", text: ctx.words.t("saved") } : r.notice,
     );
+  });
+  app.post("/admin/settings/ldap-test", async (c) => {
+    const { ctx, v } = await gate(c, "settings");
+    const form = await readForm(c);
+    const r = await attempt(
+      ctx,
+      () =>
+        call(
+          c,
+          form._csrf,
+          "POST",
+          "/auth/ldap/test",
+          form.bind_password ? { bind_password: form.bind_password } : {},
+        ),
+    );
+    if (!r.ok) return await settingsPage(c, ctx, v, r.notice);
+    return await settingsPage(c, ctx, v, undefined, r.value as unknown as DirectoryTrial);
   });
   app.post("/admin/settings/cluster", async (c) => {
     const { ctx, v } = await gate(c, "settings");
