@@ -262,7 +262,8 @@ export function defaultYaml(defs: SettingDefs, values: Record<string, unknown> =
     const indent = head ? "  " : "";
     const value = name in values ? values[name] : d.default;
     lines.push(`${indent}# ${d.description}`);
-    lines.push(`${indent}${parts.at(-1)}: ${JSON.stringify(value)}`);
+    // A deeper key (`auth.ldap.urls`) stays dotted under its section; the reader takes either form.
+    lines.push(`${indent}${head ? parts.slice(1).join(".") : d.key}: ${JSON.stringify(value)}`);
   }
   return [...sections.values()].flat().join("\n") + "\n";
 }

@@ -83,9 +83,10 @@ export class SignIn {
     if (known) this.#device.clear(device);
     else this.#address.forgive(addr), this.#account.clear(account);
     const { token } = await this.deps.sessions.open(person.id);
-    const hash = usable
-      ? (await this.deps.tenancy.credentials({ id: person.id }))!.passwordHash
-      : "";
+    // A directory account has no local secret to sign a device mark with: the browser keeps
+    // whatever mark it had.
+    if (!usable) return { person, token, mark: mark ?? "" };
+    const hash = (await this.deps.tenancy.credentials({ id: person.id }))!.passwordHash;
     return { person, token, mark: makeDeviceMark(hash, person.id, now) };
   }
 
