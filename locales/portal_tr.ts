@@ -323,7 +323,7 @@ export const portalTr: Messages["portal"] = {
   ldap_test_failed: "Dizin sınaması başarısız oldu: {reason}",
   ldap_server_state: "{url}: erişildi {reached}, şifreli {secured}, oturum {bound}",
   ldap_people: "{n} kişi oturum açabilir",
-  ldap_group: "{group}: {n}",
+  ldap_group: "{group} grubunda: {n}",
   on: "açık",
   off: "kapalı",
   settings_prices: "Fiyatlar (1.000 belirteç başına)",
