@@ -62,6 +62,9 @@ export const errorCodes = [
   // Knowledge bases (server/kb/): what the store or the embedding model cannot do for them.
   "kb_unavailable",
   "kb_import_failed",
+  // SCIM provisioning (server/scim): a filter or PATCH path that does not parse.
+  "scim_invalid_filter",
+  "scim_invalid_path",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

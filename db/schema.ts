@@ -719,3 +719,39 @@ export const kbPassages = sqliteTable("kb_passages", {
   uniqueIndex("kb_passages_row_key").on(t.rowKey),
   index("kb_passages_document").on(t.documentId, t.seq),
 ]);
+
+/**
+ * People bound to a directory by its stable id, not their name (a renamed account stays the same
+ * person, a new one with an old name is not): LDAP's `entryUUID` or `objectGUID`, or the id SCIM
+ * provisioned them under. `groups` is what the directory last said; `suspendedByDirectory` marks
+ * a suspension the directory's sync made, the only kind it may lift again.
+ */
+export const userDirectory = sqliteTable("user_directory", {
+  userId: text("user_id").primaryKey().references(() => users.id),
+  source: text("source", { enum: ["ldap", "scim"] }).notNull(),
+  externalId: text("external_id").notNull(),
+  dn: text("dn"),
+  groups: text("groups", { mode: "json" }).$type<string[]>().notNull(),
+  suspendedByDirectory: integer("suspended_by_directory", { mode: "boolean" }).notNull()
+    .default(false),
+  syncedAt: integer("synced_at").notNull(),
+}, (t) => [uniqueIndex("user_directory_source_external").on(t.source, t.externalId)]);
+
+/** Groups an identity provider provisioned over SCIM; `members` are people's ids. */
+export const scimGroups = sqliteTable("scim_groups", {
+  id: text("id").primaryKey(),
+  displayName: text("display_name").notNull().unique(),
+  externalId: text("external_id"),
+  members: text("members", { mode: "json" }).$type<string[]>().notNull(),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** The bearer tokens an identity provider provisions with (`ctl scim token`), as sha256. */
+export const scimTokens = sqliteTable("scim_tokens", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  createdAt: integer("created_at").notNull(),
+  revokedAt: integer("revoked_at"),
+});

@@ -500,3 +500,29 @@ export const kbPassages = pgTable("kb_passages", {
   uniqueIndex("kb_passages_row_key").on(t.rowKey),
   index("kb_passages_document").on(t.documentId, t.seq),
 ]);
+export const userDirectory = pgTable("user_directory", {
+  userId: text("user_id").primaryKey().references(() => users.id),
+  source: text("source", { enum: ["ldap", "scim"] }).notNull(),
+  externalId: text("external_id").notNull(),
+  dn: text("dn"),
+  groups: text("groups").$type<string[]>().notNull(),
+  suspendedByDirectory: boolean("suspended_by_directory").notNull().default(false),
+  syncedAt: bigint("synced_at", { mode: "number" }).notNull(),
+}, (t) => [uniqueIndex("user_directory_source_external").on(t.source, t.externalId)]);
+
+export const scimGroups = pgTable("scim_groups", {
+  id: text("id").primaryKey(),
+  displayName: text("display_name").notNull().unique(),
+  externalId: text("external_id"),
+  members: text("members").$type<string[]>().notNull(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+});
+
+export const scimTokens = pgTable("scim_tokens", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  revokedAt: bigint("revoked_at", { mode: "number" }),
+});

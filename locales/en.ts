@@ -72,6 +72,8 @@ export const en = {
       "The store is PostgreSQL ({store}): back it up with pg_dump or the server's own backups",
     kb_unavailable: "Knowledge bases are unavailable here: {detail}",
     kb_import_failed: "The document '{document}' could not be imported: {detail}",
+    scim_invalid_filter: "The SCIM filter is not valid: {detail}",
+    scim_invalid_path: "The SCIM path is not valid: {detail}",
   },
   portal: portalEn,
 } as const;

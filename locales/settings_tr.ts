@@ -175,4 +175,28 @@ export const settingDescriptionsTr: Readonly<Record<string, string>> = {
   "router.cache.similar_entries": "Benzer soru dizininde tutulan en fazla soru sayısı",
   "otel.resource_attributes":
     "İzlere eklenen kaynak öznitelikleri, anahtar=değer çiftleri virgülle ayrılmış (OTEL_RESOURCE_ATTRIBUTES gibi)",
+  "auth.ldap.urls":
+    "Sırayla denenen dizin sunucuları, virgülle ayrılmış: ldaps://host:636 ya da ldap://host:389 (StartTLS) (boş: dizinle oturum açma yok)",
+  "auth.ldap.ca":
+    "Dizinin sertifikalarını imzalayan CA: PEM metni ya da onu tutan bir dosya (boş: sistemin CA'ları)",
+  "auth.ldap.allow_plain":
+    "ldap:// sunucularının StartTLS olmadan kullanılmasına izin ver: parolalar ağda açık metin olarak geçer",
+  "auth.ldap.bind_dn":
+    "Dizinde arama yapan hizmet hesabı (bir DN ya da Active Directory'de kullanıcı@alan)",
+  "auth.ldap.bind_password_file": "Hizmet hesabının parolasını tutan dosya",
+  "auth.ldap.base_dn": "Kişilerin arandığı yer, ör. dc=example,dc=com",
+  "auth.ldap.group_base_dn": "Grupların arandığı yer (boş: auth.ldap.base_dn)",
+  "auth.ldap.user_filter":
+    "Kimlerin oturum açabileceği: her kişinin uyması gereken bir LDAP süzgeci; uymayan kişi bir sonraki eşitlemede askıya alınır",
+  "auth.ldap.login_attributes":
+    "Bir kişinin oturum açma adının arandığı öznitelikler, virgülle ayrılmış",
+  "auth.ldap.flavor": "Dizinin türü: auto, sunucunun kök DSE kaydını okur",
+  "auth.ldap.create_accounts":
+    "Bir dizin kişisinin ilk oturum açışında hesap oluştur (yoksa yalnızca önceden bağlanmış hesaplar)",
+  "auth.ldap.sync_interval_ms":
+    "Liderin dizini ne sıklıkla yeniden okuduğu (askıya alma, geri alma, roller), ms",
+  "auth.ldap.timeout_ms": "Bir dizin sunucusunun yanıt için alabileceği en uzun süre, ms",
+  "auth.ldap.label": "Kişilere gösterilen dizin adı",
+  "auth.ldap.roles": "Rol → onu veren dizin grupları (bir grubun cn'i ya da DN'i), oidc.roles gibi",
+  "auth.ldap.memberships": "Dizin grubu (cn ya da DN) → ağaçtaki yer: org:AD ya da team:ORG/TAKIM",
 };

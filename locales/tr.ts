@@ -76,6 +76,8 @@ export const tr: Messages = {
       "Depo PostgreSQL ({store}): yedeğini pg_dump ya da sunucunun kendi yedekleriyle alın",
     kb_unavailable: "Bilgi tabanları burada kullanılamıyor: {detail}",
     kb_import_failed: "'{document}' belgesi içe aktarılamadı: {detail}",
+    scim_invalid_filter: "SCIM filtresi geçerli değil: {detail}",
+    scim_invalid_path: "SCIM yolu geçerli değil: {detail}",
   },
   portal: portalTr,
 };

@@ -25,6 +25,7 @@ import { accessLog } from "./observe/access_log.ts";
 import { portalRoutes } from "./portal/portal.tsx";
 import type { DispatchDeps } from "./router/dispatch.ts";
 import { mcpRoutes } from "./mcp/mcp_route.ts";
+import { scimRoutes } from "./scim/scim_routes.ts";
 import type { ApiKeyInfo } from "./keys/keys.ts";
 import { AnswerCacheStep } from "./cache/cache_step.ts";
 import { gatewayEmbedder } from "./cache/gateway_embedder.ts";
@@ -62,6 +63,7 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/mirror", mirrorFileRoutes({ adminTokens }, mirror));
   app.route("/api/v1", adminRoutes(admin));
   app.route("/auth", authRoutes({ people }));
+  app.route("/scim/v2", scimRoutes(people.scim));
   if (deps.portal) {
     app.route(
       "/",

@@ -17,6 +17,7 @@ import { type SharedReplicas, shareReplicas } from "./control/shared_replicas.ts
 import type { OidcConfig } from "./auth/oidc.ts";
 import { otelSettings, type ServerConfig, serverSettings } from "./config.ts";
 import { parseOtelPairs } from "./observe/otel_env.ts";
+import type { LdapConfig } from "./auth/ldap/ldap_config.ts";
 import type { AppDeps } from "./deps.ts";
 import { type KeyLookup, KeyService } from "./keys/keys.ts";
 import { type ModelGate, noModelGate } from "./models/model_gate.ts";
@@ -59,6 +60,8 @@ export interface ServiceEdges {
   logLevel?: LevelControl;
   /** Single sign-on, resolved from the config beforehand (it reads the client secret's file). */
   oidc: OidcConfig | null;
+  /** Directory sign-in, resolved from `auth.ldap` beforehand (it reads the password and CA). */
+  ldap?: LdapConfig | null;
   /** Where an outside provider's refusal of a key goes; the notifier by default. */
   onKeyRefused?: (endpoint: string) => void;
   /** How keys are looked up; the store by default. */
@@ -101,7 +104,13 @@ export async function buildServices(
   try {
     const settings = await openSettings(config, edges);
     const core = await buildCore(config, edges, stops);
-    const accounts = await buildAccounts(config, edges, stops);
+    const accounts = await buildAccounts(config, edges, stops, core.notifications.notifier);
+    const sync = accounts.people.directorySync;
+    edges.leadership!.duty({
+      name: "directory sync",
+      start: () => sync.start(),
+      stop: () => sync.stop(),
+    });
     const mirror = await startMirror(config, edges);
     stops.push(() => mirror.close());
     const setGate = wakeOnRoom(core);
@@ -343,7 +352,12 @@ function sampledEvents(events: NodeEvents, recent: RecentSamples): NodeEvents {
 const slotShareMs = 2_000;
 
 /** Keys, the catalog and people (tenancy, limits, prices, budgets, sign-in). */
-async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: StopList) {
+async function buildAccounts(
+  config: ServerConfig,
+  edges: ServiceEdges,
+  stops: StopList,
+  notifier: Notifications["notifier"],
+) {
   const { store, clock, logger } = edges;
   const keys = new KeyService({
     store,
@@ -380,6 +394,9 @@ async function buildAccounts(config: ServerConfig, edges: ServiceEdges, stops: S
     flushMs: config.accountingFlushMs,
     rateExchangeMs: config.rateExchangeMs,
     oidc: edges.oidc,
+    ldap: edges.ldap ?? null,
+    notifier,
+    scimRules: { roles: config.oidcRoles, memberships: config.oidcMemberships },
     publicUrl: config.publicUrl,
     firstPasswordFile: firstPasswordPath(config.dataDir),
     ...(edges.changes ? { changes: edges.changes } : {}),

@@ -17,6 +17,7 @@ import {
 } from "../core/settings.ts";
 import { defaultDataDir } from "../core/paths.ts";
 import { peopleAuthSettings, peopleSettings } from "./auth/people_settings.ts";
+import { ldapSettings } from "./auth/ldap/ldap_settings.ts";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import type { ModelDef } from "./models/model_schema.ts";
 import { parseModelList } from "./models/model_yaml.ts";
@@ -311,6 +312,7 @@ export const serverSettings = {
     { min: 0 },
   ),
   ...peopleAuthSettings, // people branch
+  ...ldapSettings,
   llamaServer: text(
     "engines.llama_server",
     "llama-server",

@@ -8,6 +8,7 @@ import type { Context } from "hono";
 import { AppError, type ErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import { anthropicErrorBody, isAnthropicPath } from "./anthropic/error_body.ts";
+import { isScimPath, scimErrorBody } from "./scim/scim_error.ts";
 
 type OpenAIErrorType =
   | "invalid_request_error"
@@ -37,6 +38,8 @@ export function statusOf(
     case "weights_not_local":
     case "guardrail_blocked":
     case "kb_import_failed":
+    case "scim_invalid_filter":
+    case "scim_invalid_path":
       return { status: 400, type: "invalid_request_error" };
     case "body_too_large":
       return { status: 413, type: "invalid_request_error" };
@@ -132,8 +135,21 @@ function withHints(res: Response, err: AppError): Response {
   return res;
 }
 
-/** One error, in the envelope of the API the path belongs to: Anthropic's on /v1/messages. */
+/**
+ * One error, in the envelope of the API the path belongs to: Anthropic's on /v1/messages, SCIM's
+ * under /scim/v2.
+ */
 export function errorResponseFor(path: string, err: AppError, requestId?: string): Response {
+  if (isScimPath(path)) {
+    const { status } = statusOf(err.code);
+    return withHints(
+      new Response(JSON.stringify(scimErrorBody(err.code, status, err.message)), {
+        status,
+        headers: { "content-type": "application/scim+json" },
+      }),
+      err,
+    );
+  }
   if (!isAnthropicPath(path)) return errorResponse(err, requestId);
   const { status } = statusOf(err.code);
   return withHints(

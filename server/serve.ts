@@ -11,6 +11,7 @@ import { Leadership } from "./control/leadership.ts";
 import { ControlPresence } from "./control/presence.ts";
 import { StoreChangeFeed } from "./control/change_feed.ts";
 import { oidcConfigFrom } from "./auth/oidc.ts";
+import { ldapConfigFrom } from "./auth/ldap/ldap_config.ts";
 import { buildServices, type Services } from "./build_services.ts";
 import type { ServerConfig } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
@@ -107,6 +108,7 @@ export async function startControlPlane(
       peerUrls: () => presence.clusterUrls(),
       ...(opts.logLevel ? { logLevel: opts.logLevel } : {}),
       oidc: await oidcConfigFrom(fileConfig, fileConfig.publicUrl || `http://${fileConfig.listen}`),
+      ldap: await ldapConfigFrom(fileConfig),
     });
   } catch (e) {
     await opened.close();

@@ -353,6 +353,25 @@ CREATE TABLE "routable_replicas" (
 	"published_at" bigint NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "scim_groups" (
+	"id" text PRIMARY KEY NOT NULL,
+	"display_name" text NOT NULL,
+	"external_id" text,
+	"members" text NOT NULL,
+	"created_at" bigint NOT NULL,
+	"updated_at" bigint NOT NULL,
+	CONSTRAINT "scim_groups_display_name_unique" UNIQUE("display_name")
+);
+--> statement-breakpoint
+CREATE TABLE "scim_tokens" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"token_hash" text NOT NULL,
+	"created_at" bigint NOT NULL,
+	"revoked_at" bigint,
+	CONSTRAINT "scim_tokens_token_hash_unique" UNIQUE("token_hash")
+);
+--> statement-breakpoint
 CREATE TABLE "sessions" (
 	"id" text PRIMARY KEY NOT NULL,
 	"token_hash" text NOT NULL,
@@ -440,6 +459,16 @@ CREATE TABLE "usage_daily" (
 	CONSTRAINT "usage_daily_day_key_id_model_pk" PRIMARY KEY("day","key_id","model")
 );
 --> statement-breakpoint
+CREATE TABLE "user_directory" (
+	"user_id" text PRIMARY KEY NOT NULL,
+	"source" text NOT NULL,
+	"external_id" text NOT NULL,
+	"dn" text,
+	"groups" text NOT NULL,
+	"suspended_by_directory" boolean DEFAULT false NOT NULL,
+	"synced_at" bigint NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "users" (
 	"id" text PRIMARY KEY NOT NULL,
 	"username" text NOT NULL,
@@ -471,6 +500,7 @@ ALTER TABLE "projects" ADD CONSTRAINT "projects_team_id_teams_id_fk" FOREIGN KEY
 ALTER TABLE "replicas" ADD CONSTRAINT "replicas_node_id_nodes_id_fk" FOREIGN KEY ("node_id") REFERENCES "public"."nodes"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "sessions" ADD CONSTRAINT "sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "teams" ADD CONSTRAINT "teams_org_id_orgs_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."orgs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "user_directory" ADD CONSTRAINT "user_directory_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "users" ADD CONSTRAINT "users_org_id_orgs_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."orgs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "users" ADD CONSTRAINT "users_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "audit_at" ON "audit" USING btree ("at");--> statement-breakpoint
@@ -494,6 +524,7 @@ CREATE INDEX "stored_responses_expires" ON "stored_responses" USING btree ("expi
 CREATE UNIQUE INDEX "teams_org_name" ON "teams" USING btree ("org_id","name");--> statement-breakpoint
 CREATE INDEX "usage_at" ON "usage" USING btree ("at");--> statement-breakpoint
 CREATE INDEX "usage_key_at" ON "usage" USING btree ("key_id","at");--> statement-breakpoint
+CREATE UNIQUE INDEX "user_directory_source_external" ON "user_directory" USING btree ("source","external_id");--> statement-breakpoint
 -- Written by hand after drizzle-kit's part (keep it when regenerating): the passages' keyword
 -- index, an expression index so the table keeps only the columns of schema_pg.ts.
 CREATE INDEX "kb_passages_words" ON "kb_passages" USING gin (to_tsvector('english', coalesce("heading", '') || ' ' || "text"));

@@ -10,7 +10,8 @@ import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import { AppError } from "../../core/errors.ts";
 import type { SignInFlows } from "./sign_in_flows.ts";
-import type { Person, Role, Tenancy } from "../tenancy/tenancy.ts";
+import type { Person, Tenancy } from "../tenancy/tenancy.ts";
+import { placeFromGroups } from "./group_places.ts";
 import type { AuditLog } from "../audit/audit.ts";
 import type { Actor } from "../tenancy/access.ts";
 import { oidcPasswordSentinel } from "./passwords.ts";
@@ -82,7 +83,6 @@ export interface OidcStatus {
   reason: string | null;
 }
 
-const roleOrder: Role[] = ["administrator", "operator", "tenant_admin", "member", "viewer"];
 const pendingTtlMs = 10 * 60_000;
 
 export class Oidc {
@@ -277,7 +277,7 @@ export class Oidc {
         claim: c.groupsClaim,
       });
     }
-    const mapped = groups ? await this.#mapGroups(groups) : null;
+    const mapped = groups ? await placeFromGroups(t, c, groups) : null;
     if (!row) {
       const made = await t.createPerson({
         username: email ?? `oidc-${String(claims.sub).slice(0, 60)}`,
@@ -308,28 +308,5 @@ export class Oidc {
     });
     await this.#record("person.update", person, after);
     return after;
-  }
-
-  async #mapGroups(
-    groups: string[],
-  ): Promise<{ role: Role; orgId: string | null; teamId: string | null }> {
-    const c = this.deps.config!;
-    const t = this.deps.tenancy;
-    const role = roleOrder.find((r) => (c.roles[r] ?? []).some((g) => groups.includes(g))) ??
-      "member";
-    for (const g of groups) {
-      const place = c.memberships[g];
-      if (!place) continue;
-      const m = /^(org|team):([^/]+)(?:\/(.+))?$/.exec(place);
-      if (!m) continue;
-      let org = [...t.orgs.values()].find((o) => o.name === m[2]);
-      org ??= await t.createOrg(m[2]!);
-      if (m[1] === "org") return { role, orgId: org.id, teamId: null };
-      if (!m[3]) continue;
-      let team = [...t.teams.values()].find((x) => x.orgId === org.id && x.name === m[3]);
-      team ??= await t.createTeam(org.id, m[3]);
-      return { role, orgId: org.id, teamId: team.id };
-    }
-    return { role, orgId: null, teamId: null };
   }
 }

@@ -10,6 +10,8 @@ import { promisify } from "node:util";
 export const pbkdf2Iterations = 600_000;
 /** Marks an account whose password lives with the identity provider: it can never match. */
 export const oidcPasswordSentinel = "!oidc";
+/** Marks an account whose password the LDAP directory proves: it never matches locally either. */
+export const directoryPasswordSentinel = "!ldap";
 
 const scrypt = promisify(scryptCb) as (
   password: string,

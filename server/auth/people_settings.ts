@@ -3,7 +3,7 @@ import { z } from "zod";
 import { bool, int, type Setting, text } from "../../core/settings.ts";
 
 /** A mapping given as YAML, or as JSON text in a flag or environment variable. */
-function mapping<T>(
+export function mapping<T>(
   key: string,
   description: string,
   value: z.ZodType<T>,

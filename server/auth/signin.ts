@@ -5,8 +5,10 @@
  * device_cookie.ts) is slowed only on its own. Each is a growing delay, never a hard lock, so an
  * attack from elsewhere leaves the owner's known browser signing in as usual. An unknown email is
  * verified against a decoy hash so it takes as long as a wrong password. Accounts whose password
- * lives with the identity provider (`!oidc`) never match a local password. The throttles are in
- * the store, so a guesser spread over a cluster's control planes is slowed once, not per plane.
+ * lives with the identity provider (`!oidc`) never match a local password; a name with no local
+ * password is tried against the directory (auth.ldap) when one is set, after the same throttle.
+ * The throttles are in the store, so a guesser spread over a cluster's control planes is slowed
+ * once, not per plane.
  */
 import type { Clock } from "../../core/clock.ts";
 import type { Store } from "../../db/store.ts";
@@ -18,14 +20,24 @@ import type { Sessions } from "./sessions.ts";
 import { StoreThrottle } from "./store_throttle.ts";
 import { isDeviceMark, makeDeviceMark } from "./device_cookie.ts";
 import { formatReset } from "../accounting/window.ts";
+import type { DirectorySignIn } from "./ldap/directory_sign_in.ts";
 
 const forgetMs = 15 * 60_000;
+
+type UserRow = NonNullable<Awaited<ReturnType<Tenancy["credentials"]>>>;
 
 export class SignIn {
   readonly #throttle: StoreThrottle<"address" | "account" | "device">;
 
   constructor(
-    private readonly deps: { store: Store; clock: Clock; tenancy: Tenancy; sessions: Sessions },
+    private readonly deps: {
+      store: Store;
+      clock: Clock;
+      tenancy: Tenancy;
+      sessions: Sessions;
+      /** Directory sign-in (auth.ldap), tried for a name with no local password. */
+      directory?: Pick<DirectorySignIn, "usable" | "authenticate">;
+    },
   ) {
     const slow = { baseMs: 1_000, maxMs: 5 * 60_000, forgetMs };
     this.#throttle = new StoreThrottle({
@@ -66,21 +78,33 @@ export class SignIn {
         retryAfterS: Math.ceil(wait / 1000),
       });
     }
-    const ok = await verifyPassword(password, usable ? row.passwordHash : await decoyHash());
-    if (!usable || !ok || row.state !== "active") throw new AppError("invalid_credentials");
+    const person = usable
+      ? await this.#local(row, password)
+      : this.deps.directory?.usable
+      ? await this.deps.directory.authenticate(login, password)
+      : await verifyPassword(password, await decoyHash()).then(() => null);
+    if (!person) throw new AppError("invalid_credentials");
     // The address keeps its other failures: a guesser could sign in to an account of its own.
     if (known) await this.#throttle.clear("device", device);
     else {
       await this.#throttle.forgive("address", addr);
       await this.#throttle.clear("account", account);
     }
-    let hash = row.passwordHash;
-    if (needsRehash(hash)) {
-      hash = await hashPassword(password);
-      await this.deps.tenancy.updatePerson(row.id, { passwordHash: hash });
+    const { token } = await this.deps.sessions.open(person.id);
+    // A directory account has no local secret to sign a device mark with: the browser keeps
+    // whatever mark it had.
+    if (!usable) return { person, token, mark: mark ?? "" };
+    const hash = (await this.deps.tenancy.credentials({ id: person.id }))!.passwordHash;
+    return { person, token, mark: makeDeviceMark(hash, person.id, now) };
+  }
+
+  /** A local password proved (and re-hashed when its hash is an older kind). */
+  async #local(row: UserRow, password: string): Promise<Person | null> {
+    if (!(await verifyPassword(password, row.passwordHash)) || row.state !== "active") return null;
+    if (needsRehash(row.passwordHash)) {
+      await this.deps.tenancy.updatePerson(row.id, { passwordHash: await hashPassword(password) });
     }
-    const { token } = await this.deps.sessions.open(row.id);
-    return { person: toPerson(row), token, mark: makeDeviceMark(hash, row.id, now) };
+    return toPerson(row);
   }
 
   async #byUsername(username: string) {

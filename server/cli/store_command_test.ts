@@ -278,6 +278,29 @@ async function fillBox(dataDir: string): Promise<void> {
         text: "hello",
         embedding: "[0.6,0.8]",
       });
+      await tx.insert(t.userDirectory).values({
+        userId: admin!.id,
+        source: "ldap",
+        externalId: "44cadeec-822a-1041-8629-713bccdb3b37",
+        dn: "uid=admin,ou=people,dc=example,dc=test",
+        groups: ["llm-admins"],
+        suspendedByDirectory: false,
+        syncedAt: now,
+      });
+      await tx.insert(t.scimGroups).values({
+        id: "g1",
+        displayName: "Research",
+        externalId: "e1",
+        members: [admin!.id],
+        createdAt: now,
+        updatedAt: now,
+      });
+      await tx.insert(t.scimTokens).values({
+        id: "st1",
+        name: "entra",
+        tokenHash: "h",
+        createdAt: now,
+      });
       for (let i = 0; i < 2500; i += 500) {
         await tx.insert(t.usage).values(
           Array.from({ length: 500 }, (_, j) => ({

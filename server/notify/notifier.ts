@@ -26,7 +26,8 @@ export type NotifyEvent =
   | "model_unservable"
   | "budget_reached"
   | "external_key_refused"
-  | "disk_low";
+  | "disk_low"
+  | "directory_sync_refused";
 
 /** What an episode's end is called. */
 const resolvedName: Record<NotifyEvent, string> = {
@@ -36,6 +37,7 @@ const resolvedName: Record<NotifyEvent, string> = {
   budget_reached: "budget_reached",
   external_key_refused: "external_key_refused",
   disk_low: "disk_ok",
+  directory_sync_refused: "directory_sync_ok",
 };
 
 /** Events that never clear by themselves: their episode ends after a quiet spell. */
@@ -187,6 +189,21 @@ export class Notifier {
     this.open("external_key_refused", endpoint, `outside provider refused key ${endpoint}`, {
       endpoint,
     });
+  }
+
+  /**
+   * The directory's sync changed nothing: it would have suspended more than half the accounts,
+   * or the directory could not be read. The episode ends with the next sync that applies.
+   */
+  directorySyncRefused(reason: string, details: NotificationEvent["details"] = {}): void {
+    this.open("directory_sync_refused", "ldap", `directory sync refused: ${reason}`, {
+      reason,
+      ...details,
+    });
+  }
+
+  directorySynced(): void {
+    this.clear("directory_sync_refused", "ldap", "directory sync applies again");
   }
 
   /** A live settings change. */

@@ -26,6 +26,7 @@ import type { AuditRow as StoredAuditRow } from "../audit/audit.ts";
 import { SettingsPage } from "./pages/settings.tsx";
 import { TreePage } from "./pages/tree.tsx";
 import { limitsPages } from "./limits_pages.tsx";
+import type { DirectoryTrial } from "../auth/ldap/try_directory.ts";
 import { attempt, fragment, notFound, type Notice, page, readForm, signedIn } from "./render.ts";
 
 export function adminPages(
@@ -294,8 +295,15 @@ export function adminPages(
   });
 
   // ---- settings ----
-  const settingsPage = async (c: Context<AppEnv>, ctx: PortalCtx, v: Viewer, notice?: Notice) => {
+  const settingsPage = async (
+    c: Context<AppEnv>,
+    ctx: PortalCtx,
+    v: Viewer,
+    notice?: Notice,
+    ldapTrial?: DirectoryTrial,
+  ) => {
     await deps.people.oidc.discover();
+    await deps.people.directory.check();
     const prices = deps.people.prices;
     const listed = new Map(prices.list().map((x) => [x.model, x.price]));
     return await page(
@@ -304,6 +312,8 @@ export function adminPages(
         ctx={ctx}
         viewer={v}
         oidc={deps.people.oidc.status()}
+        ldap={deps.people.directory.status()}
+        {...(ldapTrial ? { ldapTrial } : {})}
         signupOpen={deps.people.signupOpen}
         defaultPrice={prices.defaultPrice}
         prices={deps.catalog.list().map((m) => ({
@@ -340,6 +350,23 @@ export function adminPages(
       v,
       r.ok ? { kind: "ok", text: ctx.words.t("saved") } : r.notice,
     );
+  });
+  app.post("/admin/settings/ldap-test", async (c) => {
+    const { ctx, v } = await gate(c, "settings");
+    const form = await readForm(c);
+    const r = await attempt(
+      ctx,
+      () =>
+        call(
+          c,
+          form._csrf,
+          "POST",
+          "/auth/ldap/test",
+          form.bind_password ? { bind_password: form.bind_password } : {},
+        ),
+    );
+    if (!r.ok) return await settingsPage(c, ctx, v, r.notice);
+    return await settingsPage(c, ctx, v, undefined, r.value as unknown as DirectoryTrial);
   });
   app.post("/admin/settings/cluster", async (c) => {
     const { ctx, v } = await gate(c, "settings");

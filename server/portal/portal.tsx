@@ -350,7 +350,7 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
   return app;
 }
 
-const apiPaths = /^\/(v1|api|mcp|auth|mirror|metrics|health|ready|leader|rerank)(\/|$)/;
+const apiPaths = /^\/(v1|api|mcp|auth|mirror|metrics|health|ready|leader|rerank|scim)(\/|$)/;
 
 /** A browser navigating (it asks for HTML first), not an API client, and not under an API path. */
 function wantsPage(c: Context<AppEnv>): boolean {

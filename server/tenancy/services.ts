@@ -22,6 +22,15 @@ import { Sessions } from "../auth/sessions.ts";
 import { SignIn } from "../auth/signin.ts";
 import type { KeyService } from "../keys/keys.ts";
 import { Tenancy } from "./tenancy.ts";
+import { DirectoryAccounts } from "../auth/directory_accounts.ts";
+import type { LdapConfig } from "../auth/ldap/ldap_config.ts";
+import { DirectorySignIn } from "../auth/ldap/directory_sign_in.ts";
+import { DirectorySync } from "../auth/ldap/directory_sync.ts";
+import type { Notifier } from "../notify/notifier.ts";
+import type { GroupRules } from "../auth/group_places.ts";
+import { ScimTokens } from "../scim/scim_tokens.ts";
+import { ScimUsers } from "../scim/scim_users.ts";
+import { ScimGroups } from "../scim/scim_groups.ts";
 
 export interface PeopleServices {
   tenancy: Tenancy;
@@ -35,6 +44,13 @@ export interface PeopleServices {
   sessions: Sessions;
   signIn: SignIn;
   oidc: Oidc;
+  /** Directory sign-in (auth.ldap) and the accounts bound to a directory or to SCIM. */
+  directory: DirectorySignIn;
+  directoryAccounts: DirectoryAccounts;
+  /** The directory's sync; the leader runs it (build_services registers the duty). */
+  directorySync: DirectorySync;
+  /** SCIM provisioning at /scim/v2: its tokens, users and groups. */
+  scim: { tokens: ScimTokens; users: ScimUsers; groups: ScimGroups };
   signupOpen: boolean;
   sessionTtlMs: number;
   /** Cookies get `Secure` when the public URL is https (or the request came over https). */
@@ -64,6 +80,12 @@ export interface PeopleOptions {
   /** This control plane's id among those on the store; a fresh one each start by default. */
   plane?: string;
   oidc: OidcConfig | null;
+  /** The directory, resolved from `auth.ldap` beforehand (it reads the password and CA files). */
+  ldap?: LdapConfig | null;
+  /** Told when a directory sync is refused. */
+  notifier?: Pick<Notifier, "directorySyncRefused" | "directorySynced">;
+  /** How SCIM's groups map to roles and places: oidc.roles and oidc.memberships. */
+  scimRules?: GroupRules;
   publicUrl: string;
   firstPasswordFile?: string;
   fetch?: typeof fetch;
@@ -119,6 +141,36 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     tenancy,
     ...(o.fetch ? { fetch: o.fetch } : {}),
   });
+  const directoryAccounts = new DirectoryAccounts({ store, clock });
+  const directory = new DirectorySignIn({
+    config: o.ldap ?? null,
+    clock,
+    logger,
+    tenancy,
+    accounts: directoryAccounts,
+    audit,
+  });
+  const directorySync = new DirectorySync({
+    directory,
+    revokeSessions: (id) => sessions.revokeAllOf(id),
+    ...(o.notifier ? { notifier: o.notifier } : {}),
+  });
+  const scimDeps = {
+    store,
+    clock,
+    tenancy,
+    accounts: directoryAccounts,
+    sessions,
+    audit,
+    rules: o.scimRules ?? { roles: {}, memberships: {} },
+    baseUrl: () => `${o.publicUrl.replace(/\/$/, "")}/scim/v2`,
+  };
+  const scimUsers = new ScimUsers(scimDeps);
+  const scim = {
+    tokens: new ScimTokens({ store, clock }),
+    users: scimUsers,
+    groups: new ScimGroups(scimDeps, scimUsers),
+  };
   return {
     tenancy,
     limits,
@@ -128,13 +180,18 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     exchange,
     audit,
     sessions,
-    signIn: new SignIn({ store, clock, tenancy, sessions }),
+    signIn: new SignIn({ store, clock, tenancy, sessions, directory }),
     oidc,
+    directory,
+    directoryAccounts,
+    directorySync,
+    scim,
     signupOpen: o.signupOpen,
     sessionTtlMs: o.sessionTtlMs,
     secureCookies: o.publicUrl.startsWith("https://"),
     firstPasswordFile: o.firstPasswordFile ?? null,
     async close() {
+      await directorySync.stop();
       await exchange.close();
       await slices?.giveBack();
       await budgets.close();

@@ -26,8 +26,8 @@ export interface Person {
   orgId: string | null;
   teamId: string | null;
   state: "active" | "suspended";
-  /** How the person signs in: a local password, the identity provider, or neither yet. */
-  signIn: "local" | "oidc" | "none";
+  /** How the person signs in: a local password, the identity provider, the directory, or none yet. */
+  signIn: "local" | "oidc" | "directory" | "none";
   createdAt: number;
 }
 
@@ -60,6 +60,8 @@ export function toPerson(row: UserRow): Person {
     state: row.state,
     signIn: row.passwordHash.startsWith("!oidc")
       ? "oidc"
+      : row.passwordHash.startsWith("!ldap")
+      ? "directory"
       : row.passwordHash.startsWith("!") || row.passwordHash === ""
       ? "none"
       : "local",

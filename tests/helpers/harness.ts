@@ -21,6 +21,7 @@ import type { SlotShares } from "../../server/cluster/slot_shares.ts";
 import type { PeopleServices } from "../../server/tenancy/services.ts";
 import type { OidcConfig } from "../../server/auth/oidc.ts";
 import type { LeaderGate } from "../../server/control/leadership.ts";
+import type { LdapConfig } from "../../server/auth/ldap/ldap_config.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
 
 export interface Harness {
@@ -56,6 +57,10 @@ export interface HarnessOptions {
   keyCacheMs?: number;
   keys?: { lookup?: KeyLookup; unknownPerMinute?: number };
   oidc?: OidcConfig;
+  /** oidc.roles and oidc.memberships (which SCIM's groups map through too). */
+  groupRules?: { roles: Record<string, string[]>; memberships: Record<string, string> };
+  /** Directory sign-in (auth.ldap), resolved as serve.ts would. */
+  ldap?: LdapConfig;
   signupOpen?: boolean;
   /** Parts of the app replaced by a test's own (a metrics registry it reads, a fake notifier). */
   app?: Partial<AppDeps>;
@@ -115,6 +120,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     logger: silentLogger,
     oidc: opts.oidc ?? null,
     ...(opts.leads === false ? { leadership: standby } : {}),
+    ldap: opts.ldap ?? null,
     ...(opts.onKeyRefused ? { onKeyRefused: opts.onKeyRefused } : {}),
     ...(opts.keys?.lookup ? { keyLookup: opts.keys.lookup } : {}),
   });
@@ -223,5 +229,8 @@ function harnessConfig(
       ? { cacheMaxEntryBytes: opts.cache.maxEntryBytes }
       : {}),
     cacheEmbeddingModel: opts.cache?.embeddingModel ?? "",
+    ...(opts.groupRules
+      ? { oidcRoles: opts.groupRules.roles, oidcMemberships: opts.groupRules.memberships }
+      : {}),
   };
 }

@@ -39,6 +39,13 @@ export const examples: Record<string, Record<string, string[]>> = {
     list: ["ctl keys list --project prj_01J0ABC", "ctl keys list --json"],
     revoke: ["ctl keys revoke key_01J0ABC"],
   },
+  scim: {
+    token: [
+      "ctl scim token create entra-id",
+      "ctl scim token list",
+      "ctl scim token revoke sct_01J0ABC",
+    ],
+  },
   kb: {
     list: ["ctl kb list", "ctl kb list --json"],
     create: [

@@ -31,6 +31,7 @@ import { nodes } from "./nodes.ts";
 import { notify } from "./notify.ts";
 import { people } from "./people.ts";
 import { prices } from "./prices.ts";
+import { scim } from "./scim.ts";
 import { orgs, projects, teams } from "./tree.ts";
 import { usage } from "./usage.ts";
 import { weights } from "./weights.ts";
@@ -58,6 +59,7 @@ export const nouns: Noun[] = [
   notify,
   mcp,
   kb,
+  scim,
 ];
 
 const verbsOf = (n: Noun): Verb[] => [...(n.bare ? [n.bare] : []), ...Object.values(n.verbs)];

@@ -6,11 +6,17 @@ import type { PortalCtx, Viewer } from "../context.ts";
 import { Layout, Notice } from "../layout.tsx";
 import type { SettingView } from "../../settings/cluster_settings.ts";
 import { ClusterSettingsSection } from "./cluster_settings.tsx";
+import type { DirectoryStatus } from "../../auth/ldap/directory_sign_in.ts";
+import type { DirectoryTrial } from "../../auth/ldap/try_directory.ts";
+import { DirectoryState, DirectoryTest } from "./directory_section.tsx";
 
 export const SettingsPage: FC<{
   ctx: PortalCtx;
   viewer: Viewer;
   oidc: OidcStatus;
+  ldap: DirectoryStatus;
+  /** The directory test's answer, on the page that ran it. */
+  ldapTrial?: DirectoryTrial;
   signupOpen: boolean;
   defaultPrice: Price;
   prices: { model: string; price: Price }[];
@@ -18,7 +24,21 @@ export const SettingsPage: FC<{
   /** The cluster's settings; null when this server keeps none. */
   cluster: SettingView[] | null;
   notice?: { kind: "ok" | "error"; text: string };
-}> = ({ ctx, viewer, oidc, signupOpen, defaultPrice, prices, canWrite, cluster, notice }) => {
+}> = (
+  {
+    ctx,
+    viewer,
+    oidc,
+    ldap,
+    ldapTrial,
+    signupOpen,
+    defaultPrice,
+    prices,
+    canWrite,
+    cluster,
+    notice,
+  },
+) => {
   const { t } = ctx.words;
   const f = ctx.fmt;
   const onOff = (b: boolean) => t(b ? "on" : "off");
@@ -36,9 +56,13 @@ export const SettingsPage: FC<{
             {oidc.configured ? `${onOff(oidc.ok)} (${oidc.label})` : onOff(false)}
             {oidc.reason && oidc.configured ? ` — ${oidc.reason}` : ""}
           </dd>
+          <DirectoryState ctx={ctx} ldap={ldap} />
           <dt>{t("settings_signup")}</dt>
           <dd>{onOff(signupOpen)}</dd>
         </dl>
+        {canWrite && ldap.configured && (
+          <DirectoryTest ctx={ctx} csrf={viewer.csrf} trial={ldapTrial} />
+        )}
       </section>
       <section aria-labelledby="s-prices">
         <h2 id="s-prices">{t("settings_prices")}</h2>

@@ -70,6 +70,8 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "/keys/{id}": a.member.keyId,
       "/prices/{model}": "demo",
       "/mcp/servers/{name}": "jira",
+      // SCIM's tokens are the cluster's: no tenant credential may list, make or revoke one.
+      "/scim/tokens/{id}": "any-token",
       // Nodes belong to the cluster, not to a tenant: no tenant credential may touch any.
       "/nodes/{id}": "any-node",
       "/nodes/{id}/cordon": "any-node",
@@ -140,6 +142,8 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "post /weights/prune": {},
       "put /settings": { log_level: "debug" },
       "post /notify/test": {},
+      "post /auth/ldap/test": {},
+      "post /scim/tokens": { name: "stolen" },
       "post /backup": {},
       "post /mcp/servers": { name: "stolen", url: "http://127.0.0.1:9/mcp" },
       "put /mcp/servers/{name}": { url: "http://127.0.0.1:9/mcp" },

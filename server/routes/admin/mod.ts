@@ -28,6 +28,7 @@ import { AdminRegistry } from "./registry.ts";
 import { replicaRoutes } from "./replicas.ts";
 import { settingsRoutes } from "./settings.ts";
 import { signInRoutes } from "./sign_in.ts";
+import { scimTokenRoutes } from "./scim_tokens.ts";
 import { treeRoutes } from "./tree.ts";
 import { usageRoutes } from "./usage.ts";
 
@@ -75,6 +76,7 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   meRoutes(registry, deps);
   priceRoutes(registry, deps);
   signInRoutes(registry, deps);
+  scimTokenRoutes(registry, deps);
   nodeRoutes(registry, deps.nodes);
   modelRoutes(registry, deps);
   replicaRoutes(registry, deps);

@@ -175,10 +175,11 @@ export function peopleRoutes(r: AdminRegistry, deps: { people: PeopleServices })
     const person = get(actor, id, c.req.path);
     requireWrite(actor, "people", p().tenancy.placeOfPerson(id), c.req.path);
     guardRole(actor, person.role);
-    if (person.signIn === "oidc") {
+    if (person.signIn === "oidc" || person.signIn === "directory") {
       // A local password would give the provider's account a second way in that outlives its leaving.
       throw new AppError("conflict", {
-        detail: "this person signs in through the identity provider and has no local password",
+        detail:
+          "this person signs in through the identity provider or directory and has no local password",
       });
     }
     const password = body.password ?? generatePassword();
