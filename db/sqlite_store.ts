@@ -68,9 +68,20 @@ function makeStore(path: string, writer: Db, reader: Db, clients: Client[]): Sto
     async all<T>(q: DialectSql, tx?: Parameters<Store["all"]>[1]): Promise<T[]> {
       return await (tx ?? reader).all<T>(q.sqlite);
     },
-    close() {
-      for (const c of new Set(clients)) c.close();
-      return Promise.resolve();
+    async close() {
+      // The writer goes last: SQLite removes the WAL when its last connection closes, and a
+      // reader closed after the writer can leave it behind (a data directory that `init` was
+      // run on twice must be unchanged).
+      const [writerClient, ...readers] = clients;
+      for (const c of new Set(readers)) if (c !== writerClient) c.close();
+      await queue(async () => {
+        try {
+          await writerClient!.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch {
+          // Closed already, or busy: closing still ends the connection.
+        }
+      });
+      writerClient!.close();
     },
   };
 }
