@@ -341,13 +341,15 @@
             if (chunk.usage?.completion_tokens) usageTokens = chunk.usage.completion_tokens;
           }
         }
-        if (!frame) frame = requestAnimationFrame(draw);
+        // A timer, not requestAnimationFrame: a page the browser does not paint (hidden,
+        // headless, busy) would otherwise show nothing until the answer ends.
+        if (!frame) frame = setTimeout(draw, 16);
       }
-      cancelAnimationFrame(frame);
+      clearTimeout(frame);
       draw();
     } catch (e) {
       // A frame still to come would write the counts over what is said here.
-      cancelAnimationFrame(frame);
+      clearTimeout(frame);
       if (controller.signal.aborted) {
         draw();
         status.textContent = W.chat_stopped;

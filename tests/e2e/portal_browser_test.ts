@@ -178,6 +178,8 @@ Deno.test({
     await admin.fill("#chat-system", "Answer briefly.");
     await admin.fill("#chat-temperature", "0.2");
     await admin.fill("#chat-max-tokens", "2000");
+    // About 1,100 tokens each way: 5 s at the sim engine's 200 tokens/s, inside its 4,096-token
+    // slot with the prompt.
     const tail = "More words follow here, one after another. ".repeat(120);
     await admin.fill(
       "#chat-input",
@@ -195,7 +197,10 @@ Deno.test({
     await admin.waitForFunction(`!document.getElementById("chat-send").disabled`);
     assertEquals(await admin.textContent("#chat-status"), portalEn.chat_stopped);
     const cut = (await admin.textContent(".msg.assistant .body")) ?? "";
-    assert(!cut.trim().endsWith("another."), "stopped before the end");
+    assert(
+      !cut.trim().endsWith("another."),
+      `stopped before the end (${cut.length} chars: …${cut.slice(-60)})`,
+    );
     await checked(admin, "admin-chat-stopped", "en");
     await admin.click(`.msg.assistant button:text("${portalEn.chat_regenerate}")`);
     await admin.waitForFunction(answered);
