@@ -13,11 +13,20 @@ import { isGone, readStat } from "./proc_tree.ts";
 const root = Deno.uid() === 0;
 const tools = root && (await which("setpriv")) && (await which("useradd")) &&
   (await which("userdel"));
-const ignore = !tools;
+/** The users it makes run this checkout's deno: every folder above it must let others in. */
+const reachable = dirsAbove(Deno.execPath()).every((d) => (Deno.statSync(d).mode ?? 0) & 0o001);
+const ignore = !tools || !reachable;
 /** Deno's `ignore` takes no reason, so it goes in the name. */
-const why = ignore
+const why = !tools
   ? " [ignored: needs root, setpriv and useradd, to create an agent user and an engine user]"
+  : !reachable
+  ? ` [ignored: other users cannot reach ${Deno.execPath()} (a folder above it is not o+x)]`
   : "";
+
+function dirsAbove(path: string): string[] {
+  const parts = path.split("/").slice(0, -1);
+  return parts.map((_, i) => parts.slice(0, i + 1).join("/") || "/");
+}
 
 const unitPath = new URL("../deploy/systemd/llmgw-agent.service", import.meta.url).pathname;
 const harness = new URL("./testdata/stop_as_user.ts", import.meta.url).pathname;
