@@ -17,6 +17,7 @@ import { loadAgentConfig } from "../agent/agent_config.ts";
 import { joinCluster } from "../agent/channel/join.ts";
 import { readNodeFiles } from "../agent/channel/node_files.ts";
 import { replicas } from "../db/schema.ts";
+import { nodeOfRoute } from "../server/router/replicas.ts";
 import { parseModel } from "../server/models/model_yaml.ts";
 
 export const demoModel = "demo";
@@ -172,7 +173,12 @@ export async function startLocalNode(
     if (!r || r.model !== model.name || r.state !== "ready") return undefined;
     return readEngineLoad(fetch, r.baseUrl, adapter, r.apiKey, cp.deps.clock.now());
   });
-  const ready = untilReady(cp, model.name, config.engineReadyTimeoutMs + 30_000);
+  const ready = untilReady(
+    cp,
+    model.name,
+    () => agent.nodeId,
+    config.engineReadyTimeoutMs + 30_000,
+  );
   return {
     ready,
     stop: () => {
@@ -215,11 +221,21 @@ async function cardsThatFit(cp: ControlPlane, model: ServedModel, logger: Logger
   }
 }
 
-/** Polls the router's replicas (ready) and the replica records (failed, with the reason). */
-async function untilReady(cp: ControlPlane, model: string, ms: number): Promise<void> {
+/**
+ * Polls the router's replicas (ready) and the replica records (failed, with the reason). Only
+ * this node's replicas count, and only once it has been welcomed: before that the router may hold
+ * rows an earlier run published, naming an engine this node is about to replace.
+ */
+async function untilReady(
+  cp: ControlPlane,
+  model: string,
+  nodeId: () => string | undefined,
+  ms: number,
+): Promise<void> {
   const deadline = Date.now() + ms;
+  const ours = (id: string) => nodeId() !== undefined && nodeOfRoute(id) === nodeId();
   while (Date.now() < deadline) {
-    if (cp.deps.replicas.forModel(model).some((r) => r.state === "ready")) return;
+    if (cp.deps.replicas.forModel(model).some((r) => r.state === "ready" && ours(r.id))) return;
     const failed = (await cp.deps.store.db.select().from(replicas).where(eq(replicas.model, model)))
       .find((s) => s.state === "failed");
     if (failed) throw new Error(failed.reason ?? "the engine failed");

@@ -13,7 +13,7 @@ import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import { modelDemand, replicaUse, routableReplicas } from "../../db/schema.ts";
 import type { Store } from "../../db/store.ts";
-import type { ReplicaState, ReplicaTable } from "../router/replicas.ts";
+import { nodeOfRoute, type ReplicaState, type ReplicaTable, routeId } from "../router/replicas.ts";
 import type { ClusterListener } from "../nodes/cluster_listener.ts";
 import type { LeaderGate } from "./leadership.ts";
 
@@ -25,6 +25,8 @@ export interface SharedReplicasDeps {
   replicas: ReplicaTable;
   /** The ids of the replicas this control plane's own nodes report now. */
   ownIds: () => Set<string>;
+  /** The nodes connected to this control plane: the hub knows their replicas first-hand. */
+  ownNodes: () => Set<string>;
   /** A replica's engine key (derived, never stored). */
   apiKeyOf: (id: string) => string;
   everyMs: number;
@@ -136,15 +138,30 @@ export class SharedReplicas {
     this.#published = new Set(rows.map((r) => r.id));
   }
 
-  /** The store's replicas into the local table, except those this control plane's nodes report. */
+  /**
+   * A node has just said hello to this control plane: from now on its hub reports that node's
+   * replicas, so rows about it (written by an earlier leader, this one's own earlier run
+   * included) go at once. Kept, they could route to an engine the node is about to replace
+   * (its settings changed meanwhile) and answer 502 while the new one starts.
+   */
+  forgetNode(nodeId: string): void {
+    for (const id of [...this.#mirrored]) {
+      if (nodeOfRoute(id) !== nodeId) continue;
+      this.#mirrored.delete(id);
+      if (!this.deps.ownIds().has(id)) this.deps.replicas.remove(id);
+    }
+  }
+
+  /** The store's replicas into the local table, except those of this control plane's nodes. */
   async #mirror(): Promise<void> {
     const since = this.deps.clock.now() - this.deps.keepMs();
     const rows = (await this.deps.store.db.select().from(routableReplicas))
       .filter((r) => r.publishedAt >= since);
     const own = this.deps.ownIds();
+    const ownNodes = this.deps.ownNodes();
     const seen = new Set<string>();
     for (const r of rows) {
-      if (own.has(r.id)) continue;
+      if (own.has(r.id) || ownNodes.has(nodeOfRoute(r.id))) continue;
       seen.add(r.id);
       this.deps.replicas.upsert({
         id: r.id,
@@ -238,12 +255,14 @@ export function shareReplicas(
     ownIds: () =>
       new Set(
         listener.services.hub.connected().flatMap((n) =>
-          n.replicas.map((s) => `${n.nodeId}/${s.replicaId}`)
+          n.replicas.map((s) => routeId(n.nodeId, s.replicaId))
         ),
       ),
+    ownNodes: () => new Set(listener.services.hub.connected().map((n) => n.nodeId)),
     apiKeyOf: (id) => listener.replicaKeyOf(id),
     everyMs,
   });
+  listener.services.hub.onHello = (nodeId) => shared.forgetNode(nodeId);
   shared.start();
   return shared;
 }

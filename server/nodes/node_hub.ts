@@ -139,6 +139,8 @@ export class NodeHub {
   readonly #persistedAt = new Map<string, number>();
   /** Called after a report, a replica's state change, a node's hello or loss (the reconciler's kick). */
   onReport: () => void = () => {};
+  /** A node said hello: what this hub knows of it now outranks what others wrote about it. */
+  onHello: (nodeId: string) => void = () => {};
 
   constructor(
     private readonly deps: {
@@ -246,6 +248,8 @@ export class NodeHub {
           this.#log.warn("no cluster certificate for the node", { nodeId: node.id, error: e });
           return undefined;
         });
+        // Before the welcome: the node may replace an engine as soon as it reads it.
+        this.onHello(node.id);
         this.onReport();
         this.#send(live, {
           type: "welcome",

@@ -93,6 +93,12 @@ export function routeId(nodeId: string, replicaId: string): string {
   return `${nodeId}/${replicaId}`;
 }
 
+/** The node of a `routeId`. */
+export function nodeOfRoute(id: string): string {
+  const slash = id.indexOf("/");
+  return slash < 0 ? id : id.slice(0, slash);
+}
+
 export class ReplicaTable {
   readonly #byId = new Map<string, Replica>();
   /** Per model, so the request path never filters the whole table. */

@@ -20,8 +20,8 @@ async function chatOnce(url: string, key: string): Promise<string | null> {
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify({ model: "demo", messages: [{ role: "user", content: "hi" }] }),
   });
-  assertEquals(res.status, 200);
-  await res.text();
+  const text = await res.text();
+  assertEquals(res.status, 200, text);
   return res.headers.get("x-request-id");
 }
 
