@@ -14,6 +14,7 @@ import { AdminTokens } from "./auth/admin_tokens.ts";
 import { type LeaderGate, soleLeader } from "./control/leadership.ts";
 import type { ChangeFeed } from "./control/change_feed.ts";
 import { type SharedReplicas, shareReplicas } from "./control/shared_replicas.ts";
+import type { Peers } from "./control/peers.ts";
 import type { OidcConfig } from "./auth/oidc.ts";
 import { otelSettings, type ServerConfig, serverSettings } from "./config.ts";
 import { parseOtelPairs } from "./observe/otel_env.ts";
@@ -72,6 +73,8 @@ export interface ServiceEdges {
   peerUrls?: () => Promise<string[]>;
   /** How caches learn of other control planes' writes; nobody else writes, when not given. */
   changes?: ChangeFeed;
+  /** Whether another control plane shares the store now; the exchanges wait for one. */
+  peers?: Peers;
 }
 
 export interface Services {
@@ -317,6 +320,7 @@ async function buildCore(config: ServerConfig, edges: ServiceEdges, stops: StopL
     plane: crypto.randomUUID(),
     intervalMs: slotShareMs,
     leads: () => leadership.isLeader,
+    ...(edges.peers ? { peers: edges.peers } : {}),
   });
   // Counting with other control planes (the rate exchange on) shares replicas' slots too.
   if (config.rateExchangeMs > 0) slotShares.start();
@@ -400,6 +404,7 @@ async function buildAccounts(
     publicUrl: config.publicUrl,
     firstPasswordFile: firstPasswordPath(config.dataDir),
     ...(edges.changes ? { changes: edges.changes } : {}),
+    ...(edges.peers ? { peers: edges.peers } : {}),
   });
   stops.push(() => people.close());
   return {
@@ -484,6 +489,7 @@ async function startCluster(
     keepMs: () => config.nodeLostAfterMs,
     want: (model) => models.reconciler.want(model),
     demandMs: () => config.requestWaitMs,
+    ...(edges.peers ? { peers: edges.peers } : {}),
   });
   models.reconciler.onStandbyWant = (model) => shared.wantOnLeader(model);
   stops.push(() => shared.stop());

@@ -96,6 +96,7 @@ export async function startControlPlane(
     pollMs: changePollMs,
     notifiedPollMs: notifiedChangePollMs,
     reloadMs: safetyReloadMs,
+    peers: presence,
   });
   let services: Services;
   try {
@@ -106,6 +107,7 @@ export async function startControlPlane(
       logger,
       leadership,
       peerUrls: () => presence.clusterUrls(),
+      peers: presence,
       ...(opts.logLevel ? { logLevel: opts.logLevel } : {}),
       oidc: await oidcConfigFrom(fileConfig, fileConfig.publicUrl || `http://${fileConfig.listen}`),
       ldap: await ldapConfigFrom(fileConfig),

@@ -22,6 +22,7 @@ import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
 import { slotDemand } from "../../db/schema.ts";
 import type { Replica, ReplicaTable } from "../router/replicas.ts";
+import { neverAlone, type Peers } from "../control/peers.ts";
 
 export interface SlotSharesOptions {
   store: Store;
@@ -34,6 +35,8 @@ export interface SlotSharesOptions {
   intervalMs: number;
   /** Whether this control plane leads now: the leader writes everyone's grants. */
   leads: () => boolean;
+  /** Alone, every replica's slots are this control plane's: nothing goes through the store. */
+  peers?: Peers;
 }
 
 /** Each plane's part of `slots` for the demands given; planes in a stable order. */
@@ -66,7 +69,9 @@ export class SlotShares {
   #timer: ReturnType<typeof setInterval> | undefined;
   #running: Promise<void> | undefined;
 
-  constructor(private readonly o: SlotSharesOptions) {}
+  constructor(private readonly o: SlotSharesOptions) {
+    o.peers?.onJoined(() => void this.tick());
+  }
 
   /** This control plane's name in the demand rows. */
   get plane(): string {
@@ -85,12 +90,24 @@ export class SlotShares {
 
   /** One rebalance; one still running when the next is due is not doubled. */
   tick(): Promise<void> {
+    if ((this.o.peers ?? neverAlone).alone && !this.#running) return Promise.resolve(this.#solo());
     this.#running ??= this.#rebalance().catch((e) => {
       this.o.logger.warn("slot shares not exchanged; will retry", { error: e });
     }).finally(() => {
       this.#running = undefined;
     });
     return this.#running;
+  }
+
+  /** Every slot back to this control plane, as when it hears of no other. */
+  #solo(): void {
+    const grown = new Set<string>();
+    for (const r of this.o.replicas.list()) {
+      if (r.share === undefined) continue;
+      if (r.slots > r.share) grown.add(r.model);
+      delete r.share;
+    }
+    for (const model of grown) this.o.replicas.onRoom(model);
   }
 
   #demand(r: Replica): number {

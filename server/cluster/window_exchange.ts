@@ -15,6 +15,7 @@ import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
 import { rateCounts } from "../../db/schema.ts";
 import type { RateWindows } from "../accounting/rate_windows.ts";
+import { neverAlone, type Peers } from "../control/peers.ts";
 
 /** The presence row's name: a control plane that reported lately counts in the share. */
 const presence = "";
@@ -40,6 +41,8 @@ export interface WindowExchangeOptions {
   /** This control plane's id in the rows, unique among those sharing the store. */
   plane: string;
   intervalMs: number;
+  /** Alone, the windows are this control plane's own: nothing goes through the store. */
+  peers?: Peers;
 }
 
 export class WindowExchange {
@@ -50,7 +53,9 @@ export class WindowExchange {
   /** Running gauges last reported, so one that fell to 0 is written as 0 once. */
   #gauges = new Map<string, number>();
 
-  constructor(private readonly o: WindowExchangeOptions) {}
+  constructor(private readonly o: WindowExchangeOptions) {
+    o.peers?.onJoined(() => void this.tick());
+  }
 
   start(): void {
     this.#timer ??= setInterval(() => void this.tick(), this.o.intervalMs);
@@ -69,6 +74,7 @@ export class WindowExchange {
 
   /** One exchange; a tick still running when the next is due is not doubled. */
   tick(): Promise<void> {
+    if ((this.o.peers ?? neverAlone).alone && !this.#running) return Promise.resolve(this.#solo());
     this.#running ??= this.#exchange().catch((e) => {
       this.o.logger.warn("rate counts not exchanged; will retry", { error: e });
     }).finally(() => {
@@ -91,6 +97,16 @@ export class WindowExchange {
     }
     this.#gauges = current;
     return rows;
+  }
+
+  /**
+   * What an exchange with nobody would hand the windows: no other counts, one plane. The counts
+   * go out whole (they are absolute) at the first exchange once another control plane appears.
+   */
+  #solo(): void {
+    const now = this.o.clock.now();
+    if (this.#gauges.size) this.o.running.runningElsewhere(new Map());
+    for (const [, w] of this.o.windows.entries()) w.synced(now, w.pending(), new Map(), 1);
   }
 
   async #exchange(): Promise<void> {

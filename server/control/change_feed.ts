@@ -14,6 +14,7 @@ import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import { changeCounters } from "../../db/schema.ts";
 import type { Store } from "../../db/store.ts";
+import { neverAlone, type Peers } from "./peers.ts";
 
 export type ChangeTopic = "catalog" | "keys" | "limits" | "tenancy" | "settings";
 
@@ -51,8 +52,12 @@ export class StoreChangeFeed implements ChangeFeed {
       /** The same where the store notifies (PostgreSQL). */
       notifiedPollMs: number;
       reloadMs: number;
+      /** Alone, nobody else changes the store: the counters are read again once someone comes. */
+      peers?: Peers;
     },
-  ) {}
+  ) {
+    deps.peers?.onJoined(() => void this.#read(true));
+  }
 
   /**
    * Reads the counters as they are (changes before now are in the caches already), listens where
@@ -77,7 +82,10 @@ export class StoreChangeFeed implements ChangeFeed {
         });
       }
     }
-    this.#poll = setInterval(() => void this.#read(true), pollMs);
+    const peers = this.deps.peers ?? neverAlone;
+    this.#poll = setInterval(() => {
+      if (!peers.alone) void this.#read(true);
+    }, pollMs);
     this.#reload = setInterval(() => {
       for (const topic of this.#listeners.keys()) this.#fire(topic);
     }, this.deps.reloadMs);

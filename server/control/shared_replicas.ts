@@ -16,6 +16,7 @@ import type { Store } from "../../db/store.ts";
 import { nodeOfRoute, type ReplicaState, type ReplicaTable, routeId } from "../router/replicas.ts";
 import type { ClusterListener } from "../nodes/cluster_listener.ts";
 import type { LeaderGate } from "./leadership.ts";
+import { neverAlone, type Peers } from "./peers.ts";
 
 export interface SharedReplicasDeps {
   store: Store;
@@ -35,6 +36,8 @@ export interface SharedReplicasDeps {
   want: (model: string) => () => void;
   /** How long a standby's demand counts (the request's own wait for a replica). */
   demandMs: () => number;
+  /** Alone, there is nobody to publish to or mirror from. */
+  peers?: Peers;
 }
 
 export class SharedReplicas {
@@ -55,6 +58,7 @@ export class SharedReplicas {
 
   constructor(private readonly deps: SharedReplicasDeps) {
     this.#log = deps.logger.child({ component: "shared-replicas" });
+    deps.peers?.onJoined(() => void this.step());
   }
 
   start(): void {
@@ -92,8 +96,15 @@ export class SharedReplicas {
   /** One round: publish (leader) or mirror (everyone), and exchange replicas' last use. */
   async step(): Promise<void> {
     if (this.#busy) return;
+    // Alone, the only work left is the rows mirrored while there were others: kept until they
+    // age out or their nodes say hello here, as before.
+    if ((this.deps.peers ?? neverAlone).alone && this.#mirrored.size === 0) return;
     this.#busy = true;
     try {
+      if ((this.deps.peers ?? neverAlone).alone) {
+        await this.#mirror();
+        return;
+      }
       if (this.deps.leadership.isLeader) {
         await this.#publish();
         await this.#readUse();
@@ -245,7 +256,15 @@ export function shareReplicas(
   deps:
     & Pick<
       SharedReplicasDeps,
-      "store" | "clock" | "logger" | "leadership" | "replicas" | "keepMs" | "want" | "demandMs"
+      | "store"
+      | "clock"
+      | "logger"
+      | "leadership"
+      | "replicas"
+      | "keepMs"
+      | "want"
+      | "demandMs"
+      | "peers"
     >
     & { listener: ClusterListener },
 ): SharedReplicas {

@@ -11,6 +11,7 @@ import type { Store } from "../../db/store.ts";
 import { Admission } from "../accounting/allowance.ts";
 import { RateWindows } from "../accounting/rate_windows.ts";
 import { WindowExchange } from "../cluster/window_exchange.ts";
+import type { Peers } from "../control/peers.ts";
 import { BudgetSlices } from "../cluster/budget_slices.ts";
 import { BudgetBook } from "../accounting/budgets.ts";
 import { LimitsBook } from "../accounting/limits.ts";
@@ -91,6 +92,8 @@ export interface PeopleOptions {
   fetch?: typeof fetch;
   /** How the limits learn of other control planes' changes. */
   changes?: ChangeFeed;
+  /** Whether another control plane shares the store now: rate counts go out only then. */
+  peers?: Peers;
 }
 
 export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
@@ -128,6 +131,7 @@ export async function startPeople(o: PeopleOptions): Promise<PeopleServices> {
     running: admission,
     plane: o.plane ?? crypto.randomUUID(),
     intervalMs: Math.max(1, o.rateExchangeMs),
+    ...(o.peers ? { peers: o.peers } : {}),
   });
   if (o.rateExchangeMs > 0) exchange.start();
   const sessions = new Sessions({ store, clock, ttlMs: o.sessionTtlMs });
