@@ -270,7 +270,7 @@ export class BatchRunner {
         ? await this.#responses(c, job.body)
         : await dispatch(this.deps.dispatch, c, job.path.slice(3) as EnginePath, job.body, {
           profile: "batch",
-          pricePercent: this.deps.settings.batchPricePercent,
+          pricePercent: this.#pricePercent(job.body.model),
         });
       res.headers.set("x-request-id", requestId);
       return res;
@@ -283,6 +283,12 @@ export class BatchRunner {
       return res;
     });
     return app;
+  }
+
+  /** The model's own batch price (a share of its prices), else the setting's. */
+  #pricePercent(model: unknown): number {
+    const entry = this.deps.dispatch.catalog.get(String(model ?? ""));
+    return entry?.priceBatchPercent ?? this.deps.settings.batchPricePercent;
   }
 
   async #responses(
@@ -307,7 +313,7 @@ export class BatchRunner {
     const res = await dispatch(this.deps.dispatch, c, "/chat/completions", t.body, {
       profile: "batch",
       endpoint: "/responses",
-      pricePercent: this.deps.settings.batchPricePercent,
+      pricePercent: this.#pricePercent(body.model),
     });
     if (!res.ok) return res;
     return Response.json(toResponse(await res.json(), ctx));

@@ -110,6 +110,8 @@ export const modelInputSchema = z.strictObject({
     cached_per_1k: micros.default(0),
     /** Each token of an answer given back by the answer cache. */
     cache_hit_per_1k: micros.default(0),
+    /** The share of these prices a batch line pays; absent: the `batches.price_percent` setting. */
+    batch_percent: z.number().int().min(0).max(100).optional(),
   }).optional(),
   scaling: z.strictObject({ min: count(1000), max: count(1000) }).optional(),
   on_demand: z.boolean().default(false),
@@ -226,6 +228,7 @@ export interface ModelDef {
     completionPer1k: number;
     cachedPer1k: number;
     cacheHitPer1k: number;
+    batchPercent?: number;
   };
   scaling: { min: number; max: number };
   onDemand: boolean;
@@ -253,6 +256,7 @@ export function toModelDef(m: Parsed): ModelDef {
       completionPer1k: m.prices?.completion_per_1k ?? 0,
       cachedPer1k: m.prices?.cached_per_1k ?? 0,
       cacheHitPer1k: m.prices?.cache_hit_per_1k ?? 0,
+      ...(m.prices?.batch_percent === undefined ? {} : { batchPercent: m.prices.batch_percent }),
     },
     scaling: m.scaling ?? (m.on_demand ? { min: 0, max: 1 } : { min: 1, max: 1 }),
     onDemand: m.on_demand,

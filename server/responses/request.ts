@@ -76,8 +76,8 @@ export function toChatRequest(
   if (thinking !== undefined) body.chat_template_kwargs = { enable_thinking: thinking };
   const summary = thinking === true && isRecord(req.reasoning) &&
     typeof req.reasoning.summary === "string" && req.reasoning.summary !== "none";
-  if (req.background === true) {
-    throw invalid("background", "'background': background responses are not supported here yet");
+  if (req.background === true && req.store === false) {
+    throw invalid("store", "'background' responses are kept: 'store' cannot be false with it");
   }
   return { body, input, stream, summary, fileSearch };
 }

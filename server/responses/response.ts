@@ -27,9 +27,17 @@ export interface ResponseContext {
   newId: (prefix: string) => string;
   /** The file_search tool's call item (first in the output) and the passages it gave the model. */
   fileSearch?: { item: Json; results: SearchResult[] } | undefined;
+  /** `background: true`: run apart from the request (server/responses/background.ts). */
+  background?: boolean;
 }
 
-export type Status = "in_progress" | "completed" | "incomplete" | "failed";
+export type Status =
+  | "queued"
+  | "in_progress"
+  | "completed"
+  | "incomplete"
+  | "failed"
+  | "cancelled";
 
 /** The response object around its output, echoing the request as OpenAI does. */
 export function envelope(
@@ -46,7 +54,7 @@ export function envelope(
     object: "response",
     created_at: ctx.createdAt,
     status,
-    background: false,
+    background: ctx.background === true,
     error: extra.error ?? null,
     incomplete_details: extra.incomplete ? { reason: "max_output_tokens" } : null,
     instructions: r.instructions ?? null,

@@ -23,6 +23,8 @@ import { requireApiKey } from "./require_api_key.ts";
 import { listPage, pageLimit } from "./list_page.ts";
 import type { KnowledgeBases } from "../kb/knowledge_bases.ts";
 import { runFileSearch } from "../responses/file_search.ts";
+import { BackgroundResponses } from "../responses/background.ts";
+import type { Logger } from "../../core/log.ts";
 
 type Json = Record<string, unknown>;
 
@@ -30,8 +32,9 @@ export interface ResponsesDeps {
   keys: Pick<KeyService, "check">;
   limits: Pick<Limits, "maxBodyBytes">;
   dispatch: DispatchDeps;
-  responses: Pick<ResponseStore, "put" | "get" | "delete">;
+  responses: Pick<ResponseStore, "put" | "get" | "delete" | "end" | "renew">;
   clock: Clock;
+  logger: Logger;
   /** The file_search tool's knowledge bases. */
   kb: Pick<KnowledgeBases, "resolve" | "search">;
 }
@@ -41,26 +44,41 @@ const newId = (prefix: string) => `${prefix}_${newUlid().toLowerCase()}`;
 /** Mounted at /v1. */
 export function responsesRoutes(deps: ResponsesDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const background = new BackgroundResponses(deps);
   app.use("/responses", requireApiKey(deps));
   app.use("/responses/*", requireApiKey(deps));
-  app.post("/responses", (c) => create(deps, c));
-  app.get("/responses/:id", async (c) => c.json((await kept(deps, c)).response));
+  app.post("/responses", (c) => create(deps, background, c));
+  app.get("/responses/:id", async (c) => {
+    const id = c.req.param("id");
+    const response = await background.current(id, await kept(deps, c));
+    if (c.req.query("stream") !== "true") return c.json(response);
+    const after = Number(c.req.query("starting_after") ?? -1);
+    const events = background.follow(id, Number.isInteger(after) ? after : -1);
+    if (!events) {
+      throw new AppError("invalid_request", {
+        detail: "this response's events are not kept here: retrieve it without 'stream'",
+      }, "stream");
+    }
+    return eventStream(events);
+  });
   app.delete("/responses/:id", async (c) => {
     const id = c.req.param("id");
     if (!await deps.responses.delete(c.get("apiKey").id, id)) throw notFound(id);
     return c.json({ id, object: "response", deleted: true });
   });
   app.get("/responses/:id/input_items", async (c) => c.json(inputItems(await kept(deps, c), c)));
-  app.post("/responses/:id/cancel", async (c) => {
-    await kept(deps, c);
-    throw new AppError("invalid_request", {
-      detail: "only background responses can be cancelled, and this one was not",
-    });
-  });
+  app.post(
+    "/responses/:id/cancel",
+    async (c) => c.json(await background.cancel(c.req.param("id"), await kept(deps, c))),
+  );
   return app;
 }
 
-async function create(deps: ResponsesDeps, c: Context<AppEnv>): Promise<Response> {
+async function create(
+  deps: ResponsesDeps,
+  background: BackgroundResponses,
+  c: Context<AppEnv>,
+): Promise<Response> {
   const req = await readJsonBody(c.req.raw, deps.limits.maxBodyBytes);
   const keyId = c.get("apiKey").id;
   const previous = await previousTurn(deps, keyId, req.previous_response_id);
@@ -77,22 +95,29 @@ async function create(deps: ResponsesDeps, c: Context<AppEnv>): Promise<Response
     newId,
     fileSearch: search,
   };
+  const body = search?.body ?? t.body;
+  if (req.background === true) {
+    ctx.background = true;
+    const queued = await background.start({
+      key: c.get("apiKey"),
+      ctx,
+      // Always streamed inside, so a client may follow the events however it asked.
+      body: { ...body, stream: true, stream_options: { include_usage: true } },
+      input: t.input,
+      context: history,
+    });
+    return t.stream ? eventStream(background.follow(ctx.id)!) : c.json(queued);
+  }
   const keep = async (response: Json) => {
     if (req.store === false) return;
     await deps.responses.put(keyId, ctx.id, { response, input: t.input, context: history });
   };
-  const res = await dispatch(deps.dispatch, c, "/chat/completions", search?.body ?? t.body, {
+  const res = await dispatch(deps.dispatch, c, "/chat/completions", body, {
     endpoint: "/responses",
   });
   const type = res.headers.get("content-type") ?? "";
   if (res.ok && type.includes("text/event-stream") && res.body) {
-    return new Response(translateStream(res.body, ctx, keep), {
-      headers: {
-        "content-type": "text/event-stream",
-        "cache-control": "no-cache",
-        "x-accel-buffering": "no",
-      },
-    });
+    return eventStream(translateStream(res.body, ctx, keep));
   }
   // An engine's error is already in OpenAI's envelope: it goes on as it came.
   if (!res.ok) return res;
@@ -150,6 +175,16 @@ function inputItems(s: StoredResponse, c: Context<AppEnv>): Json {
   if (after) items = items.slice(items.findIndex((i) => i.id === after) + 1);
   const data = items.slice(0, limit);
   return listPage(data, items.length > data.length);
+}
+
+function eventStream(events: ReadableStream<Uint8Array>): Response {
+  return new Response(events, {
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      "x-accel-buffering": "no",
+    },
+  });
 }
 
 function notFound(id: string, param: string | null = null): AppError {
