@@ -91,6 +91,7 @@ export function toResponse(completion: unknown, ctx: ResponseContext): Json {
         text,
         "completed",
         fileCitations(text, ctx.fileSearch?.results ?? []),
+        logprobsOf(choice),
       ),
     );
   }
@@ -117,18 +118,41 @@ export function messageItem(
   text: string,
   status: string,
   annotations: Json[] = [],
+  logprobs: Json[] = [],
 ): Json {
   return {
     id,
     type: "message",
     status,
     role: "assistant",
-    content: status === "in_progress" ? [] : [outputTextPart(text, annotations)],
+    content: status === "in_progress" ? [] : [outputTextPart(text, annotations, logprobs)],
   };
 }
 
-export function outputTextPart(text: string, annotations: Json[] = []): Json {
-  return { type: "output_text", text, annotations, logprobs: [] };
+export function outputTextPart(
+  text: string,
+  annotations: Json[] = [],
+  logprobs: Json[] = [],
+): Json {
+  return { type: "output_text", text, annotations, logprobs };
+}
+
+/** Chat's per-token logprobs (`include: ["message.output_text.logprobs"]`): the same fields. */
+function logprobsOf(choice: Json | undefined): Json[] {
+  const content = isRecord(choice?.logprobs) ? choice.logprobs.content : undefined;
+  if (!Array.isArray(content)) return [];
+  return content.filter(isRecord).map((t) => ({
+    token: String(t.token ?? ""),
+    logprob: typeof t.logprob === "number" ? t.logprob : 0,
+    bytes: Array.isArray(t.bytes) ? t.bytes : [],
+    top_logprobs: Array.isArray(t.top_logprobs)
+      ? t.top_logprobs.filter(isRecord).map((a) => ({
+        token: String(a.token ?? ""),
+        logprob: typeof a.logprob === "number" ? a.logprob : 0,
+        bytes: Array.isArray(a.bytes) ? a.bytes : [],
+      }))
+      : [],
+  }));
 }
 
 export function functionCallItem(

@@ -25,6 +25,8 @@ import type { KnowledgeBases } from "../kb/knowledge_bases.ts";
 import { runFileSearch } from "../responses/file_search.ts";
 import { BackgroundResponses } from "../responses/background.ts";
 import type { Logger } from "../../core/log.ts";
+import { fitToContext } from "../responses/truncation.ts";
+import { modelLimits } from "../models/model_limits.ts";
 
 type Json = Record<string, unknown>;
 
@@ -83,7 +85,12 @@ async function create(
   const keyId = c.get("apiKey").id;
   const previous = await previousTurn(deps, keyId, req.previous_response_id);
   const history = previous ? conversation(previous) : [];
-  const t = toChatRequest(req, history, newId);
+  const t = fitToContext(
+    req,
+    history,
+    contextOf(deps, req.model),
+    (h) => toChatRequest(req, h, newId),
+  );
   const search = t.fileSearch
     ? await runFileSearch(deps.kb, c.get("apiKey"), t.fileSearch, t.body, newId("fs"))
     : undefined;
@@ -133,6 +140,13 @@ async function create(
   const response = toResponse(completion, ctx);
   await keep(response);
   return c.json(response);
+}
+
+/** The model's context in tokens, when the catalog says (not for `up`'s own or an outside one). */
+function contextOf(deps: ResponsesDeps, model: unknown): number | undefined {
+  const entry = typeof model === "string" ? deps.dispatch.catalog.get(model) : undefined;
+  const context = entry ? modelLimits(entry).context_length : undefined;
+  return typeof context === "number" ? context : undefined;
 }
 
 async function previousTurn(
