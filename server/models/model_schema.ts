@@ -76,6 +76,11 @@ const externalSchema = z.strictObject({
     /** Share of requests relative to the other keys. */
     weight: z.number().positive().max(1_000_000).default(1),
   })).min(1).max(64).optional(),
+  /**
+   * The provider serves OpenAI's Responses API itself: /v1/responses requests for this model go
+   * to it as they came (its own tools, conversation state and events), not translated to chat.
+   */
+  responses: z.boolean().default(false),
 }).refine((e) => !(e.api_key_file && e.api_key_files), {
   message: "give api_key_file or api_key_files, not both",
   path: ["api_key_files"],
@@ -217,6 +222,8 @@ export interface ModelDef {
     model: string;
     apiKeyFile?: string;
     apiKeyFiles?: { file: string; weight: number }[];
+    /** It serves /v1/responses itself (requests go to it untranslated). */
+    responses?: boolean;
   };
   capabilities: Capability[];
   trainedContext?: number;
@@ -289,6 +296,7 @@ export function toModelDef(m: Parsed): ModelDef {
     def.external = { url: m.external.url, model: m.external.model };
     opt(def.external, "apiKeyFile", m.external.api_key_file);
     opt(def.external, "apiKeyFiles", m.external.api_key_files);
+    if (m.external.responses) def.external.responses = true;
   }
   opt(def, "trainedContext", m.trained_context);
   opt(def, "contextLength", m.context_length);

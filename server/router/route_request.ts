@@ -9,7 +9,13 @@ import type { AnswerMeter } from "../observe/answer_meter.ts";
 import { profileHeader } from "./picker.ts";
 import { requireModel } from "./read_body.ts";
 
-export type EnginePath = "/chat/completions" | "/completions" | "/embeddings" | "/rerank";
+export type EnginePath =
+  | "/chat/completions"
+  | "/completions"
+  | "/embeddings"
+  | "/rerank"
+  // Only to an outside provider that serves the Responses API itself (routes/responses.ts).
+  | "/responses";
 
 export interface DispatchOptions {
   /** Overrides the profile header (a dialect route may know better). */

@@ -13,7 +13,7 @@ import { AppError } from "../../core/errors.ts";
 import { newUlid } from "../../core/ulid.ts";
 import type { Clock } from "../../core/clock.ts";
 import { dispatch, type DispatchDeps } from "../router/dispatch.ts";
-import { readJsonBody } from "../router/read_body.ts";
+import { readJsonRequest } from "../router/read_body.ts";
 import { isRecord } from "../router/json_fields.ts";
 import { toChatRequest } from "../responses/request.ts";
 import { type ResponseContext, toResponse } from "../responses/response.ts";
@@ -27,6 +27,7 @@ import { BackgroundResponses } from "../responses/background.ts";
 import type { Logger } from "../../core/log.ts";
 import { fitToContext } from "../responses/truncation.ts";
 import { modelLimits } from "../models/model_limits.ts";
+import { defOf } from "../models/catalog_row.ts";
 
 type Json = Record<string, unknown>;
 
@@ -81,7 +82,13 @@ async function create(
   background: BackgroundResponses,
   c: Context<AppEnv>,
 ): Promise<Response> {
-  const req = await readJsonBody(c.req.raw, deps.limits.maxBodyBytes);
+  const { body: req, bytes } = await readJsonRequest(c.req.raw, deps.limits.maxBodyBytes);
+  if (passesThrough(deps, c, req.model)) {
+    return await dispatch(deps.dispatch, c, "/responses", req, {
+      rawBody: bytes,
+      meter: c.get("answerMeter"),
+    });
+  }
   const keyId = c.get("apiKey").id;
   const previous = await previousTurn(deps, keyId, req.previous_response_id);
   const history = previous ? conversation(previous) : [];
@@ -140,6 +147,18 @@ async function create(
   const response = toResponse(completion, ctx);
   await keep(response);
   return c.json(response);
+}
+
+/**
+ * An outside provider that serves the Responses API itself is sent the request as it came (its
+ * tools, its conversation ids, its events), unless a guardrail applies to the key: guardrails
+ * read chat messages, so such a request is translated as for any engine and they see it.
+ */
+function passesThrough(deps: ResponsesDeps, c: Context<AppEnv>, model: unknown): boolean {
+  const entry = typeof model === "string" ? deps.dispatch.catalog.get(model) : undefined;
+  if (!entry || defOf(entry)?.external?.responses !== true) return false;
+  const { guard } = deps.dispatch;
+  return guard.policies.forChain(guard.chainOf(c.get("apiKey"))).length === 0;
 }
 
 /** The model's context in tokens, when the catalog says (not for `up`'s own or an outside one). */
