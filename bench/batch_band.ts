@@ -55,6 +55,7 @@ const runner = new BatchRunner({
   keys: h.deps.keys,
   files: h.deps.files,
   dispatch: dispatchDeps(h.deps),
+  usage: h.deps.usage,
   settings: h.deps.fileLimits,
 });
 

@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { AnswerMeter } from "../observe/answer_meter.ts";
+import type { UsageSink } from "../usage/recorder.ts";
 import { profileHeader } from "./picker.ts";
 import { requireModel } from "./read_body.ts";
 
@@ -32,6 +33,11 @@ export interface DispatchOptions {
   /** The share of the price charged: a batch line pays the batch price. */
   pricePercent?: number;
   /**
+   * Where the request's usage rows go instead of the recorder: a batch line's are written with
+   * its answer, in one transaction, so a line run again after a crash is charged once.
+   */
+  usage?: UsageSink;
+  /**
    * The path sent from the engine's root instead of `path` under its API base, for an engine
    * that spells the route its own way (text-embeddings-inference's `/rerank`).
    */
@@ -55,6 +61,8 @@ export interface RouteRequest {
   /** DispatchOptions.enginePath. */
   readonly enginePath: string | undefined;
   readonly pricePercent: number | undefined;
+  /** DispatchOptions.usage. */
+  readonly usage: UsageSink | undefined;
   readonly body: Record<string, unknown>;
   readonly rawBody: Uint8Array<ArrayBuffer> | undefined;
   readonly meter: AnswerMeter | undefined;
@@ -86,6 +94,7 @@ export function routeRequest(
     endpoint: opts.endpoint ?? path,
     enginePath: opts.enginePath,
     pricePercent: opts.pricePercent,
+    usage: opts.usage,
     body,
     rawBody: opts.rawBody,
     meter: opts.meter,

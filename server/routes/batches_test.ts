@@ -40,6 +40,7 @@ function runner(h: Harness): BatchRunner {
     keys: d.keys,
     files: d.files,
     dispatch: dispatchDeps(d),
+    usage: d.usage,
     settings: d.fileLimits,
   });
 }
