@@ -40,7 +40,10 @@ const engineUrl = await (async () => {
   throw new Error("the sim engine did not start");
 })();
 
-const h = await startHarness({ tokensPerSecond });
+// A store file, as in production: the runner writes while requests read (an in-memory store has
+// one connection, and refuses a read while a write transaction is open).
+const dir = await Deno.makeTempDir({ prefix: "llmgw-bench-batch-" });
+const h = await startHarness({ tokensPerSecond, storePath: `${dir}/store.db` });
 h.deps.replicas.upsert({ id: "r1", model: "demo", baseUrl: engineUrl, apiKey: "", state: "ready" });
 const openai = new OpenAI({
   baseURL: "http://llmgw.bench/v1",
@@ -55,6 +58,7 @@ const runner = new BatchRunner({
   keys: h.deps.keys,
   files: h.deps.files,
   dispatch: dispatchDeps(h.deps),
+  usage: h.deps.usage,
   settings: h.deps.fileLimits,
 });
 
@@ -112,6 +116,7 @@ try {
 } finally {
   await runner.stop();
   await h.close();
+  await Deno.remove(dir, { recursive: true });
   engine.kill("SIGTERM");
   await engine.status;
 }

@@ -245,6 +245,8 @@ export const models = sqliteTable("models", {
   priceCached: integer("price_cached"),
   /** Per 1,000 tokens (prompt and completion) of an answer served from the answer cache; null: 0. */
   priceCacheHit: integer("price_cache_hit"),
+  /** The share of the prices above a batch line pays, in percent; null: the batch setting's. */
+  priceBatchPercent: integer("price_batch_percent"),
   /**
    * The full catalog entry (server/models/model_schema.ts `ModelDef`, as JSON) for a model the
    * reconciler places; null for one declared only by the columns above (`up`'s own, a replica
@@ -492,6 +494,11 @@ export const storedResponses = sqliteTable("stored_responses", {
   input: text("input", { mode: "json" }).$type<Record<string, unknown>[]>().notNull(),
   /** The conversation before this request's input: earlier turns' inputs and outputs. */
   context: text("context", { mode: "json" }).$type<Record<string, unknown>[]>().notNull(),
+  /**
+   * A background response's lease: set while a control plane runs it (renewed as it runs),
+   * cleared when it ends. Past it, the control plane running it is gone and the response failed.
+   */
+  leaseUntil: integer("lease_until"),
 }, (t) => [index("stored_responses_expires").on(t.expiresAt)]);
 
 /**

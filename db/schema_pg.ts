@@ -151,6 +151,7 @@ export const models = pgTable("models", {
   priceCompletion: bigint("price_completion", { mode: "number" }),
   priceCached: bigint("price_cached", { mode: "number" }),
   priceCacheHit: bigint("price_cache_hit", { mode: "number" }),
+  priceBatchPercent: bigint("price_batch_percent", { mode: "number" }),
   def: text("def").$type<Record<string, unknown>>(),
   facts: text("facts").$type<Record<string, unknown>>(),
   declaredIn: text("declared_in"),
@@ -339,6 +340,11 @@ export const storedResponses = pgTable("stored_responses", {
   input: text("input").$type<Record<string, unknown>[]>().notNull(),
   /** The conversation before this request's input: earlier turns' inputs and outputs. */
   context: text("context").$type<Record<string, unknown>[]>().notNull(),
+  /**
+   * A background response's lease: set while a control plane runs it (renewed as it runs),
+   * cleared when it ends. Past it, the control plane running it is gone and the response failed.
+   */
+  leaseUntil: bigint("lease_until", { mode: "number" }),
 }, (t) => [index("stored_responses_expires").on(t.expiresAt)]);
 
 export const files = pgTable("files", {

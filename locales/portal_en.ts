@@ -107,6 +107,7 @@ export const portalEn = {
   connect_key_here: "YOUR_KEY",
   connect_continue: "VS Code (Continue): ~/.continue/assistants/llmgw.yaml",
   connect_cline: "Cline: API provider “OpenAI Compatible”",
+  connect_cline_remote: "Cline for an organisation: remote configuration (providerSettings)",
   connect_codex: "Codex: ~/.codex/config.toml, then export LLMGW_KEY",
   connect_claude_code: "Claude Code: ~/.claude/settings.json",
   connect_python: "OpenAI SDK, Python",

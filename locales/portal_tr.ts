@@ -104,6 +104,7 @@ export const portalTr: Messages["portal"] = {
   connect_key_here: "ANAHTARINIZ",
   connect_continue: "VS Code (Continue): ~/.continue/assistants/llmgw.yaml",
   connect_cline: "Cline: API sağlayıcısı “OpenAI Compatible”",
+  connect_cline_remote: "Bir kuruluş için Cline: uzak yapılandırma (providerSettings)",
   connect_codex: "Codex: ~/.codex/config.toml, ardından LLMGW_KEY'i dışa aktarın",
   connect_claude_code: "Claude Code: ~/.claude/settings.json dosyası",
   connect_python: "OpenAI SDK'sı, Python",

@@ -48,7 +48,15 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/v1", messagesRoutes({ keys, limits, catalog, people, dispatch }));
   app.route(
     "/v1",
-    responsesRoutes({ keys, limits, dispatch, responses, clock: deps.clock, kb: deps.kb }),
+    responsesRoutes({
+      keys,
+      limits,
+      dispatch,
+      responses,
+      clock: deps.clock,
+      logger,
+      kb: deps.kb,
+    }),
   );
   app.route("/v1", filesRoutes({ keys, files: deps.files, limits: deps.fileLimits }));
   app.route("/v1", batchesRoutes({ keys, batches: deps.batches, limits }));

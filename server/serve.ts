@@ -258,6 +258,7 @@ async function startBackground(
     keys: deps.keys,
     files: deps.files,
     dispatch: dispatchDeps(deps),
+    usage: deps.usage,
     settings: deps.fileLimits,
   });
   batches.start();

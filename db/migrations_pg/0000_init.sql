@@ -264,6 +264,7 @@ CREATE TABLE "models" (
 	"price_completion" bigint,
 	"price_cached" bigint,
 	"price_cache_hit" bigint,
+	"price_batch_percent" bigint,
 	"def" text,
 	"facts" text,
 	"declared_in" text,
@@ -412,7 +413,8 @@ CREATE TABLE "stored_responses" (
 	"expires_at" bigint NOT NULL,
 	"response" text NOT NULL,
 	"input" text NOT NULL,
-	"context" text NOT NULL
+	"context" text NOT NULL,
+	"lease_until" bigint
 );
 --> statement-breakpoint
 CREATE TABLE "teams" (

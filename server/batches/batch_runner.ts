@@ -3,9 +3,11 @@
  * while every replica keeps `batches.interactive_slots` free for interactive traffic, so a batch
  * never takes a replica's last slot. Each line goes through the same dispatch() as a client's
  * request (the `batch` routing profile; limits, budgets and usage rows as for any request), and
- * its answer is written to its row at once. The store is the only state: after a restart the
- * lines without an answer run again, and the output file is built from the rows, one per
- * custom_id.
+ * its answer is written to its row at once, with the line's usage row in the same transaction
+ * (not through the recorder's buffer). The store is the only state: after a restart the lines
+ * without an answer run again, and the output file is built from the rows, one per custom_id; a
+ * line in flight at a crash may be sent again, but its usage row, and so its charge, is written
+ * once, with the one answer kept.
  */
 import { type Context, Hono } from "hono";
 import { and, eq, inArray, isNull } from "drizzle-orm";
@@ -22,6 +24,9 @@ import { dispatch, type DispatchDeps, type EnginePath } from "../router/dispatch
 import { toChatRequest } from "../responses/request.ts";
 import { type ResponseContext, toResponse } from "../responses/response.ts";
 import type { FileStore } from "../files/file_store.ts";
+import type { UsageRow, UsageSink } from "../usage/recorder.ts";
+import { insertUsageRows } from "../usage/insert_usage_rows.ts";
+import { addToDaily } from "../usage/daily.ts";
 
 type Row = typeof batches.$inferSelect;
 type Line = typeof batchLines.$inferSelect;
@@ -33,6 +38,8 @@ export interface BatchRunnerDeps {
   keys: Pick<KeyService, "get">;
   files: Pick<FileStore, "create">;
   dispatch: DispatchDeps;
+  /** The recorder, for the rows of a line that is not answered yet (a 429 it waits out). */
+  usage: UsageSink;
   settings: { readonly batchInteractiveSlots: number; readonly batchPricePercent: number };
 }
 
@@ -50,7 +57,7 @@ export class BatchRunner {
   readonly #perModel = new Map<string, number>();
   readonly #jobs = new Map<
     string,
-    { key: ApiKeyInfo; path: string; body: Record<string, unknown> }
+    { key: ApiKeyInfo; path: string; body: Record<string, unknown>; rows: UsageRow[] }
   >();
   readonly #inner: Hono<AppEnv>;
   /** Batch id → the clock time before which it sends no more lines (after a 429 or 503). */
@@ -169,6 +176,7 @@ export class BatchRunner {
     let result: unknown;
     let requestId: string | null = null;
     let retryAfterS: string | null = null;
+    const rows: UsageRow[] = [];
     if (!key || key.revokedAt !== null) {
       status = 401;
       result = {
@@ -176,7 +184,12 @@ export class BatchRunner {
       };
     } else {
       const token = newUlid();
-      this.#jobs.set(token, { key, path: b.endpoint, body: { ...line.body, stream: false } });
+      this.#jobs.set(token, {
+        key,
+        path: b.endpoint,
+        body: { ...line.body, stream: false },
+        rows,
+      });
       try {
         const res = await this.#inner.request("/run", {
           method: "POST",
@@ -198,6 +211,7 @@ export class BatchRunner {
     // A rate limit or a full queue is a wait, not an answer: the line stays unanswered and the
     // batch waits as long as the refusal says before it sends more.
     if (status === 429 || status === 503) {
+      for (const row of rows) this.deps.usage.record(row);
       const retry = Number(retryAfterS ?? 1);
       this.#notBefore.set(
         b.id,
@@ -205,15 +219,20 @@ export class BatchRunner {
       );
       return;
     }
-    // A line already answered (a second runner, or a rerun after a crash) keeps its first answer.
-    await this.deps.store.write((tx) =>
-      tx.update(batchLines).set({ status, result, requestId })
+    // A line already answered (a second runner) keeps its first answer, and only that answer's
+    // usage is written: the line is charged once.
+    const usageRows = rows.map((r) => ({ id: newUlid(r.at), ...r }));
+    await this.deps.store.write(async (tx) => {
+      const answered = await tx.update(batchLines).set({ status, result, requestId })
         .where(and(
           eq(batchLines.batchId, line.batchId),
           eq(batchLines.customId, line.customId),
           isNull(batchLines.status),
-        ))
-    );
+        )).returning({ line: batchLines.line });
+      if (answered.length === 0) return;
+      await insertUsageRows(this.deps.store, tx, usageRows);
+      await addToDaily(tx, usageRows);
+    });
   }
 
   /** Output and error files from the rows, one line per custom_id, then the final status. */
@@ -276,10 +295,11 @@ export class BatchRunner {
       c.set("apiKey", job.key);
       c.header("x-request-id", requestId);
       const res = job.path === "/v1/responses"
-        ? await this.#responses(c, job.body)
+        ? await this.#responses(c, job.body, job.rows)
         : await dispatch(this.deps.dispatch, c, job.path.slice(3) as EnginePath, job.body, {
           profile: "batch",
-          pricePercent: this.deps.settings.batchPricePercent,
+          usage: { record: (row) => job.rows.push(row) },
+          pricePercent: this.#pricePercent(job.body.model),
         });
       res.headers.set("x-request-id", requestId);
       return res;
@@ -294,9 +314,16 @@ export class BatchRunner {
     return app;
   }
 
+  /** The model's own batch price (a share of its prices), else the setting's. */
+  #pricePercent(model: unknown): number {
+    const entry = this.deps.dispatch.catalog.get(String(model ?? ""));
+    return entry?.priceBatchPercent ?? this.deps.settings.batchPricePercent;
+  }
+
   async #responses(
     c: Context<AppEnv>,
     body: Record<string, unknown>,
+    rows: UsageRow[],
   ) {
     const req = { ...body, stream: false };
     const t = toChatRequest(req, [], newId);
@@ -316,7 +343,8 @@ export class BatchRunner {
     const res = await dispatch(this.deps.dispatch, c, "/chat/completions", t.body, {
       profile: "batch",
       endpoint: "/responses",
-      pricePercent: this.deps.settings.batchPricePercent,
+      usage: { record: (row) => rows.push(row) },
+      pricePercent: this.#pricePercent(body.model),
     });
     if (!res.ok) return res;
     return Response.json(toResponse(await res.json(), ctx));

@@ -38,6 +38,8 @@ export function rowFromDef(
       priceCacheHit: def.prices.cacheHitPer1k,
       priceCompletion: def.prices.completionPer1k,
     }),
+    // Applies to the default price too, so it is set even when the entry names no price.
+    priceBatchPercent: def.prices.batchPercent ?? null,
     upstreamModel: def.external ? def.external.model : null,
     externalKeys: externalKeysOf(def),
     def: def as unknown as Record<string, unknown>,

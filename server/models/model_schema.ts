@@ -76,6 +76,11 @@ const externalSchema = z.strictObject({
     /** Share of requests relative to the other keys. */
     weight: z.number().positive().max(1_000_000).default(1),
   })).min(1).max(64).optional(),
+  /**
+   * The provider serves OpenAI's Responses API itself: /v1/responses requests for this model go
+   * to it as they came (its own tools, conversation state and events), not translated to chat.
+   */
+  responses: z.boolean().default(false),
 }).refine((e) => !(e.api_key_file && e.api_key_files), {
   message: "give api_key_file or api_key_files, not both",
   path: ["api_key_files"],
@@ -110,6 +115,8 @@ export const modelInputSchema = z.strictObject({
     cached_per_1k: micros.default(0),
     /** Each token of an answer given back by the answer cache. */
     cache_hit_per_1k: micros.default(0),
+    /** The share of these prices a batch line pays; absent: the `batches.price_percent` setting. */
+    batch_percent: z.number().int().min(0).max(100).optional(),
   }).optional(),
   scaling: z.strictObject({ min: count(1000), max: count(1000) }).optional(),
   on_demand: z.boolean().default(false),
@@ -215,6 +222,8 @@ export interface ModelDef {
     model: string;
     apiKeyFile?: string;
     apiKeyFiles?: { file: string; weight: number }[];
+    /** It serves /v1/responses itself (requests go to it untranslated). */
+    responses?: boolean;
   };
   capabilities: Capability[];
   trainedContext?: number;
@@ -226,6 +235,7 @@ export interface ModelDef {
     completionPer1k: number;
     cachedPer1k: number;
     cacheHitPer1k: number;
+    batchPercent?: number;
   };
   scaling: { min: number; max: number };
   onDemand: boolean;
@@ -253,6 +263,7 @@ export function toModelDef(m: Parsed): ModelDef {
       completionPer1k: m.prices?.completion_per_1k ?? 0,
       cachedPer1k: m.prices?.cached_per_1k ?? 0,
       cacheHitPer1k: m.prices?.cache_hit_per_1k ?? 0,
+      ...(m.prices?.batch_percent === undefined ? {} : { batchPercent: m.prices.batch_percent }),
     },
     scaling: m.scaling ?? (m.on_demand ? { min: 0, max: 1 } : { min: 1, max: 1 }),
     onDemand: m.on_demand,
@@ -285,6 +296,7 @@ export function toModelDef(m: Parsed): ModelDef {
     def.external = { url: m.external.url, model: m.external.model };
     opt(def.external, "apiKeyFile", m.external.api_key_file);
     opt(def.external, "apiKeyFiles", m.external.api_key_files);
+    if (m.external.responses) def.external.responses = true;
   }
   opt(def, "trainedContext", m.trained_context);
   opt(def, "contextLength", m.context_length);

@@ -2,6 +2,7 @@ import { assert, assertEquals, assertThrows } from "../../tests/assert.ts";
 import { AppError } from "../../core/errors.ts";
 import { parseModel, parseModelList, parseModelYaml } from "./model_yaml.ts";
 import { parseSource } from "./model_source.ts";
+import { rowFromDef } from "./catalog_row.ts";
 
 const full = `
 name: llama3-8b
@@ -186,4 +187,28 @@ Deno.test("model source: the forms", () => {
     url: "https://x.test/a/b.gguf",
   });
   assertEquals(parseSource("/srv/m.gguf"), { kind: "path", path: "/srv/m.gguf" });
+});
+
+Deno.test("model schema: prices.batch_percent is the model's batch price, on its catalog row", () => {
+  const m = parseModel({
+    name: "b",
+    source: "/m.gguf",
+    prices: { batch_percent: 20 },
+    profiles: [{ engine: "llamacpp" }],
+  });
+  assertEquals(m.prices.batchPercent, 20);
+  // Set even when the model names no price: it is a share of the default one then.
+  assertEquals(rowFromDef(m, {}, "api").priceBatchPercent, 20);
+  const plain = parseModel({ name: "p", source: "/m.gguf", profiles: [{ engine: "llamacpp" }] });
+  assertEquals(rowFromDef(plain, {}, "api").priceBatchPercent, null, "null: the setting's");
+  assertThrows(
+    () =>
+      parseModel({
+        name: "x",
+        source: "/m.gguf",
+        prices: { batch_percent: 120 },
+        profiles: [{ engine: "llamacpp" }],
+      }),
+    AppError,
+  );
 });

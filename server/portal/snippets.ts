@@ -24,6 +24,27 @@ models:
 `,
     },
     {
+      // Cline's remote configuration (an organisation's, shared by its people): each person
+      // enters their own key in Cline's panel, so none is written here.
+      title: "connect_cline_remote",
+      text: `${
+        JSON.stringify(
+          {
+            providerSettings: {
+              OpenAiCompatible: {
+                models: [{ id: model, name: `${model} (llmgw)` }],
+                openAiBaseUrl: base,
+                openAiModelId: model,
+              },
+            },
+          },
+          null,
+          2,
+        )
+      }
+`,
+    },
+    {
       title: "connect_codex",
       text: `model = "${model}"
 model_provider = "llmgw"

@@ -76,6 +76,23 @@ Deno.test("Continue: a config YAML with an openai provider at the gateway", () =
   assert((m!.roles as string[]).includes("chat"));
 });
 
+Deno.test("Cline: a remote configuration whose OpenAI Compatible provider is the gateway, no key in it", () => {
+  const text = snippet("connect_cline_remote");
+  const cfg = JSON.parse(text);
+  // Cline's documented fields: models (id, name), openAiBaseUrl, openAiModelId, openAiApiKey.
+  assertEquals(Object.keys(cfg), ["providerSettings"]);
+  const p = cfg.providerSettings.OpenAiCompatible;
+  assertEquals(p.openAiBaseUrl, `${origin}/v1`, "Cline appends /chat/completions to it");
+  assertEquals(p.openAiModelId, "qwen3");
+  assertEquals(p.models, [{ id: "qwen3", name: "qwen3 (llmgw)" }]);
+  const known = new Set(["models", "openAiBaseUrl", "openAiApiKey", "openAiModelId"]);
+  assert(Object.keys(p).every((k) => known.has(k)), Object.keys(p).join());
+  assert(
+    !("openAiApiKey" in p) && !text.includes(key),
+    "an organisation's file holds no one's key",
+  );
+});
+
 Deno.test("Claude Code: settings.json env naming the gateway's Messages API", () => {
   const cfg = JSON.parse(snippet("connect_claude_code"));
   // Claude Code adds /v1/messages itself: the base is the origin.

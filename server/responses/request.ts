@@ -64,6 +64,11 @@ export function toChatRequest(
   if (stream) body.stream = true;
   // The Responses stream ends with usage in response.completed, so the chat stream must carry it.
   if (stream) body.stream_options = { include_usage: true };
+  const include = includeOf(req.include);
+  if (include.includes("message.output_text.logprobs")) {
+    body.logprobs = true;
+    if (typeof req.top_logprobs === "number") body.top_logprobs = req.top_logprobs;
+  }
   const tools = translateTools(req.tools);
   const fileSearch = fileSearchTool(req.tools, req.include);
   if (tools.length) body.tools = tools;
@@ -76,8 +81,8 @@ export function toChatRequest(
   if (thinking !== undefined) body.chat_template_kwargs = { enable_thinking: thinking };
   const summary = thinking === true && isRecord(req.reasoning) &&
     typeof req.reasoning.summary === "string" && req.reasoning.summary !== "none";
-  if (req.background === true) {
-    throw invalid("background", "'background': background responses are not supported here yet");
+  if (req.background === true && req.store === false) {
+    throw invalid("store", "'background' responses are kept: 'store' cannot be false with it");
   }
   return { body, input, stream, summary, fileSearch };
 }
@@ -279,6 +284,33 @@ function translateToolChoice(choice: unknown): unknown {
     throw invalid("tool_choice", `'tool_choice': '${choice.type}' is not available here`);
   }
   throw invalid("tool_choice", "'tool_choice' must be auto, none, required or a function");
+}
+
+/**
+ * What `include` may ask. The file search's results and the text's logprobs are given; the
+ * others name what is never here (the encrypted reasoning a stateless client such as Codex asks
+ * for, built-in tools' outputs), so asking for them is no error and gives nothing.
+ */
+const includable = new Set([
+  "file_search_call.results",
+  "message.output_text.logprobs",
+  "reasoning.encrypted_content",
+  "message.input_image.image_url",
+  "web_search_call.results",
+  "web_search_call.action.sources",
+  "code_interpreter_call.outputs",
+  "computer_call_output.output.image_url",
+]);
+
+function includeOf(include: unknown): string[] {
+  if (include === undefined || include === null) return [];
+  if (!Array.isArray(include)) throw invalid("include", "'include' must be a list");
+  include.forEach((v, i) => {
+    if (typeof v !== "string" || !includable.has(v)) {
+      throw invalid(`include.${i}`, `'include.${i}': '${v}' is not something a response includes`);
+    }
+  });
+  return include;
 }
 
 /** `text.format` → response_format: a JSON schema, JSON, or plain text (nothing to send). */

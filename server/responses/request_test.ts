@@ -101,7 +101,7 @@ Deno.test("what cannot be served here is refused naming the field", () => {
       .param;
   assertEquals(param({ tools: [{ type: "web_search_preview" }] }), "tools.0.type");
   assertEquals(param({ tool_choice: { type: "code_interpreter" } }), "tool_choice");
-  assertEquals(param({ background: true }), "background");
+  assertEquals(param({ background: true, store: false }), "store");
   assertEquals(param({ input: [{ type: "item_reference", id: "x" }] }), "input.0.type");
   assertEquals(
     param({ input: [{ role: "user", content: [{ type: "input_file" }] }] }),

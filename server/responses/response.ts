@@ -27,9 +27,17 @@ export interface ResponseContext {
   newId: (prefix: string) => string;
   /** The file_search tool's call item (first in the output) and the passages it gave the model. */
   fileSearch?: { item: Json; results: SearchResult[] } | undefined;
+  /** `background: true`: run apart from the request (server/responses/background.ts). */
+  background?: boolean;
 }
 
-export type Status = "in_progress" | "completed" | "incomplete" | "failed";
+export type Status =
+  | "queued"
+  | "in_progress"
+  | "completed"
+  | "incomplete"
+  | "failed"
+  | "cancelled";
 
 /** The response object around its output, echoing the request as OpenAI does. */
 export function envelope(
@@ -46,7 +54,7 @@ export function envelope(
     object: "response",
     created_at: ctx.createdAt,
     status,
-    background: false,
+    background: ctx.background === true,
     error: extra.error ?? null,
     incomplete_details: extra.incomplete ? { reason: "max_output_tokens" } : null,
     instructions: r.instructions ?? null,
@@ -83,6 +91,7 @@ export function toResponse(completion: unknown, ctx: ResponseContext): Json {
         text,
         "completed",
         fileCitations(text, ctx.fileSearch?.results ?? []),
+        logprobsOf(choice),
       ),
     );
   }
@@ -109,18 +118,41 @@ export function messageItem(
   text: string,
   status: string,
   annotations: Json[] = [],
+  logprobs: Json[] = [],
 ): Json {
   return {
     id,
     type: "message",
     status,
     role: "assistant",
-    content: status === "in_progress" ? [] : [outputTextPart(text, annotations)],
+    content: status === "in_progress" ? [] : [outputTextPart(text, annotations, logprobs)],
   };
 }
 
-export function outputTextPart(text: string, annotations: Json[] = []): Json {
-  return { type: "output_text", text, annotations, logprobs: [] };
+export function outputTextPart(
+  text: string,
+  annotations: Json[] = [],
+  logprobs: Json[] = [],
+): Json {
+  return { type: "output_text", text, annotations, logprobs };
+}
+
+/** Chat's per-token logprobs (`include: ["message.output_text.logprobs"]`): the same fields. */
+function logprobsOf(choice: Json | undefined): Json[] {
+  const content = isRecord(choice?.logprobs) ? choice.logprobs.content : undefined;
+  if (!Array.isArray(content)) return [];
+  return content.filter(isRecord).map((t) => ({
+    token: String(t.token ?? ""),
+    logprob: typeof t.logprob === "number" ? t.logprob : 0,
+    bytes: Array.isArray(t.bytes) ? t.bytes : [],
+    top_logprobs: Array.isArray(t.top_logprobs)
+      ? t.top_logprobs.filter(isRecord).map((a) => ({
+        token: String(a.token ?? ""),
+        logprob: typeof a.logprob === "number" ? a.logprob : 0,
+        bytes: Array.isArray(a.bytes) ? a.bytes : [],
+      }))
+      : [],
+  }));
 }
 
 export function functionCallItem(

@@ -24,6 +24,7 @@ export type ModelInput =
       | "priceCached"
       | "priceCacheHit"
       | "priceCompletion"
+      | "priceBatchPercent"
       | "upstreamModel"
       | "externalKeys"
       | "def"
@@ -148,6 +149,8 @@ export class ModelCatalog {
       priceCompletion: input.priceCompletion ?? existing?.priceCompletion ?? null,
       priceCached: input.priceCached ?? existing?.priceCached ?? null,
       priceCacheHit: input.priceCacheHit ?? existing?.priceCacheHit ?? null,
+      // Only the model's definition sets it (no command does), so the definition's word holds.
+      priceBatchPercent: input.priceBatchPercent ?? null,
       def: input.def ?? null,
       facts: input.facts ?? null,
       declaredIn: input.declaredIn ?? null,

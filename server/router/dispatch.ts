@@ -131,7 +131,7 @@ function guardInput(
   const { body, pass } = inspectInput(deps.guard, req.key, req.body);
   if (!pass) return [req, undefined];
   if (pass.blocked) {
-    deps.usage.record({
+    (req.usage ?? deps.usage).record({
       requestId: req.requestId,
       at: deps.clock.now(),
       keyId: req.key.id,
@@ -249,7 +249,7 @@ function fromCache(
   a.req.meter?.end(bytesOut);
   const used = { promptTokens: answer.promptTokens, completionTokens: answer.completionTokens };
   const latencyMs = elapsedMs(a.req.started);
-  deps.usage.record({
+  (a.req.usage ?? deps.usage).record({
     requestId: a.req.requestId,
     at: a.at,
     keyId: a.req.key.id,
@@ -520,7 +520,7 @@ function recordUsage(
   r?: Replica,
 ): void {
   const used = usedTokens(o, a.req.body);
-  deps.usage.record({
+  (a.req.usage ?? deps.usage).record({
     requestId: a.req.requestId,
     at: a.at,
     keyId: a.req.key.id,

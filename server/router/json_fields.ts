@@ -16,12 +16,31 @@ export function safeJson(text: string): unknown {
 export function readUsage(
   v: unknown,
 ): { promptTokens: number; completionTokens: number; cachedTokens: number } {
-  const usage = isRecord(v) && isRecord(v.usage) ? v.usage : {};
+  const usage = usageObjectOf(v) ?? {};
+  if (usage.input_tokens !== undefined || usage.output_tokens !== undefined) {
+    // The Responses API's shape (an outside provider that serves it itself).
+    const details = isRecord(usage.input_tokens_details) ? usage.input_tokens_details : {};
+    return {
+      promptTokens: count(usage.input_tokens) ?? 0,
+      completionTokens: count(usage.output_tokens) ?? 0,
+      cachedTokens: count(details.cached_tokens) ?? 0,
+    };
+  }
   return {
     promptTokens: count(usage.prompt_tokens) ?? 0,
     completionTokens: count(usage.completion_tokens) ?? 0,
     cachedTokens: cachedPromptTokens(v) ?? 0,
   };
+}
+
+/**
+ * An answer's usage object: its own, or its response's (a Responses answer, whole or the
+ * response.completed event of its stream).
+ */
+export function usageObjectOf(v: unknown): Record<string, unknown> | undefined {
+  if (!isRecord(v)) return undefined;
+  if (isRecord(v.usage)) return v.usage;
+  return isRecord(v.response) && isRecord(v.response.usage) ? v.response.usage : undefined;
 }
 
 /**

@@ -80,8 +80,10 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
   const { replica, body } = req;
   const started = performance.now();
   const stream = body.stream === true;
-  const clientWantsUsage = stream && isRecord(body.stream_options) &&
-    body.stream_options.include_usage === true;
+  // A Responses stream always carries its usage (in response.completed), and has no
+  // stream_options.include_usage to ask for it: it goes on as it came.
+  const clientWantsUsage = stream && (req.path === "/responses" ||
+    isRecord(body.stream_options) && body.stream_options.include_usage === true);
 
   const upstreamAbort = new AbortController();
   const onClientAbort = () =>

@@ -7,7 +7,7 @@
 import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 import { errorBody } from "../errors.ts";
 import { AppError } from "../../core/errors.ts";
-import { isRecord, readUsage, safeJson } from "./json_fields.ts";
+import { isRecord, readUsage, safeJson, usageObjectOf } from "./json_fields.ts";
 import type { Finished } from "./relay.ts";
 import type { UpstreamAnswer } from "./upstream/upstream.ts";
 import type { StreamGuard } from "../guard/answer_guard.ts";
@@ -216,7 +216,7 @@ class StreamRelay {
    */
   #usageEvent(data: string): boolean {
     const chunk = safeJson(data);
-    if (!isRecord(chunk) || !isRecord(chunk.usage)) return false;
+    if (!isRecord(chunk) || !usageObjectOf(chunk)) return false;
     const u = readUsage(chunk);
     this.#promptTokens = u.promptTokens;
     this.#completionTokens = u.completionTokens;

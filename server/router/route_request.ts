@@ -6,10 +6,17 @@ import type { Context } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { AnswerMeter } from "../observe/answer_meter.ts";
+import type { UsageSink } from "../usage/recorder.ts";
 import { profileHeader } from "./picker.ts";
 import { requireModel } from "./read_body.ts";
 
-export type EnginePath = "/chat/completions" | "/completions" | "/embeddings" | "/rerank";
+export type EnginePath =
+  | "/chat/completions"
+  | "/completions"
+  | "/embeddings"
+  | "/rerank"
+  // Only to an outside provider that serves the Responses API itself (routes/responses.ts).
+  | "/responses";
 
 export interface DispatchOptions {
   /** Overrides the profile header (a dialect route may know better). */
@@ -25,6 +32,11 @@ export interface DispatchOptions {
   endpoint?: string;
   /** The share of the price charged: a batch line pays the batch price. */
   pricePercent?: number;
+  /**
+   * Where the request's usage rows go instead of the recorder: a batch line's are written with
+   * its answer, in one transaction, so a line run again after a crash is charged once.
+   */
+  usage?: UsageSink;
   /**
    * The path sent from the engine's root instead of `path` under its API base, for an engine
    * that spells the route its own way (text-embeddings-inference's `/rerank`).
@@ -49,6 +61,8 @@ export interface RouteRequest {
   /** DispatchOptions.enginePath. */
   readonly enginePath: string | undefined;
   readonly pricePercent: number | undefined;
+  /** DispatchOptions.usage. */
+  readonly usage: UsageSink | undefined;
   readonly body: Record<string, unknown>;
   readonly rawBody: Uint8Array<ArrayBuffer> | undefined;
   readonly meter: AnswerMeter | undefined;
@@ -80,6 +94,7 @@ export function routeRequest(
     endpoint: opts.endpoint ?? path,
     enginePath: opts.enginePath,
     pricePercent: opts.pricePercent,
+    usage: opts.usage,
     body,
     rawBody: opts.rawBody,
     meter: opts.meter,

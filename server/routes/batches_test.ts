@@ -40,6 +40,7 @@ function runner(h: Harness): BatchRunner {
     keys: d.keys,
     files: d.files,
     dispatch: dispatchDeps(d),
+    usage: d.usage,
     settings: d.fileLimits,
   });
 }
@@ -143,6 +144,48 @@ Deno.test("a batch of 200 chat requests runs to completed, each custom_id once i
     const batchRow = all.find((u) => u.requestId === first.response.request_id)!;
     assert(interactive.costMicros > 0);
     assertEquals(batchRow.costMicros, Math.ceil(interactive.costMicros / 2));
+  } finally {
+    await r.stop();
+    await h.close();
+  }
+});
+
+Deno.test("a model's own batch price (prices.batch_percent) is what its batch lines pay", async () => {
+  const h = await fileHarness();
+  const r = runner(h);
+  try {
+    await h.deps.catalog.upsert({
+      name: "demo",
+      engine: "sim",
+      source: "",
+      pricePrompt: 1000,
+      priceCompletion: 3000,
+      priceBatchPercent: 20,
+    });
+    const openai = client(h);
+    const input = await openai.files.create({
+      file: await toFile(new TextEncoder().encode(requests(1)), "in.jsonl"),
+      purpose: "batch",
+    });
+    const created = await openai.batches.create({
+      input_file_id: input.id,
+      endpoint: "/v1/chat/completions",
+      completion_window: "24h",
+    });
+    r.start(20);
+    const b = await until(openai, created.id, (x) => x.status === "completed");
+    const [line] = await outputLines(openai, b.output_file_id!);
+    await openai.chat.completions.create({
+      model: "demo",
+      messages: [{ role: "user", content: "Say 0" }],
+      max_tokens: 3,
+    });
+    await h.usage.flush();
+    const all = await h.store.db.select().from(usage);
+    const interactive = all.find((u) => u.profile !== "batch")!;
+    const batchRow = all.find((u) => u.requestId === line.response.request_id)!;
+    assert(interactive.costMicros > 0);
+    assertEquals(batchRow.costMicros, Math.ceil(interactive.costMicros * 20 / 100));
   } finally {
     await r.stop();
     await h.close();

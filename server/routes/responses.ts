@@ -13,7 +13,7 @@ import { AppError } from "../../core/errors.ts";
 import { newUlid } from "../../core/ulid.ts";
 import type { Clock } from "../../core/clock.ts";
 import { dispatch, type DispatchDeps } from "../router/dispatch.ts";
-import { readJsonBody } from "../router/read_body.ts";
+import { readJsonRequest } from "../router/read_body.ts";
 import { isRecord } from "../router/json_fields.ts";
 import { toChatRequest } from "../responses/request.ts";
 import { type ResponseContext, toResponse } from "../responses/response.ts";
@@ -23,6 +23,11 @@ import { requireApiKey } from "./require_api_key.ts";
 import { listPage, pageLimit } from "./list_page.ts";
 import type { KnowledgeBases } from "../kb/knowledge_bases.ts";
 import { runFileSearch } from "../responses/file_search.ts";
+import { BackgroundResponses } from "../responses/background.ts";
+import type { Logger } from "../../core/log.ts";
+import { fitToContext } from "../responses/truncation.ts";
+import { modelLimits } from "../models/model_limits.ts";
+import { defOf } from "../models/catalog_row.ts";
 
 type Json = Record<string, unknown>;
 
@@ -30,8 +35,9 @@ export interface ResponsesDeps {
   keys: Pick<KeyService, "check">;
   limits: Pick<Limits, "maxBodyBytes">;
   dispatch: DispatchDeps;
-  responses: Pick<ResponseStore, "put" | "get" | "delete">;
+  responses: Pick<ResponseStore, "put" | "get" | "delete" | "end" | "renew">;
   clock: Clock;
+  logger: Logger;
   /** The file_search tool's knowledge bases. */
   kb: Pick<KnowledgeBases, "resolve" | "search">;
 }
@@ -41,31 +47,57 @@ const newId = (prefix: string) => `${prefix}_${newUlid().toLowerCase()}`;
 /** Mounted at /v1. */
 export function responsesRoutes(deps: ResponsesDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const background = new BackgroundResponses(deps);
   app.use("/responses", requireApiKey(deps));
   app.use("/responses/*", requireApiKey(deps));
-  app.post("/responses", (c) => create(deps, c));
-  app.get("/responses/:id", async (c) => c.json((await kept(deps, c)).response));
+  app.post("/responses", (c) => create(deps, background, c));
+  app.get("/responses/:id", async (c) => {
+    const id = c.req.param("id");
+    const response = await background.current(id, await kept(deps, c));
+    if (c.req.query("stream") !== "true") return c.json(response);
+    const after = Number(c.req.query("starting_after") ?? -1);
+    const events = background.follow(id, Number.isInteger(after) ? after : -1);
+    if (!events) {
+      throw new AppError("invalid_request", {
+        detail: "this response's events are not kept here: retrieve it without 'stream'",
+      }, "stream");
+    }
+    return eventStream(events);
+  });
   app.delete("/responses/:id", async (c) => {
     const id = c.req.param("id");
     if (!await deps.responses.delete(c.get("apiKey").id, id)) throw notFound(id);
     return c.json({ id, object: "response", deleted: true });
   });
   app.get("/responses/:id/input_items", async (c) => c.json(inputItems(await kept(deps, c), c)));
-  app.post("/responses/:id/cancel", async (c) => {
-    await kept(deps, c);
-    throw new AppError("invalid_request", {
-      detail: "only background responses can be cancelled, and this one was not",
-    });
-  });
+  app.post(
+    "/responses/:id/cancel",
+    async (c) => c.json(await background.cancel(c.req.param("id"), await kept(deps, c))),
+  );
   return app;
 }
 
-async function create(deps: ResponsesDeps, c: Context<AppEnv>): Promise<Response> {
-  const req = await readJsonBody(c.req.raw, deps.limits.maxBodyBytes);
+async function create(
+  deps: ResponsesDeps,
+  background: BackgroundResponses,
+  c: Context<AppEnv>,
+): Promise<Response> {
+  const { body: req, bytes } = await readJsonRequest(c.req.raw, deps.limits.maxBodyBytes);
+  if (passesThrough(deps, c, req.model)) {
+    return await dispatch(deps.dispatch, c, "/responses", req, {
+      rawBody: bytes,
+      meter: c.get("answerMeter"),
+    });
+  }
   const keyId = c.get("apiKey").id;
   const previous = await previousTurn(deps, keyId, req.previous_response_id);
   const history = previous ? conversation(previous) : [];
-  const t = toChatRequest(req, history, newId);
+  const t = fitToContext(
+    req,
+    history,
+    contextOf(deps, req.model),
+    (h) => toChatRequest(req, h, newId),
+  );
   const search = t.fileSearch
     ? await runFileSearch(deps.kb, c.get("apiKey"), t.fileSearch, t.body, newId("fs"))
     : undefined;
@@ -77,22 +109,29 @@ async function create(deps: ResponsesDeps, c: Context<AppEnv>): Promise<Response
     newId,
     fileSearch: search,
   };
+  const body = search?.body ?? t.body;
+  if (req.background === true) {
+    ctx.background = true;
+    const queued = await background.start({
+      key: c.get("apiKey"),
+      ctx,
+      // Always streamed inside, so a client may follow the events however it asked.
+      body: { ...body, stream: true, stream_options: { include_usage: true } },
+      input: t.input,
+      context: history,
+    });
+    return t.stream ? eventStream(background.follow(ctx.id)!) : c.json(queued);
+  }
   const keep = async (response: Json) => {
     if (req.store === false) return;
     await deps.responses.put(keyId, ctx.id, { response, input: t.input, context: history });
   };
-  const res = await dispatch(deps.dispatch, c, "/chat/completions", search?.body ?? t.body, {
+  const res = await dispatch(deps.dispatch, c, "/chat/completions", body, {
     endpoint: "/responses",
   });
   const type = res.headers.get("content-type") ?? "";
   if (res.ok && type.includes("text/event-stream") && res.body) {
-    return new Response(translateStream(res.body, ctx, keep), {
-      headers: {
-        "content-type": "text/event-stream",
-        "cache-control": "no-cache",
-        "x-accel-buffering": "no",
-      },
-    });
+    return eventStream(translateStream(res.body, ctx, keep));
   }
   // An engine's error is already in OpenAI's envelope: it goes on as it came.
   if (!res.ok) return res;
@@ -108,6 +147,25 @@ async function create(deps: ResponsesDeps, c: Context<AppEnv>): Promise<Response
   const response = toResponse(completion, ctx);
   await keep(response);
   return c.json(response);
+}
+
+/**
+ * An outside provider that serves the Responses API itself is sent the request as it came (its
+ * tools, its conversation ids, its events), unless a guardrail applies to the key: guardrails
+ * read chat messages, so such a request is translated as for any engine and they see it.
+ */
+function passesThrough(deps: ResponsesDeps, c: Context<AppEnv>, model: unknown): boolean {
+  const entry = typeof model === "string" ? deps.dispatch.catalog.get(model) : undefined;
+  if (!entry || defOf(entry)?.external?.responses !== true) return false;
+  const { guard } = deps.dispatch;
+  return guard.policies.forChain(guard.chainOf(c.get("apiKey"))).length === 0;
+}
+
+/** The model's context in tokens, when the catalog says (not for `up`'s own or an outside one). */
+function contextOf(deps: ResponsesDeps, model: unknown): number | undefined {
+  const entry = typeof model === "string" ? deps.dispatch.catalog.get(model) : undefined;
+  const context = entry ? modelLimits(entry).context_length : undefined;
+  return typeof context === "number" ? context : undefined;
 }
 
 async function previousTurn(
@@ -150,6 +208,16 @@ function inputItems(s: StoredResponse, c: Context<AppEnv>): Json {
   if (after) items = items.slice(items.findIndex((i) => i.id === after) + 1);
   const data = items.slice(0, limit);
   return listPage(data, items.length > data.length);
+}
+
+function eventStream(events: ReadableStream<Uint8Array>): Response {
+  return new Response(events, {
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      "x-accel-buffering": "no",
+    },
+  });
 }
 
 function notFound(id: string, param: string | null = null): AppError {
