@@ -29,7 +29,7 @@ export function buildMcp(
   const servers = new McpServerBook({ store: deps.store, clock: deps.clock });
   const gateway = new McpGateway({
     servers,
-    guards: new CallGuards(deps.clock),
+    guards: new CallGuards({ store: deps.store, clock: deps.clock }),
     limits: deps.limits,
     audit: deps.audit,
     own: clusterTools({ ...deps, now: () => deps.clock.now() }),

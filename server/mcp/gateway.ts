@@ -52,8 +52,10 @@ export class McpGateway {
       const name = `${ownServerName}.${t.tool.name}`;
       if (granted(name)) out.push({ ...t.tool, name });
     }
-    for (const entry of await this.deps.servers.list()) {
-      if (this.deps.guards.isOpen(entry.name)) continue;
+    const entries = await this.deps.servers.list();
+    const shut = await this.deps.guards.open(entries.map((e) => e.name));
+    for (const entry of entries) {
+      if (shut.has(entry.name)) continue;
       const tools = await this.#toolsOf(entry, caller);
       for (const t of tools) {
         const name = `${entry.name}.${t.name}`;
@@ -121,7 +123,7 @@ export class McpGateway {
     }
     const entry = await this.deps.servers.get(server);
     if (!entry || !offers(entry, tool)) throw missing();
-    this.#admit(caller, entry);
+    await this.#admit(caller, entry);
     try {
       const result = await callUpstreamTool(
         entry,
@@ -130,17 +132,17 @@ export class McpGateway {
         { name: tool, arguments: args },
         onProgress,
       );
-      this.deps.guards.succeeded(server);
+      await this.deps.guards.succeeded(server);
       return result;
     } catch (e) {
-      this.deps.guards.failed(server);
+      await this.deps.guards.failed(server);
       throw new AppError("mcp_call_failed", { tool: name, detail: (e as Error).message });
     }
   }
 
   /** The breaker, then the caller's calls per minute on this server. */
-  #admit(caller: McpCaller, entry: McpServerEntry): void {
-    if (this.deps.guards.isOpen(entry.name)) {
+  async #admit(caller: McpCaller, entry: McpServerEntry): Promise<void> {
+    if (await this.deps.guards.isOpen(entry.name)) {
       throw new AppError(
         "mcp_server_unavailable",
         {
@@ -151,7 +153,7 @@ export class McpGateway {
         { retryAfterS: breakerOpenMs / 1000 },
       );
     }
-    const wait = this.deps.guards.take(caller.key.id, entry.name, entry.rate);
+    const wait = await this.deps.guards.take(caller.key.id, entry.name, entry.rate);
     if (wait !== null) {
       throw new AppError(
         "rate_limited",
@@ -178,11 +180,11 @@ export class McpGateway {
     try {
       const all = await listUpstreamTools(entry, headersOf(caller), this.deps.bounds);
       const tools = all.filter((t) => offers(entry, t.name));
-      this.deps.guards.succeeded(entry.name);
+      await this.deps.guards.succeeded(entry.name);
       this.#lists.set(entry.name, { at: now, updatedAt: entry.updatedAt, tools });
       return tools;
     } catch (e) {
-      this.deps.guards.failed(entry.name);
+      await this.deps.guards.failed(entry.name);
       this.#lists.delete(entry.name);
       this.deps.logger.warn("mcp server tool list failed", {
         server: entry.name,
