@@ -13,6 +13,8 @@ import { globMatch } from "../accounting/limits.ts";
 import type { AuditLog } from "../audit/audit.ts";
 import type { McpCaller } from "./caller.ts";
 import { breakerOpenMs, type CallGuards } from "./call_guards.ts";
+import type { Credentials } from "./credentials.ts";
+import { authorizedAlready, authorizeTool } from "./person_auth.ts";
 import type { clusterTools } from "./cluster_tools.ts";
 import { type McpServerBook, type McpServerEntry, ownServerName } from "./server_book.ts";
 import {
@@ -29,6 +31,8 @@ export interface McpGatewayDeps {
   audit: Pick<AuditLog, "record">;
   own: ReturnType<typeof clusterTools>;
   bounds: UpstreamBounds;
+  /** What each call to a company server carries: shared header files, or the person's token. */
+  credentials: Credentials;
   clock: Clock;
   logger: Logger;
 }
@@ -122,19 +126,25 @@ export class McpGateway {
       return asResult(await own.run(caller, args));
     }
     const entry = await this.deps.servers.get(server);
-    if (!entry || !offers(entry, tool)) throw missing();
+    const authorizing = entry?.auth === "oauth" && tool === "authorize";
+    if (!entry || !(offers(entry, tool) || authorizing)) throw missing();
     await this.#admit(caller, entry);
     try {
+      const credentials = await this.deps.credentials(entry, caller);
+      if (authorizing) return authorizedAlready(entry);
       const result = await callUpstreamTool(
         entry,
         headersOf(caller),
         this.deps.bounds,
+        credentials,
         { name: tool, arguments: args },
         onProgress,
       );
       await this.deps.guards.succeeded(server);
       return result;
     } catch (e) {
+      // The caller's own standing (not authorised yet) says nothing of the server's health.
+      if (e instanceof AppError) throw e;
       await this.deps.guards.failed(server);
       throw new AppError("mcp_call_failed", { tool: name, detail: (e as Error).message });
     }
@@ -173,19 +183,25 @@ export class McpGateway {
   /** The server's tools as narrowed at registration; a failure to list counts on its breaker. */
   async #toolsOf(entry: McpServerEntry, caller: McpCaller): Promise<Tool[]> {
     const now = this.deps.clock.now();
-    const cached = this.#lists.get(entry.name);
+    // Each person's own account may see other tools: an oauth server's list is theirs.
+    const listKey = entry.auth === "oauth" ? `${entry.name}\u0000${caller.key.userId}` : entry.name;
+    const cached = this.#lists.get(listKey);
     if (cached && cached.updatedAt === entry.updatedAt && now - cached.at < listCacheMs) {
       return cached.tools;
     }
     try {
-      const all = await listUpstreamTools(entry, headersOf(caller), this.deps.bounds);
+      const credentials = await this.deps.credentials(entry, caller);
+      const all = await listUpstreamTools(entry, headersOf(caller), this.deps.bounds, credentials);
       const tools = all.filter((t) => offers(entry, t.name));
       await this.deps.guards.succeeded(entry.name);
-      this.#lists.set(entry.name, { at: now, updatedAt: entry.updatedAt, tools });
+      this.#lists.set(listKey, { at: now, updatedAt: entry.updatedAt, tools });
       return tools;
     } catch (e) {
+      if (e instanceof AppError && e.code === "mcp_authorization_needed") {
+        return [authorizeTool(entry, String(e.params.url))];
+      }
       await this.deps.guards.failed(entry.name);
-      this.#lists.delete(entry.name);
+      this.#lists.delete(listKey);
       this.deps.logger.warn("mcp server tool list failed", {
         server: entry.name,
         error: (e as Error).message,

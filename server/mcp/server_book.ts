@@ -112,6 +112,13 @@ export class McpServerBook {
     return row;
   }
 
+  /** Keeps the gateway's OAuth client registration (sealed); the registration is otherwise unchanged. */
+  async setOAuthClient(name: string, sealed: string): Promise<void> {
+    await this.deps.store.write((tx) =>
+      tx.update(mcpServers).set({ oauthClient: sealed }).where(eq(mcpServers.name, name))
+    );
+  }
+
   async remove(name: string): Promise<boolean> {
     const before = await this.get(name);
     if (!before) return false;
@@ -129,6 +136,7 @@ export function describeServer(e: McpServerEntry) {
     headers: headerNames,
     rate: e.rate,
     tools: e.tools,
+    auth: e.auth,
     shared_credential: headerNames.length > 0,
     note: headerNames.length > 0
       ? "One shared service credential: every key granted this server's tools acts with that account's rights. Narrow it with tools, and grant it only where that is meant."

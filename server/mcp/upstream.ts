@@ -101,10 +101,10 @@ async function withSession<T>(
   entry: McpServerEntry,
   caller: CallerHeaders,
   bounds: UpstreamBounds,
+  credentials: Record<string, string>,
   use: (client: Client, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const signal = AbortSignal.timeout(bounds.timeoutMs);
-  const credentials = await readCredentials(entry);
   let client: Client | undefined;
   try {
     client = await open(entry, caller, bounds, signal, credentials);
@@ -141,8 +141,9 @@ export async function listUpstreamTools(
   entry: McpServerEntry,
   caller: CallerHeaders,
   bounds: UpstreamBounds,
+  credentials: Record<string, string>,
 ): Promise<Tool[]> {
-  return await withSession(entry, caller, bounds, async (client, signal) => {
+  return await withSession(entry, caller, bounds, credentials, async (client, signal) => {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     do {
@@ -161,10 +162,11 @@ export async function callUpstreamTool(
   entry: McpServerEntry,
   caller: CallerHeaders,
   bounds: UpstreamBounds,
+  credentials: Record<string, string>,
   call: { name: string; arguments: Record<string, unknown> },
   onProgress?: (p: Progress) => void,
 ): Promise<CallToolResult> {
-  return await withSession(entry, caller, bounds, async (client, signal) => {
+  return await withSession(entry, caller, bounds, credentials, async (client, signal) => {
     const result = await client.callTool(call, undefined, {
       timeout: bounds.timeoutMs,
       maxTotalTimeout: bounds.timeoutMs,
