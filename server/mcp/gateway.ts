@@ -130,7 +130,7 @@ export class McpGateway {
     if (!entry || !(offers(entry, tool) || authorizing)) throw missing();
     await this.#admit(caller, entry);
     try {
-      const credentials = await this.deps.credentials(entry, caller);
+      const credentials = await this.deps.credentials.of(entry, caller);
       if (authorizing) return authorizedAlready(entry);
       const result = await callUpstreamTool(
         entry,
@@ -145,6 +145,8 @@ export class McpGateway {
     } catch (e) {
       // The caller's own standing (not authorised yet) says nothing of the server's health.
       if (e instanceof AppError) throw e;
+      const refused = await this.deps.credentials.refused(entry, caller, e);
+      if (refused) throw refused;
       await this.deps.guards.failed(server);
       throw new AppError("mcp_call_failed", { tool: name, detail: (e as Error).message });
     }
@@ -190,15 +192,18 @@ export class McpGateway {
       return cached.tools;
     }
     try {
-      const credentials = await this.deps.credentials(entry, caller);
+      const credentials = await this.deps.credentials.of(entry, caller);
       const all = await listUpstreamTools(entry, headersOf(caller), this.deps.bounds, credentials);
       const tools = all.filter((t) => offers(entry, t.name));
       await this.deps.guards.succeeded(entry.name);
       this.#lists.set(listKey, { at: now, updatedAt: entry.updatedAt, tools });
       return tools;
     } catch (e) {
-      if (e instanceof AppError && e.code === "mcp_authorization_needed") {
-        return [authorizeTool(entry, String(e.params.url))];
+      const refused = e instanceof AppError
+        ? e
+        : await this.deps.credentials.refused(entry, caller, e);
+      if (refused?.code === "mcp_authorization_needed") {
+        return [authorizeTool(entry, String(refused.params.url))];
       }
       await this.deps.guards.failed(entry.name);
       this.#lists.delete(listKey);

@@ -133,11 +133,7 @@ export class PersonAuth {
    * error with the portal address when they have not authorised (or their grant is gone).
    */
   async bearer(entry: McpServerEntry, userId: string | null, origin: string): Promise<string> {
-    const needed = () =>
-      new AppError("mcp_authorization_needed", {
-        server: entry.name,
-        url: `${origin}${connectPath(entry.name)}`,
-      });
+    const needed = () => this.needed(entry, origin);
     if (!userId) throw needed();
     const row = await this.#row(entry.name, userId);
     const text = row ? await this.deps.sealer.unseal(row.sealed) : null;
@@ -174,6 +170,14 @@ export class PersonAuth {
       await this.forget(entry.name, userId);
       throw needed();
     }
+  }
+
+  /** The error that tells a person where to authorise the server. */
+  needed(entry: McpServerEntry, origin: string): AppError {
+    return new AppError("mcp_authorization_needed", {
+      server: entry.name,
+      url: `${origin}${connectPath(entry.name)}`,
+    });
   }
 
   /** The servers the person has authorised. */

@@ -8,7 +8,7 @@ import { mcpPersonTokens, mcpServers } from "../../db/schema.ts";
 import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { type Harness, startHarness } from "../../tests/helpers/harness.ts";
 import { startOAuthMcp } from "../../tests/helpers/oauth_mcp.ts";
-import { makeTenant, ok, type Tenant } from "../../tests/helpers/tenants.ts";
+import { makeTenant, ok, signIn, type Tenant } from "../../tests/helpers/tenants.ts";
 import { buildApp } from "../app.ts";
 import { Client, StreamableHTTPClientTransport } from "./sdk.ts";
 
@@ -131,6 +131,23 @@ Deno.test("an oauth server: each person authorises once in the portal, then call
     const rows = await h.store.db.select().from(mcpPersonTokens);
     assertEquals(rows.map((r) => r.userId), [t.member.id]);
     assertMatch(rows[0]!.sealed, /^v1\./);
+
+    // Revoked at the server: the person is asked to authorise again; the server is not "down".
+    wiki.revoked = true;
+    for (let i = 0; i < 6; i++) {
+      const r = await client.callTool({ name: "wiki.whoami", arguments: {} });
+      assertMatch(textOf(r), /authorise it once at/, `call ${i + 1}`);
+    }
+    assertEquals(await h.store.db.select().from(mcpPersonTokens), [], "the dead token is gone");
+    wiki.revoked = false;
+    // Signed in afresh: the clock moved past the portal session's idle time.
+    const fresh = await signIn(h, "mel@acme.example", "correct horse battery staple");
+    assertEquals((await authorise(app, (fresh as { cookie: string }).cookie)).done.status, 200);
+    assertEquals(
+      textOf(await client.callTool({ name: "wiki.whoami", arguments: {} })),
+      `you are ${t.member.id}`,
+      "no breaker opened",
+    );
     await client.close();
   } finally {
     await close();

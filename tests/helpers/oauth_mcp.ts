@@ -23,6 +23,8 @@ export interface OAuthMcp {
   registrations: number;
   /** The subjects of the tokens the MCP server was called with. */
   callers: string[];
+  /** True: the MCP server refuses every token issued so far (revoked), answering 401. */
+  revoked: boolean;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export function startOAuthMcp(): OAuthMcp {
     refreshes: 0,
     registrations: 0,
     callers: [] as string[],
+    revoked: false,
   };
   let issuer = "";
   let resource = "";
@@ -158,7 +161,7 @@ export function startOAuthMcp(): OAuthMcp {
       return json({ resource, authorization_servers: [issuer] });
     }
     const bearer = /^Bearer (.+)$/.exec(req.headers.get("authorization") ?? "")?.[1];
-    if (!bearer) return unauthorized();
+    if (!bearer || state.revoked) return unauthorized();
     let sub: string;
     try {
       const { payload } = await jwtVerify(bearer, key, { issuer, audience: resource });
