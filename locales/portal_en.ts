@@ -453,4 +453,5 @@ export const portalEn = {
   field_mcp_auth: "Acts as",
   mcp_add: "Add or replace",
   mcp_remove: "Remove",
+  mcp_narrow: "Save",
 } as const;

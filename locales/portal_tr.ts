@@ -444,4 +444,5 @@ export const portalTr: Messages["portal"] = {
   field_mcp_auth: "Kimin adına",
   mcp_add: "Ekle ya da değiştir",
   mcp_remove: "Kaldır",
+  mcp_narrow: "Kaydet",
 };

@@ -48,17 +48,20 @@ Deno.test("portal /admin/mcp: add, narrow, warn of a shared credential, remove; 
     assertEquals(saved?.tools, ["search", "get_*"]);
     assertEquals(saved?.rate, 30);
 
-    // Narrowed further by saving the same name again.
-    await browser.post("/admin/mcp", root, {
+    // Narrowed further on its row: the credential file and the rate are kept.
+    const narrowed = await browser.post("/admin/mcp/jira/tools", root, {
       _csrf: await browser.csrfOf("/admin/mcp", root),
-      ...form,
       tools: "search",
     });
-    assertEquals((await h.deps.mcp.servers.get("jira"))?.tools, ["search"]);
+    assert((await narrowed.text()).includes("Saved the MCP server jira."));
+    const now = await h.deps.mcp.servers.get("jira");
+    assertEquals(now?.tools, ["search"]);
+    assertEquals(now?.headers, { Authorization: tokenFile });
+    assertEquals(now?.rate, 30);
 
     const opal = await browser.signIn("opal");
     const read = await (await browser.get("/admin/mcp", opal)).text();
-    assert(read.includes("jira") && !read.includes('action="/admin/mcp"'), "an operator reads");
+    assert(read.includes("jira") && !read.includes('action="/admin/mcp'), "an operator reads");
     const refused = await browser.post("/admin/mcp/jira/remove", opal, {
       _csrf: await browser.csrfOf("/admin/mcp", opal),
     });

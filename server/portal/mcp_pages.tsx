@@ -114,7 +114,10 @@ export function mcpPages(
   app.post("/admin/mcp", async (c) => {
     const { ctx, v } = await gate(c);
     const f = await readForm(c);
-    const headers: Record<string, string> = {};
+    const name = (f.name ?? "").trim();
+    const before = await deps.mcp.servers.get(name);
+    // Replacing without a new file keeps the header files the page does not show (ctl's --header-file).
+    const headers: Record<string, string> = { ...before?.headers };
     if (f.bearer_file?.trim()) headers.Authorization = f.bearer_file.trim();
     const tools = (f.tools ?? "").split(",").map((t) => t.trim()).filter(Boolean);
     const body = {
@@ -124,15 +127,38 @@ export function mcpPages(
       tools: tools.length > 0 ? tools : null,
       auth: f.auth === "oauth" ? "oauth" : "headers",
     };
-    const name = (f.name ?? "").trim();
-    const exists = (await deps.mcp.servers.get(name)) !== undefined;
     const r = await attempt(
       ctx,
       () =>
-        exists
+        before
           ? io.call(c, f._csrf, "PUT", `/mcp/servers/${encodeURIComponent(name)}`, body)
           : io.call(c, f._csrf, "POST", "/mcp/servers", { name, ...body }),
     );
+    return await adminPage(
+      c,
+      ctx,
+      v,
+      r.ok ? { kind: "ok", text: ctx.words.t("mcp_saved", { server: name }) } : r.notice,
+    );
+  });
+
+  // Narrowing alone: everything else of the registration (its header files, rate) is kept.
+  app.post("/admin/mcp/:name/tools", async (c) => {
+    const { ctx, v } = await gate(c);
+    const f = await readForm(c);
+    const name = c.req.param("name");
+    const tools = (f.tools ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+    const r = await attempt(ctx, async () => {
+      const before = await deps.mcp.servers.get(name);
+      if (!before) throw new AppError("not_found", { path: c.req.path });
+      return await io.call(c, f._csrf, "PUT", `/mcp/servers/${encodeURIComponent(name)}`, {
+        url: before.url,
+        headers: before.headers,
+        rate: before.rate,
+        tools: tools.length > 0 ? tools : null,
+        auth: before.auth,
+      });
+    });
     return await adminPage(
       c,
       ctx,

@@ -96,7 +96,26 @@ export const AdminMcpPage: FC<{
                     )}
                   </td>
                   <td class="mono">{r.headers.join(", ") || "-"}</td>
-                  <td class="mono">{r.tools?.join(", ") ?? t("mcp_all_tools")}</td>
+                  <td class="mono">
+                    {mayChange
+                      ? (
+                        <form
+                          method="post"
+                          action={`/admin/mcp/${encodeURIComponent(r.name)}/tools`}
+                          class="inline"
+                        >
+                          <input type="hidden" name="_csrf" value={viewer.csrf} />
+                          <input
+                            name="tools"
+                            value={r.tools?.join(", ") ?? ""}
+                            placeholder={t("mcp_all_tools")}
+                            aria-label={t("field_mcp_tools")}
+                          />{" "}
+                          <button type="submit" class="secondary">{t("mcp_narrow")}</button>
+                        </form>
+                      )
+                      : r.tools?.join(", ") ?? t("mcp_all_tools")}
+                  </td>
                   <td>{r.rate ?? t("mcp_unlimited")}</td>
                   {mayChange && (
                     <td>
