@@ -55,6 +55,7 @@ export const errorCodes = [
   "mcp_tool_not_found",
   "mcp_server_unavailable",
   "mcp_call_failed",
+  "mcp_authorization_needed",
   // Guardrails (server/guard): a policy's rule blocked the request or its answer.
   "guardrail_blocked",
   // The store (db/): what llmgw leaves to PostgreSQL's own tools.

@@ -459,9 +459,50 @@ export const mcpServers = sqliteTable("mcp_servers", {
   rate: integer("rate"),
   /** The server narrowed to these of its tools (its own names, globs); null offers them all. */
   tools: text("tools", { mode: "json" }).$type<string[]>(),
+  /**
+   * `headers`: the header files above, one credential for everyone. `oauth`: each person
+   * authorises once (MCP's authorization spec) and calls with their own token (mcp_person_tokens).
+   */
+  auth: text("auth", { enum: ["headers", "oauth"] }).notNull().default("headers"),
+  /** The gateway's OAuth client at the server's authorization server, sealed (server/mcp/seal.ts). */
+  oauthClient: text("oauth_client"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/**
+ * Each person's OAuth tokens for a company MCP server registered as `oauth`: access and refresh
+ * token sealed together with the cluster secret (AES-GCM), so the store and its backups hold
+ * no usable token.
+ */
+export const mcpPersonTokens = sqliteTable("mcp_person_tokens", {
+  server: text("server").notNull().references(() => mcpServers.name, { onDelete: "cascade" }),
+  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  sealed: text("sealed").notNull(),
+  /** When the access token expires; null when the authorization server did not say. */
+  expiresAt: integer("expires_at"),
+  updatedAt: integer("updated_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.server, t.userId] })]);
+
+/** The MCP gateway's breaker per company server, one for every control plane. */
+export const mcpBreakers = sqliteTable("mcp_breakers", {
+  server: text("server").primaryKey(),
+  /** Failures in a row. */
+  failures: integer("failures").notNull(),
+  /** Out until then (0: in). */
+  openUntil: integer("open_until").notNull(),
+});
+
+/** MCP calls per caller, server and second, the last minute's: calls per minute across control planes. */
+export const mcpCallCounts = sqliteTable("mcp_call_counts", {
+  caller: text("caller").notNull(),
+  server: text("server").notNull(),
+  second: integer("second").notNull(),
+  count: integer("count").notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.caller, t.server, t.second] }),
+  index("mcp_call_counts_second").on(t.second),
+]);
 
 /**
  * Guardrail policies: named, attached to one level of the tree; every level's policies on a

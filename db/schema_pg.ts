@@ -314,9 +314,35 @@ export const mcpServers = pgTable("mcp_servers", {
   rate: bigint("rate", { mode: "number" }),
   /** The server narrowed to these of its tools (its own names, globs); null offers them all. */
   tools: text("tools").$type<string[]>(),
+  auth: text("auth", { enum: ["headers", "oauth"] }).notNull().default("headers"),
+  oauthClient: text("oauth_client"),
   createdAt: bigint("created_at", { mode: "number" }).notNull(),
   updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
 });
+
+export const mcpPersonTokens = pgTable("mcp_person_tokens", {
+  server: text("server").notNull().references(() => mcpServers.name, { onDelete: "cascade" }),
+  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  sealed: text("sealed").notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }),
+  updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+}, (t) => [primaryKey({ columns: [t.server, t.userId] })]);
+
+export const mcpBreakers = pgTable("mcp_breakers", {
+  server: text("server").primaryKey(),
+  failures: bigint("failures", { mode: "number" }).notNull(),
+  openUntil: bigint("open_until", { mode: "number" }).notNull(),
+});
+
+export const mcpCallCounts = pgTable("mcp_call_counts", {
+  caller: text("caller").notNull(),
+  server: text("server").notNull(),
+  second: bigint("second", { mode: "number" }).notNull(),
+  count: bigint("count", { mode: "number" }).notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.caller, t.server, t.second] }),
+  index("mcp_call_counts_second").on(t.second),
+]);
 
 export const guardPolicies = pgTable("guard_policies", {
   name: text("name").primaryKey(),

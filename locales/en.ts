@@ -66,6 +66,8 @@ export const en = {
     mcp_server_unavailable:
       "The MCP server '{server}' is out after repeated failures; try again in {retry} s",
     mcp_call_failed: "The tool '{tool}' failed: {detail}",
+    mcp_authorization_needed:
+      "The MCP server '{server}' acts for each person with their own account: authorise it once at {url}, then call again",
     guardrail_blocked:
       "The guardrail policy '{policy}' blocked this request (rule '{rule}'); ask an administrator if it should not have",
     store_backup_external:

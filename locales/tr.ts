@@ -70,6 +70,8 @@ export const tr: Messages = {
     mcp_server_unavailable:
       "'{server}' MCP sunucusu art arda hatalar yüzünden devre dışı; {retry} sn sonra yeniden deneyin",
     mcp_call_failed: "'{tool}' aracı başarısız oldu: {detail}",
+    mcp_authorization_needed:
+      "'{server}' MCP sunucusu her kişi için kendi hesabıyla çalışır: {url} adresinde bir kez yetki verin, sonra yeniden çağırın",
     guardrail_blocked:
       "'{policy}' koruma politikası bu isteği engelledi ('{rule}' kuralı); engellenmemesi gerekiyorsa bir yöneticiye danışın",
     store_backup_external:

@@ -66,7 +66,13 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/api/v1/mirror", mirrorRoutes({ adminTokens }, mirror));
   app.route(
     "/mcp",
-    mcpRoutes({ keys, people, gateway: deps.mcp.gateway, maxBytes: deps.mcp.maxBytes }),
+    mcpRoutes({
+      keys,
+      people,
+      gateway: deps.mcp.gateway,
+      maxBytes: deps.mcp.maxBytes,
+      publicUrl: deps.portal?.publicUrl ?? "",
+    }),
   );
   app.route("/mirror", mirrorFileRoutes({ adminTokens }, mirror));
   app.route("/api/v1", adminRoutes(admin));

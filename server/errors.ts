@@ -54,6 +54,7 @@ export function statusOf(
       return { status: 401, type: "authentication_error" };
     case "forbidden":
     case "csrf_failed":
+    case "mcp_authorization_needed":
       return { status: 403, type: "permission_error" };
     case "not_found":
     case "model_not_found":

@@ -215,12 +215,37 @@ CREATE TABLE "limits" (
 	CONSTRAINT "limits_scope_kind_scope_id_pk" PRIMARY KEY("scope_kind","scope_id")
 );
 --> statement-breakpoint
+CREATE TABLE "mcp_breakers" (
+	"server" text PRIMARY KEY NOT NULL,
+	"failures" bigint NOT NULL,
+	"open_until" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "mcp_call_counts" (
+	"caller" text NOT NULL,
+	"server" text NOT NULL,
+	"second" bigint NOT NULL,
+	"count" bigint NOT NULL,
+	CONSTRAINT "mcp_call_counts_caller_server_second_pk" PRIMARY KEY("caller","server","second")
+);
+--> statement-breakpoint
+CREATE TABLE "mcp_person_tokens" (
+	"server" text NOT NULL,
+	"user_id" text NOT NULL,
+	"sealed" text NOT NULL,
+	"expires_at" bigint,
+	"updated_at" bigint NOT NULL,
+	CONSTRAINT "mcp_person_tokens_server_user_id_pk" PRIMARY KEY("server","user_id")
+);
+--> statement-breakpoint
 CREATE TABLE "mcp_servers" (
 	"name" text PRIMARY KEY NOT NULL,
 	"url" text NOT NULL,
 	"headers" text NOT NULL,
 	"rate" bigint,
 	"tools" text,
+	"auth" text DEFAULT 'headers' NOT NULL,
+	"oauth_client" text,
 	"created_at" bigint NOT NULL,
 	"updated_at" bigint NOT NULL
 );
@@ -496,6 +521,8 @@ ALTER TABLE "kb_collections" ADD CONSTRAINT "kb_collections_org_id_orgs_id_fk" F
 ALTER TABLE "kb_collections" ADD CONSTRAINT "kb_collections_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "kb_documents" ADD CONSTRAINT "kb_documents_collection_id_kb_collections_id_fk" FOREIGN KEY ("collection_id") REFERENCES "public"."kb_collections"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "kb_passages" ADD CONSTRAINT "kb_passages_document_id_kb_documents_id_fk" FOREIGN KEY ("document_id") REFERENCES "public"."kb_documents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "mcp_person_tokens" ADD CONSTRAINT "mcp_person_tokens_server_mcp_servers_name_fk" FOREIGN KEY ("server") REFERENCES "public"."mcp_servers"("name") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "mcp_person_tokens" ADD CONSTRAINT "mcp_person_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "portal_prefs" ADD CONSTRAINT "portal_prefs_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "projects" ADD CONSTRAINT "projects_org_id_orgs_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."orgs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "projects" ADD CONSTRAINT "projects_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -516,6 +543,7 @@ CREATE UNIQUE INDEX "kb_documents_collection_name" ON "kb_documents" USING btree
 CREATE INDEX "kb_passages_collection" ON "kb_passages" USING btree ("collection_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "kb_passages_row_key" ON "kb_passages" USING btree ("row_key");--> statement-breakpoint
 CREATE INDEX "kb_passages_document" ON "kb_passages" USING btree ("document_id","seq");--> statement-breakpoint
+CREATE INDEX "mcp_call_counts_second" ON "mcp_call_counts" USING btree ("second");--> statement-breakpoint
 CREATE UNIQUE INDEX "mirror_versions_version" ON "mirror_versions" USING btree ("version_dir","digest");--> statement-breakpoint
 CREATE UNIQUE INDEX "projects_team_name" ON "projects" USING btree ("team_id","name");--> statement-breakpoint
 CREATE INDEX "rate_counts_window" ON "rate_counts" USING btree ("window_start");--> statement-breakpoint

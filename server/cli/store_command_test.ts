@@ -141,6 +141,20 @@ async function fillBox(dataDir: string): Promise<void> {
         createdAt: now,
         updatedAt: now,
       });
+      await tx.insert(t.mcpPersonTokens).values({
+        server: "jira",
+        userId: admin!.id,
+        sealed: "v1.sealed",
+        expiresAt: now + 3_600_000,
+        updatedAt: now,
+      });
+      await tx.insert(t.mcpBreakers).values({ server: "jira", failures: 2, openUntil: 0 });
+      await tx.insert(t.mcpCallCounts).values({
+        caller: "k1",
+        server: "jira",
+        second: Math.floor(now / 1000),
+        count: 3,
+      });
       await tx.insert(t.guardPolicies).values({
         name: "pii",
         scopeKind: "global",

@@ -10,12 +10,15 @@ export interface McpCaller {
   chain: Scope[];
   place: Place;
   actor: Actor;
+  /** The portal's address as this caller reaches it: where a person authorises a server. */
+  portal: string;
 }
 
-export function callerOf(tenancy: Tenancy, key: ApiKeyInfo): McpCaller {
+export function callerOf(tenancy: Tenancy, key: ApiKeyInfo, portal: string): McpCaller {
   const place = placeOfKey({ people: { tenancy } }, key);
   return {
     key,
+    portal,
     chain: tenancy.chain(key),
     place,
     actor: {

@@ -13,6 +13,8 @@ import { globMatch } from "../accounting/limits.ts";
 import type { AuditLog } from "../audit/audit.ts";
 import type { McpCaller } from "./caller.ts";
 import { breakerOpenMs, type CallGuards } from "./call_guards.ts";
+import type { Credentials } from "./credentials.ts";
+import { authorizedAlready, authorizeTool } from "./person_auth.ts";
 import type { clusterTools } from "./cluster_tools.ts";
 import { type McpServerBook, type McpServerEntry, ownServerName } from "./server_book.ts";
 import {
@@ -29,6 +31,8 @@ export interface McpGatewayDeps {
   audit: Pick<AuditLog, "record">;
   own: ReturnType<typeof clusterTools>;
   bounds: UpstreamBounds;
+  /** What each call to a company server carries: shared header files, or the person's token. */
+  credentials: Credentials;
   clock: Clock;
   logger: Logger;
 }
@@ -52,8 +56,10 @@ export class McpGateway {
       const name = `${ownServerName}.${t.tool.name}`;
       if (granted(name)) out.push({ ...t.tool, name });
     }
-    for (const entry of await this.deps.servers.list()) {
-      if (this.deps.guards.isOpen(entry.name)) continue;
+    const entries = await this.deps.servers.list();
+    const shut = await this.deps.guards.open(entries.map((e) => e.name));
+    for (const entry of entries) {
+      if (shut.has(entry.name)) continue;
       const tools = await this.#toolsOf(entry, caller);
       for (const t of tools) {
         const name = `${entry.name}.${t.name}`;
@@ -120,27 +126,35 @@ export class McpGateway {
       return asResult(await own.run(caller, args));
     }
     const entry = await this.deps.servers.get(server);
-    if (!entry || !offers(entry, tool)) throw missing();
-    this.#admit(caller, entry);
+    const authorizing = entry?.auth === "oauth" && tool === "authorize";
+    if (!entry || !(offers(entry, tool) || authorizing)) throw missing();
+    await this.#admit(caller, entry);
     try {
+      const credentials = await this.deps.credentials.of(entry, caller);
+      if (authorizing) return authorizedAlready(entry);
       const result = await callUpstreamTool(
         entry,
         headersOf(caller),
         this.deps.bounds,
+        credentials,
         { name: tool, arguments: args },
         onProgress,
       );
-      this.deps.guards.succeeded(server);
+      await this.deps.guards.succeeded(server);
       return result;
     } catch (e) {
-      this.deps.guards.failed(server);
+      // The caller's own standing (not authorised yet) says nothing of the server's health.
+      if (e instanceof AppError) throw e;
+      const refused = await this.deps.credentials.refused(entry, caller, e);
+      if (refused) throw refused;
+      await this.deps.guards.failed(server);
       throw new AppError("mcp_call_failed", { tool: name, detail: (e as Error).message });
     }
   }
 
   /** The breaker, then the caller's calls per minute on this server. */
-  #admit(caller: McpCaller, entry: McpServerEntry): void {
-    if (this.deps.guards.isOpen(entry.name)) {
+  async #admit(caller: McpCaller, entry: McpServerEntry): Promise<void> {
+    if (await this.deps.guards.isOpen(entry.name)) {
       throw new AppError(
         "mcp_server_unavailable",
         {
@@ -151,7 +165,7 @@ export class McpGateway {
         { retryAfterS: breakerOpenMs / 1000 },
       );
     }
-    const wait = this.deps.guards.take(caller.key.id, entry.name, entry.rate);
+    const wait = await this.deps.guards.take(caller.key.id, entry.name, entry.rate);
     if (wait !== null) {
       throw new AppError(
         "rate_limited",
@@ -171,19 +185,28 @@ export class McpGateway {
   /** The server's tools as narrowed at registration; a failure to list counts on its breaker. */
   async #toolsOf(entry: McpServerEntry, caller: McpCaller): Promise<Tool[]> {
     const now = this.deps.clock.now();
-    const cached = this.#lists.get(entry.name);
+    // Each person's own account may see other tools: an oauth server's list is theirs.
+    const listKey = entry.auth === "oauth" ? `${entry.name}\u0000${caller.key.userId}` : entry.name;
+    const cached = this.#lists.get(listKey);
     if (cached && cached.updatedAt === entry.updatedAt && now - cached.at < listCacheMs) {
       return cached.tools;
     }
     try {
-      const all = await listUpstreamTools(entry, headersOf(caller), this.deps.bounds);
+      const credentials = await this.deps.credentials.of(entry, caller);
+      const all = await listUpstreamTools(entry, headersOf(caller), this.deps.bounds, credentials);
       const tools = all.filter((t) => offers(entry, t.name));
-      this.deps.guards.succeeded(entry.name);
-      this.#lists.set(entry.name, { at: now, updatedAt: entry.updatedAt, tools });
+      await this.deps.guards.succeeded(entry.name);
+      this.#lists.set(listKey, { at: now, updatedAt: entry.updatedAt, tools });
       return tools;
     } catch (e) {
-      this.deps.guards.failed(entry.name);
-      this.#lists.delete(entry.name);
+      const refused = e instanceof AppError
+        ? e
+        : await this.deps.credentials.refused(entry, caller, e);
+      if (refused?.code === "mcp_authorization_needed") {
+        return [authorizeTool(entry, String(refused.params.url))];
+      }
+      await this.deps.guards.failed(entry.name);
+      this.#lists.delete(listKey);
       this.deps.logger.warn("mcp server tool list failed", {
         server: entry.name,
         error: (e as Error).message,

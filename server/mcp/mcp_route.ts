@@ -31,6 +31,8 @@ export interface McpRouteDeps {
   gateway: Pick<McpGateway, "listTools" | "callTool">;
   /** The largest request body read, in bytes. */
   maxBytes: number;
+  /** The configured public address; else each request's own origin. */
+  publicUrl: string;
 }
 
 const sessionHeader = "mcp-session-id";
@@ -50,7 +52,8 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<AppEnv> {
       );
     }
     const body = await readJsonBody(c.req.raw, deps.maxBytes);
-    const server = protocolServer(deps.gateway, callerOf(deps.people.tenancy, key));
+    const portal = deps.publicUrl.replace(/\/+$/, "") || new URL(c.req.url).origin;
+    const server = protocolServer(deps.gateway, callerOf(deps.people.tenancy, key, portal));
     // No session id generator: the SDK's stateless mode.
     const transport = new WebStandardStreamableHTTPServerTransport({
       // A call is bounded in time itself; a stream that outlives its answer holds nothing.

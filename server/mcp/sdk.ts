@@ -20,3 +20,17 @@ export {
 export { Client } from "@modelcontextprotocol/sdk/client";
 export { Server } from "@modelcontextprotocol/sdk/server";
 export type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/types";
+// @ts-types="@modelcontextprotocol/sdk/client/auth"
+export {
+  discoverOAuthServerInfo,
+  exchangeAuthorization,
+  extractResourceMetadataUrl,
+  refreshAuthorization,
+  registerClient,
+  startAuthorization,
+} from "@modelcontextprotocol/sdk/client/auth.js";
+export type {
+  AuthorizationServerMetadata,
+  OAuthClientInformationFull,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth";

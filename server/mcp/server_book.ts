@@ -18,11 +18,20 @@ export interface McpServerEntry {
   rate: number | null;
   /** The server narrowed to these of its own tool names (globs); null offers them all. */
   tools: string[] | null;
+  /** `headers`: one shared credential from files; `oauth`: each person's own token. */
+  auth: McpAuth;
+  /** The gateway's OAuth client at the server's authorization server, sealed; null until registered. */
+  oauthClient: string | null;
   createdAt: number;
   updatedAt: number;
 }
 
-export type McpServerInput = Pick<McpServerEntry, "name" | "url" | "headers" | "rate" | "tools">;
+export type McpAuth = "headers" | "oauth";
+
+export type McpServerInput = Pick<
+  McpServerEntry,
+  "name" | "url" | "headers" | "rate" | "tools" | "auth"
+>;
 
 /** `llmgw` is the cluster's own server; a dot would make `server.tool` ambiguous. */
 const serverName = /^[a-z][a-z0-9_-]{0,39}$/;
@@ -51,6 +60,13 @@ export function checkServerInput(input: McpServerInput): void {
     throw new AppError("invalid_request", {
       detail: "url may not carry a user or password; give credentials as header files",
     }, "url");
+  }
+  if (
+    input.auth === "oauth" && Object.keys(input.headers).some((h) => /^authorization$/i.test(h))
+  ) {
+    throw new AppError("invalid_request", {
+      detail: "an oauth server takes each person's token as its Authorization header",
+    }, "headers");
   }
   for (const [header, file] of Object.entries(input.headers)) {
     if (!/^[A-Za-z0-9-]{1,64}$/.test(header)) {
@@ -83,11 +99,24 @@ export class McpServerBook {
     checkServerInput(input);
     const now = this.deps.clock.now();
     const before = await this.get(input.name);
-    const row: McpServerEntry = { ...input, createdAt: before?.createdAt ?? now, updatedAt: now };
+    const row: McpServerEntry = {
+      ...input,
+      // A client registered at one address's authorization server means nothing at another's.
+      oauthClient: before?.url === input.url ? before.oauthClient : null,
+      createdAt: before?.createdAt ?? now,
+      updatedAt: now,
+    };
     await this.deps.store.write((tx) =>
       tx.insert(mcpServers).values(row).onConflictDoUpdate({ target: mcpServers.name, set: row })
     );
     return row;
+  }
+
+  /** Keeps the gateway's OAuth client registration (sealed); the registration is otherwise unchanged. */
+  async setOAuthClient(name: string, sealed: string): Promise<void> {
+    await this.deps.store.write((tx) =>
+      tx.update(mcpServers).set({ oauthClient: sealed }).where(eq(mcpServers.name, name))
+    );
   }
 
   async remove(name: string): Promise<boolean> {
@@ -107,6 +136,7 @@ export function describeServer(e: McpServerEntry) {
     headers: headerNames,
     rate: e.rate,
     tools: e.tools,
+    auth: e.auth,
     shared_credential: headerNames.length > 0,
     note: headerNames.length > 0
       ? "One shared service credential: every key granted this server's tools acts with that account's rights. Narrow it with tools, and grant it only where that is meant."

@@ -24,6 +24,13 @@ export interface UpstreamBounds {
   maxBytes: number;
 }
 
+/** A company server's failure as the gateway tells it: scrubbed text, and its HTTP status if any. */
+export class UpstreamError extends Error {
+  constructor(message: string, readonly status: number | undefined) {
+    super(message);
+  }
+}
+
 /** An answer over the size bound, cut while it streams in rather than after it is all read. */
 export class TooLargeError extends Error {
   override name = "TooLargeError";
@@ -101,10 +108,10 @@ async function withSession<T>(
   entry: McpServerEntry,
   caller: CallerHeaders,
   bounds: UpstreamBounds,
+  credentials: Record<string, string>,
   use: (client: Client, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const signal = AbortSignal.timeout(bounds.timeoutMs);
-  const credentials = await readCredentials(entry);
   let client: Client | undefined;
   try {
     client = await open(entry, caller, bounds, signal, credentials);
@@ -120,7 +127,7 @@ async function withSession<T>(
  * The error with every credential's text taken out: a server that echoes its request back in
  * an error must not hand the credential to the client through the gateway's answer.
  */
-function scrubbed(e: unknown, credentials: Record<string, string>): Error {
+function scrubbed(e: unknown, credentials: Record<string, string>): UpstreamError {
   let message = e instanceof Error ? e.message : String(e);
   if (signalTimedOut(e)) message = "cut at the time bound";
   for (const value of Object.values(credentials)) {
@@ -128,7 +135,9 @@ function scrubbed(e: unknown, credentials: Record<string, string>): Error {
       if (part.length >= 4) message = message.replaceAll(part, "<secret>");
     }
   }
-  const out = new Error(message);
+  // The SDK's StreamableHTTPError keeps the HTTP status as `code`: a 401 means the token was refused.
+  const code = (e as { code?: unknown } | null)?.code;
+  const out = new UpstreamError(message, typeof code === "number" ? code : undefined);
   out.name = e instanceof Error ? e.name : "Error";
   return out;
 }
@@ -141,8 +150,9 @@ export async function listUpstreamTools(
   entry: McpServerEntry,
   caller: CallerHeaders,
   bounds: UpstreamBounds,
+  credentials: Record<string, string>,
 ): Promise<Tool[]> {
-  return await withSession(entry, caller, bounds, async (client, signal) => {
+  return await withSession(entry, caller, bounds, credentials, async (client, signal) => {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     do {
@@ -161,10 +171,11 @@ export async function callUpstreamTool(
   entry: McpServerEntry,
   caller: CallerHeaders,
   bounds: UpstreamBounds,
+  credentials: Record<string, string>,
   call: { name: string; arguments: Record<string, unknown> },
   onProgress?: (p: Progress) => void,
 ): Promise<CallToolResult> {
-  return await withSession(entry, caller, bounds, async (client, signal) => {
+  return await withSession(entry, caller, bounds, credentials, async (client, signal) => {
     const result = await client.callTool(call, undefined, {
       timeout: bounds.timeoutMs,
       maxTotalTimeout: bounds.timeoutMs,

@@ -9,6 +9,7 @@ const personal: [string, PortalKey][] = [
   ["/chat", "nav_chat"],
   ["/keys", "nav_keys"],
   ["/usage", "nav_usage"],
+  ["/tools", "nav_tools"],
   ["/profile", "nav_profile"],
 ];
 const admin: [AdminPage, string, PortalKey][] = [
@@ -17,6 +18,7 @@ const admin: [AdminPage, string, PortalKey][] = [
   ["people", "/admin/people", "nav_people"],
   ["tree", "/admin/tree", "nav_tree"],
   ["kb", "/admin/kb", "nav_kb"],
+  ["mcp", "/admin/mcp", "nav_mcp"],
   ["keys", "/admin/keys", "nav_admin_keys"],
   ["audit", "/admin/audit", "nav_audit"],
   ["settings", "/admin/settings", "nav_settings"],

@@ -12,7 +12,8 @@ export type AdminPage =
   | "keys"
   | "audit"
   | "settings"
-  | "kb";
+  | "kb"
+  | "mcp";
 
 const cluster = { orgId: null, teamId: null };
 
@@ -22,6 +23,7 @@ export function mayOpen(actor: Actor, page: AdminPage): boolean {
     case "cluster":
     case "models":
     case "settings":
+    case "mcp":
       return canRead(actor, "staff", cluster);
     case "people":
     case "keys":

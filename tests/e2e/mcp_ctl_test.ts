@@ -52,7 +52,20 @@ Deno.test({
       assertEquals(added.code, 0, added.stderr);
       assertMatch(added.stdout, /headers sent: Authorization, X-Team/);
       assertMatch(added.stdout, /every key granted/);
+      assertMatch(added.stdout, /acts as: one shared service account/);
       assert(!added.stdout.includes(token));
+      const own = await ctl([
+        "mcp",
+        "add",
+        "wiki",
+        `${company.url}/wiki`,
+        "--auth",
+        "oauth",
+        ...base,
+      ]);
+      assertEquals(own.code, 0, own.stderr);
+      assertMatch(own.stdout, /acts as: each person's own account/);
+      assert(!own.stdout.includes("every key granted"), "no shared account, no warning");
 
       const granted = await ctl(["limits", "set", "--global", "--tools", "jira.*", ...base]);
       assertEquals(granted.code, 0, granted.stderr);
@@ -75,6 +88,7 @@ Deno.test({
       const listed = await ctl(["mcp", "list", ...base]);
       assertEquals(listed.code, 0, listed.stderr);
       assertMatch(listed.stdout, /jira/);
+      assertMatch(listed.stdout, /oauth/);
       const removed = await ctl(["mcp", "remove", "jira", ...base]);
       assertEquals(removed.code, 0, removed.stderr);
     } finally {

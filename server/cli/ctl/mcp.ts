@@ -14,6 +14,7 @@ interface ServerView {
   headers: string[];
   rate: number | null;
   tools: string[] | null;
+  auth: "headers" | "oauth";
   note: string | null;
 }
 
@@ -50,6 +51,13 @@ function body(ctx: Ctx, verb: string): Record<string, unknown> {
     if (!Number.isInteger(n) || n < 1) throw new UsageError("--rate must be a whole number ≥ 1");
     out.rate = n;
   }
+  const auth = str(ctx.values, "auth");
+  if (auth !== undefined) {
+    if (auth !== "oauth" && auth !== "headers") {
+      throw new UsageError("--auth is oauth (each person's own account) or headers (shared)");
+    }
+    out.auth = auth;
+  }
   const tools = str(ctx.values, "tools");
   if (tools !== undefined) out.tools = tools.split(",").map((t) => t.trim()).filter(Boolean);
   return out;
@@ -58,6 +66,13 @@ function body(ctx: Ctx, verb: string): Record<string, unknown> {
 function describe(s: ServerView): string {
   const lines = [
     `${s.name}: ${s.url}`,
+    `  acts as: ${
+      s.auth === "oauth"
+        ? "each person's own account (each authorises once in the portal, under Tools)"
+        : s.headers.length > 0
+        ? "one shared service account"
+        : "no credential"
+    }`,
     `  headers sent: ${s.headers.join(", ") || "none"}`,
     `  rate: ${s.rate === null ? "unlimited" : `${s.rate}/min per caller`}`,
     `  tools offered: ${
@@ -74,6 +89,7 @@ const serverFlags = {
   "secret-file": { type: "string" as const, multiple: true },
   rate: { type: "string" as const },
   tools: { type: "string" as const },
+  auth: { type: "string" as const },
 };
 
 export const mcp: Noun = {
@@ -86,6 +102,7 @@ export const mcp: Noun = {
         return printList(ctx.json, res, [
           col("name", "Name"),
           col("url", "URL"),
+          col("auth", "Auth"),
           col("headers", "Headers"),
           col("rate", "Rate"),
           col("tools", "Tools"),
@@ -94,8 +111,10 @@ export const mcp: Noun = {
     },
     add: {
       help: `  mcp add NAME URL [--bearer-file F | --header-file H=F]... [--rate N]
-             [--tools 'glob,glob']            Register a company MCP server (--secret-file H=F too);
-                                              credentials stay in files on the control plane`,
+             [--tools 'glob,glob'] [--auth oauth]
+                                              Register a company MCP server (--secret-file H=F too);
+                                              credentials stay in files on the control plane;
+                                              --auth oauth: each person authorises once (portal)`,
       flags: serverFlags,
       run: async (ctx) => {
         const name = arg(ctx, 0, "mcp add needs a NAME");

@@ -17,6 +17,8 @@ const serverFields = {
   headers: z.record(z.string(), z.string().min(1).max(1000)).optional(),
   rate: z.number().int().min(1).nullable().optional(),
   tools: z.array(z.string().min(1).max(200)).max(200).nullable().optional(),
+  /** `oauth`: each person authorises once in the portal and calls with their own token. */
+  auth: z.enum(["headers", "oauth"]).optional(),
 };
 const createBody = z.strictObject({ name: z.string().min(1).max(40), ...serverFields });
 const replaceBody = z.strictObject(serverFields);
@@ -65,6 +67,7 @@ export function mcpServerRoutes(
     headers: b.headers ?? {},
     rate: b.rate ?? null,
     tools: b.tools ?? null,
+    auth: b.auth ?? "headers",
   });
 
   r.add({
