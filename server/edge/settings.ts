@@ -1,5 +1,5 @@
 /** The edge's settings: the client listener's timeouts and caps, and whose forwarded address counts. */
-import { int, text } from "../../core/settings.ts";
+import { int, oneOf, text } from "../../core/settings.ts";
 
 export const edgeSettings = {
   listenerHeaderTimeoutMs: int(
@@ -36,5 +36,11 @@ export const edgeSettings = {
     "trusted_proxies",
     "",
     "Addresses or CIDR ranges of proxies whose X-Forwarded-For names the client, comma-separated; used by every per-address rule (empty: nobody's is believed)",
+  ),
+  listenerProxyProtocol: oneOf(
+    "listener.proxy_protocol",
+    ["off", "optional", "required"],
+    "off",
+    "Whether connections from trusted_proxies start with a PROXY protocol header (v1 or v2) naming the client: off (never read), optional (read when sent), required (closed without one); anyone else's that starts with one is closed",
   ),
 };

@@ -216,7 +216,7 @@ export class GatewayMetrics {
 
   readonly connectionsRefused = this.registry.counter(
     "llmgw_connections_refused_total",
-    "Client connections closed as soon as accepted (per_address, full) and accept failures (descriptors, accept_error)",
+    "Client connections closed before a request was read (per_address, full; proxy_untrusted, proxy_malformed, proxy_missing: the PROXY protocol) and accept failures (descriptors, accept_error)",
     ["reason"],
   );
   readonly connectionsCut = this.registry.counter(

@@ -10,7 +10,8 @@
  * `cutNow` ends the grace early.
  *
  * The listener is the edge (server/edge/): llmgw's own accept loop and HTTP/1.1 server, with the
- * timeouts and caps `Deno.serve` lacks (`listener.*`, `trusted_proxies`).
+ * timeouts and caps `Deno.serve` lacks (`listener.*`, `trusted_proxies`), and the PROXY protocol
+ * from trusted proxies (`listener.proxy_protocol`).
  */
 import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/settings.ts";
@@ -100,6 +101,7 @@ export function startClientListener(
     | "listenerBodyGraceMs"
     | "listenerBodyMinRate"
     | "listenerMaxPerAddress"
+    | "listenerProxyProtocol"
   >,
   fetchApp: (
     req: Request,
@@ -129,6 +131,7 @@ export function startClientListener(
       maxPerAddress: config.listenerMaxPerAddress,
       maxConnections,
       trusted,
+      proxyProtocol: config.listenerProxyProtocol,
       handler: (req, info) =>
         fetchApp(req, { shutdownCut: cut.signal, remoteAddr: info.remoteAddr }),
       logger,
