@@ -41,6 +41,6 @@ export const edgeSettings = {
     "listener.proxy_protocol",
     ["off", "optional", "required"],
     "off",
-    "Whether connections from trusted_proxies start with a PROXY protocol header (v1 or v2) naming the client: off (never read), optional (read when sent), required (closed without one); anyone else's that starts with one is closed",
+    "Whether connections from trusted_proxies start with a PROXY protocol header (v1 or v2) naming the client: off (never read), optional (read when sent), required (closed without one); anyone else's that starts with one is closed. Needs a plain HTTP listener (the proxy terminates TLS)",
   ),
 };

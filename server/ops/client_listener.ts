@@ -112,6 +112,14 @@ export function startClientListener(
   counters?: ListenerCounters,
 ): ClientListener {
   const { hostname, port } = parseListen(config.listen);
+  if (tls && config.listenerProxyProtocol !== "off") {
+    // The header comes before the TLS handshake, and a TLS listener reads a handshake first.
+    throw new ConfigError(
+      `listener.proxy_protocol: ${config.listenerProxyProtocol} needs a plain HTTP listener: the ` +
+        `PROXY header comes before any TLS. Let the proxy terminate TLS (allow_plain_http: true), ` +
+        `or set listener.proxy_protocol: off`,
+    );
+  }
   // Past the grace, requests still open see this as their client leaving.
   const cut = new AbortController();
   const trusted = trustedProxies(config.trustedProxies);
