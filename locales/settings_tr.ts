@@ -23,6 +23,8 @@ export const settingDescriptionsTr: Readonly<Record<string, string>> = {
     "listener.body_grace_ms geçtikten sonra ortalama bundan yavaş gelen istek gövdesi kesilir, saniyede bayt (0: alt sınır yok)",
   "listener.body_grace_ms":
     "En düşük hız uygulanmadan önce bir istek gövdesinin ne kadar sürebileceği (ms)",
+  "listener.send_timeout_ms":
+    "Bir istemciye yazma bundan uzun sürerse (yanıtından hiçbir şey okumuyorsa) bağlantı kapanır (ms)",
   "listener.max_connections_per_address":
     "Bir istemci adresinin aynı anda açık tutabileceği bağlantı sayısı; fazlası geldikçe kapanır (0: sınır yok; güvenilen vekillerde sınır yoktur)",
   "trusted_proxies":

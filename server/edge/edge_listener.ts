@@ -59,6 +59,8 @@ interface Tracked extends ConnTrack {
   /** When the connection is cut (performance.now()), if nothing happens first; 0: never. */
   expiresAt: number;
   expiresFor: CutReason;
+  /** When a write still waiting is cut for `send_timeout`; 0: none waits. */
+  sendExpiresAt: number;
 }
 
 export function startEdge(opts: EdgeOptions): Edge {
@@ -98,14 +100,17 @@ export function startEdge(opts: EdgeOptions): Edge {
 
   // One timer sweeps every connection's deadline: a timer set and cleared per request costs more
   // than the request's parsing, and a cut a tick late is as good.
-  const { idleMs, headerMs, bodyGraceMs } = opts.timeouts;
+  const { idleMs, headerMs, bodyGraceMs, sendMs } = opts.timeouts;
   const tickMs = Math.min(
     1_000,
-    Math.max(20, Math.min(idleMs, headerMs, bodyGraceMs || idleMs) / 10),
+    Math.max(20, Math.min(idleMs, headerMs, sendMs, bodyGraceMs || idleMs) / 10),
   );
   const sweeper = setInterval(() => {
     const now = performance.now();
-    for (const t of open) if (t.expiresAt && t.expiresAt <= now) t.cut(t.expiresFor);
+    for (const t of open) {
+      if (t.expiresAt && t.expiresAt <= now) t.cut(t.expiresFor);
+      else if (t.sendExpiresAt && t.sendExpiresAt <= now) t.cut("send_timeout");
+    }
   }, tickMs);
 
   const count = (address: string, by: 1 | -1) => {
@@ -123,9 +128,13 @@ export function startEdge(opts: EdgeOptions): Edge {
       state: "busy",
       expiresAt: 0,
       expiresFor: "idle_timeout",
+      sendExpiresAt: 0,
       expire(ms, reason) {
         t.expiresAt = ms === null ? 0 : performance.now() + ms;
         if (reason) t.expiresFor = reason;
+      },
+      expireSend(ms) {
+        t.sendExpiresAt = ms === null ? 0 : performance.now() + ms;
       },
       get draining() {
         return draining;

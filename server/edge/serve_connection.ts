@@ -1,7 +1,8 @@
 /**
  * One client connection, served request after request (HTTP/1.1 keep-alive) with the edge's
  * timeouts: the idle timeout until a request's first byte, the header timeout from there to the
- * end of its head, the body's minimum rate while the app reads it. A client that leaves while its
+ * end of its head, the body's minimum rate while the app reads it, the send timeout while a write
+ * waits on the client to read. A client that leaves while its
  * request is answered aborts the request's signal, as the router expects of any listener. Behind a
  * trusted proxy that speaks the PROXY protocol, the header it sends first names the client.
  */
@@ -29,6 +30,8 @@ export interface EdgeTimeouts {
   bodyGraceMs: number;
   /** 0: no minimum. */
   bodyMinBytesPerSecond: number;
+  /** How long one write may wait on a client that reads nothing. */
+  sendMs: number;
 }
 
 /** Why a connection was closed before a request was read, or why accept failed. */
@@ -43,7 +46,13 @@ export type RefuseReason =
 export type ProxyRefusal = "proxy_untrusted" | "proxy_malformed" | "proxy_missing";
 
 /** Why the edge closed a connection itself. */
-export type CutReason = "idle_timeout" | "header_timeout" | "body_too_slow" | "shed" | "shutdown";
+export type CutReason =
+  | "idle_timeout"
+  | "header_timeout"
+  | "body_too_slow"
+  | "send_timeout"
+  | "shed"
+  | "shutdown";
 
 export type EdgeHandler = (
   req: Request,
@@ -68,6 +77,8 @@ export interface ConnTrack {
   refuse(reason: ProxyRefusal): void;
   /** Cuts the connection for `reason` unless the next `expire` comes within `ms`; null: never. */
   expire(ms: number | null, reason?: CutReason): void;
+  /** Cuts the connection for `send_timeout` unless the next `expireSend` comes within `ms`. */
+  expireSend(ms: number | null): void;
   /** The connection's use is over: closes it. */
   end(): void;
 }
@@ -94,7 +105,12 @@ export async function serveConnection(
   track: ConnTrack,
   opts: ConnOptions,
 ): Promise<void> {
-  const io = new ConnBuffer(conn);
+  const io = new ConnBuffer(conn, {
+    // A write waits only while the client's receive window is full: one that reads nothing
+    // would hold the connection, and the answer's stream (an engine's slot), for ever.
+    arm: () => track.expireSend(opts.timeouts.sendMs),
+    disarm: () => track.expireSend(null),
+  });
   let peer = conn.remoteAddr as Deno.NetAddr;
   const arm = (ms: number, reason: CutReason) => track.expire(ms, reason);
   const disarm = () => track.expire(null);

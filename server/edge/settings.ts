@@ -26,6 +26,12 @@ export const edgeSettings = {
     "How long a request body may take before its minimum rate applies, in ms",
     { min: 0 },
   ),
+  listenerSendTimeoutMs: int(
+    "listener.send_timeout_ms",
+    60_000,
+    "A write to a client that takes longer than this (it reads nothing of its answer) closes the connection, in ms",
+    { min: 100 },
+  ),
   listenerMaxPerAddress: int(
     "listener.max_connections_per_address",
     256,

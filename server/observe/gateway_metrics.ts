@@ -221,7 +221,7 @@ export class GatewayMetrics {
   );
   readonly connectionsCut = this.registry.counter(
     "llmgw_connections_cut_total",
-    "Client connections the listener closed itself: idle_timeout, header_timeout, body_too_slow, shed (idle, to make room), shutdown",
+    "Client connections the listener closed itself: idle_timeout, header_timeout, body_too_slow, send_timeout (the client read nothing of its answer), shed (idle, to make room), shutdown",
     ["reason"],
   );
   readonly connectionsOpen = this.registry.gauge(

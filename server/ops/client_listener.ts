@@ -100,6 +100,7 @@ export function startClientListener(
     | "listenerIdleTimeoutMs"
     | "listenerBodyGraceMs"
     | "listenerBodyMinRate"
+    | "listenerSendTimeoutMs"
     | "listenerMaxPerAddress"
     | "listenerProxyProtocol"
   >,
@@ -135,6 +136,7 @@ export function startClientListener(
         idleMs: config.listenerIdleTimeoutMs,
         bodyGraceMs: config.listenerBodyGraceMs,
         bodyMinBytesPerSecond: config.listenerBodyMinRate,
+        sendMs: config.listenerSendTimeoutMs,
       },
       maxPerAddress: config.listenerMaxPerAddress,
       maxConnections,
