@@ -1,11 +1,12 @@
 /**
- * What an attacker could still do to the edge, through real sockets: chunk extensions or trailers
+ * What an attacker could still do to the edge, through real sockets: a head of thousands of header
+ * lines or a request line of tens of KiB (cheap to send, dear to parse), chunk extensions or trailers
  * that never end (bytes that are no part of the body, so no body limit counts them; Node's
  * CVE-2024-22019), and a client that asks for an answer and never reads it (the write would wait
  * forever, holding the connection and whatever the answer holds: a stream's engine slot).
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
-import { RawClient } from "../../tests/helpers/raw_http.ts";
+import { get, RawClient } from "../../tests/helpers/raw_http.ts";
 import { listen } from "./testdata/edge_under_test.ts";
 
 const readBody = async (req: Request) => {
@@ -68,4 +69,37 @@ Deno.test("edge abuse: a client that reads nothing of its answer is cut at liste
   clearTimeout(timer);
   conn.close();
   assertEquals(outcome, "cancelled", "the answer is still waiting on a client that reads nothing");
+});
+
+Deno.test("edge abuse: more than 256 header lines get 431, a request line over 16 KiB gets 414; the CPU they would cost is not spent", async () => {
+  let served = 0;
+  await using l = await listen({}, () => {
+    served++;
+    return new Response("ok");
+  });
+  const ask = async (text: string) => {
+    const c = await RawClient.connect(l.port);
+    try {
+      await c.send(text);
+      const a = await c.answer(5_000);
+      return { status: a?.status, closed: await c.closedWithin(1_000) };
+    } finally {
+      c.close();
+    }
+  };
+  // 16,000 header lines fit in the 64 KiB head; joining them cost the app ~50 ms a request.
+  const many = "GET / HTTP/1.1\r\nhost: a\r\n" + "a:\r\n".repeat(16_000) + "\r\n";
+  assertEquals(await ask(many), { status: 431, closed: true }, "16,000 header lines");
+  const lots: Record<string, string> = {};
+  for (let i = 0; i < 255; i++) lots[`x-h${i}`] = "1";
+  assertEquals((await ask(get("/", lots))).status, 200, "256 header lines, host included");
+  lots["x-one-more"] = "1";
+  assertEquals((await ask(get("/", lots))).status, 431, "257 header lines");
+  assertEquals(
+    await ask(get("/" + "a".repeat(20 * 1024))),
+    { status: 414, closed: true },
+    "a 20 KiB target",
+  );
+  assertEquals((await ask(get("/" + "a".repeat(16 * 1024 - 20)))).status, 200, "a 16 KiB line");
+  assertEquals(served, 2);
 });
