@@ -16,7 +16,7 @@ import {
   type RefuseReason,
   serveConnection,
 } from "./serve_connection.ts";
-import type { TrustedProxies } from "./trusted_proxies.ts";
+import { capKey, type TrustedProxies } from "./trusted_proxies.ts";
 
 export type { RefuseReason };
 
@@ -114,13 +114,14 @@ export function startEdge(opts: EdgeOptions): Edge {
   }, tickMs);
 
   const count = (address: string, by: 1 | -1) => {
-    const n = (perAddress.get(address) ?? 0) + by;
-    if (n > 0) perAddress.set(address, n);
-    else perAddress.delete(address);
+    const key = capKey(address);
+    const n = (perAddress.get(key) ?? 0) + by;
+    if (n > 0) perAddress.set(key, n);
+    else perAddress.delete(key);
   };
   const overCap = (address: string) =>
     opts.maxPerAddress > 0 && !opts.trusted.has(address) &&
-    (perAddress.get(address) ?? 0) >= opts.maxPerAddress;
+    (perAddress.get(capKey(address)) ?? 0) >= opts.maxPerAddress;
 
   const track = (conn: Deno.Conn, peer: string): Tracked => {
     const t: Tracked = {

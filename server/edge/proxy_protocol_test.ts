@@ -220,6 +220,29 @@ Deno.test("PROXY protocol: the per-address cap counts the client a header names,
   for (const c of [second, other, again]) c.close();
 });
 
+Deno.test("PROXY protocol: IPv6 clients are capped by their /64, as one host may send from any address in it", async () => {
+  const { l } = await echoClient({
+    "listener-proxy-protocol": "required",
+    "listener-max-connections-per-address": "2",
+  });
+  await using _ = l;
+  const from = async (client: string) => {
+    const c = await RawClient.connectFrom(l.port, proxy);
+    await c.send(`PROXY TCP6 ${client} ::1 40001 443\r\n` + get("/"));
+    return { c, answer: (await c.answer(2_000))?.body ?? "closed" };
+  };
+  const a = await from("2001:db8:0:1::a");
+  const b = await from("2001:db8:0:1:ffff::b");
+  const c = await from("2001:db8:0:1::c");
+  const d = await from("2001:db8:0:2::a");
+  assertEquals(
+    [a.answer, b.answer, c.answer, d.answer],
+    ["2001:db8:0:1::a 40001", "2001:db8:0:1:ffff::b 40001", "closed", "2001:db8:0:2::a 40001"],
+    "the third from 2001:db8:0:1::/64 is refused, another /64 is not; each is named as itself",
+  );
+  for (const x of [a, b, c, d]) x.c.close();
+});
+
 Deno.test("PROXY protocol: off (the default), a header is not read from anyone: the request is refused", async () => {
   const { l, seen } = await echoClient({});
   await using _ = l;

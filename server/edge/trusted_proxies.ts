@@ -118,6 +118,18 @@ function parseV6(s: string): bigint | undefined {
   return bits;
 }
 
+/**
+ * What one client's connections are capped under: its IPv4 address, or its IPv6 address's /64
+ * (a host is given a whole /64 and may send from any address in it, 2^64 of them).
+ */
+export function capKey(address: string): string {
+  if (!address.includes(":")) return address;
+  const ip = parseIp(address);
+  if (!ip) return address;
+  if (!ip.v6) return formatIp(ip);
+  return `${formatIp({ v6: true, bits: (ip.bits >> 64n) << 64n })}/64`;
+}
+
 /** The form an address is counted under, so `::ffff:10.0.0.1` and `10.0.0.1` are one client. */
 function canonical(address: string): string {
   const ip = parseIp(address);
