@@ -5,7 +5,8 @@
  * CVE-2024-22019), and a client that asks for an answer and never reads it (the write would wait
  * forever, holding the connection and whatever the answer holds: a stream's engine slot).
  */
-import { assert, assertEquals } from "../../tests/assert.ts";
+import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
+import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
 import { get, RawClient } from "../../tests/helpers/raw_http.ts";
 import { listen } from "./testdata/edge_under_test.ts";
 
@@ -102,4 +103,29 @@ Deno.test("edge abuse: more than 256 header lines get 431, a request line over 1
   );
   assertEquals((await ask(get("/" + "a".repeat(16 * 1024 - 20)))).status, 200, "a 16 KiB line");
   assertEquals(served, 2);
+});
+
+Deno.test("edge abuse: a malformed chunked body gets 400 and a body its client leaves midway is no server error: neither logs an unhandled error", async () => {
+  const t = await startTestControlPlane();
+  const port = Number(new URL(t.cp.url).port);
+  const head = (framing: string) =>
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: a\r\nauthorization: Bearer ${t.key}\r\n` +
+    `content-type: application/json\r\n${framing}\r\n\r\n`;
+  try {
+    const bad = await RawClient.connect(port);
+    await bad.send(head("transfer-encoding: chunked") + '5\r\n{"a":\r\nzz\r\n');
+    const a = await bad.answer(5_000);
+    assertEquals(a?.status, 400, a?.body);
+    assertMatch(a?.body ?? "", /invalid_request/);
+    bad.close();
+    const leaving = await RawClient.connect(port);
+    await leaving.send(head("content-length: 100") + '{"a":');
+    await new Promise((r) => setTimeout(r, 200));
+    leaving.close();
+    await new Promise((r) => setTimeout(r, 500));
+    const errors = t.lines.filter((l) => l.includes('"unhandled error"'));
+    assertEquals(errors, [], "a client's bad body is logged as the server's error");
+  } finally {
+    await t.close();
+  }
 });
