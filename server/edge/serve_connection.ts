@@ -2,9 +2,9 @@
  * One client connection, served request after request (HTTP/1.1 keep-alive) with the edge's
  * timeouts: the idle timeout until a request's first byte, the header timeout from there to the
  * end of its head, the body's minimum rate while the app reads it, the send timeout while a write
- * waits on the client to read. A client that leaves while its
- * request is answered aborts the request's signal, as the router expects of any listener. Behind a
- * trusted proxy that speaks the PROXY protocol, the header it sends first names the client.
+ * waits on the client to read. A client that leaves while its request is answered aborts the
+ * request's signal, as the router expects of any listener. Behind a trusted proxy that speaks the
+ * PROXY protocol, the header it sends first names the client.
  */
 import { ConnBuffer } from "./conn_buffer.ts";
 import {
