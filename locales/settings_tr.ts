@@ -23,10 +23,14 @@ export const settingDescriptionsTr: Readonly<Record<string, string>> = {
     "listener.body_grace_ms geçtikten sonra ortalama bundan yavaş gelen istek gövdesi kesilir, saniyede bayt (0: alt sınır yok)",
   "listener.body_grace_ms":
     "En düşük hız uygulanmadan önce bir istek gövdesinin ne kadar sürebileceği (ms)",
+  "listener.send_timeout_ms":
+    "Bir istemciye yazma bundan uzun sürerse (yanıtından hiçbir şey okumuyorsa) bağlantı kapanır (ms)",
   "listener.max_connections_per_address":
     "Bir istemci adresinin aynı anda açık tutabileceği bağlantı sayısı; fazlası geldikçe kapanır (0: sınır yok; güvenilen vekillerde sınır yoktur)",
   "trusted_proxies":
     "X-Forwarded-For başlığı istemciyi adlandıran vekillerin adresleri ya da CIDR aralıkları, virgülle ayrılmış; adres başına her kuralda kullanılır (boş: hiçbirine inanılmaz)",
+  "listener.proxy_protocol":
+    "trusted_proxies bağlantılarının istemciyi adlandıran bir PROXY protokolü başlığıyla (v1 ya da v2) başlayıp başlamadığı: off (hiç okunmaz), optional (gönderilirse okunur), required (başlıksız olan kapanır); başka birinin bu başlıkla başlayan bağlantısı kapanır. Düz HTTP dinleyicisi gerekir (TLS'i vekil sonlandırır)",
   "shutdown_grace_ms":
     "SIGTERM geldiğinde süren isteklerin (akışlar dahil) kesilmeden önce bitmek için ne kadar süresi olduğu (ms)",
   "log_format":

@@ -1,7 +1,14 @@
 /**
  * A client connection and the bytes read from it but not yet used. One read may be left pending
  * (the watch for a client leaving while its request is answered): the next read takes its result.
+ * Each write is timed by `sendWatch`.
  */
+
+/** Told when a write starts and when it ends. */
+export interface SendWatch {
+  arm(): void;
+  disarm(): void;
+}
 
 const bufferSize = 16 * 1024;
 
@@ -11,9 +18,11 @@ export class ConnBuffer {
   #end = 0;
   #pending: Promise<number | null> | undefined;
   readonly conn: Deno.Conn;
+  readonly #sendWatch: SendWatch | undefined;
 
-  constructor(conn: Deno.Conn) {
+  constructor(conn: Deno.Conn, sendWatch?: SendWatch) {
     this.conn = conn;
+    this.#sendWatch = sendWatch;
   }
 
   get buffered(): number {
@@ -75,8 +84,13 @@ export class ConnBuffer {
   }
 
   async write(bytes: Uint8Array): Promise<void> {
-    // Almost always one write takes it all; the loop is for a full socket buffer.
-    let off = await this.conn.write(bytes);
-    while (off < bytes.byteLength) off += await this.conn.write(bytes.subarray(off));
+    this.#sendWatch?.arm();
+    try {
+      // Almost always one write takes it all; the loop is for a full socket buffer.
+      let off = await this.conn.write(bytes);
+      while (off < bytes.byteLength) off += await this.conn.write(bytes.subarray(off));
+    } finally {
+      this.#sendWatch?.disarm();
+    }
   }
 }

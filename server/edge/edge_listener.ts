@@ -7,17 +7,18 @@
  */
 import type { Logger } from "../../core/log.ts";
 import { episodeLog } from "./episode_log.ts";
+import type { ProxyProtocolMode } from "./proxy_protocol.ts";
 import {
   type ConnTrack,
   type CutReason,
   type EdgeHandler,
   type EdgeTimeouts,
+  type RefuseReason,
   serveConnection,
 } from "./serve_connection.ts";
-import type { TrustedProxies } from "./trusted_proxies.ts";
+import { capKey, type TrustedProxies } from "./trusted_proxies.ts";
 
-/** Why a connection was closed as soon as it was accepted, or why accept failed. */
-export type RefuseReason = "per_address" | "full" | "descriptors" | "accept_error";
+export type { RefuseReason };
 
 /** What the edge counts; the gateway's metrics implement it. */
 export interface EdgeCounters {
@@ -36,6 +37,8 @@ export interface EdgeOptions {
   /** Connections held open in all. */
   maxConnections: number;
   trusted: TrustedProxies;
+  /** Whether trusted proxies' connections start with a PROXY header (absent: off). */
+  proxyProtocol?: ProxyProtocolMode;
   handler: EdgeHandler;
   logger: Logger;
   counters?: EdgeCounters;
@@ -50,11 +53,14 @@ export interface Edge {
 }
 
 interface Tracked extends ConnTrack {
-  readonly peer: string;
+  /** The address counted under the per-address cap: the peer's, or its PROXY header's client. */
+  peer: string;
   state: "idle" | "busy" | "closed";
   /** When the connection is cut (performance.now()), if nothing happens first; 0: never. */
   expiresAt: number;
   expiresFor: CutReason;
+  /** When a write still waiting is cut for `send_timeout`; 0: none waits. */
+  sendExpiresAt: number;
 }
 
 export function startEdge(opts: EdgeOptions): Edge {
@@ -94,15 +100,28 @@ export function startEdge(opts: EdgeOptions): Edge {
 
   // One timer sweeps every connection's deadline: a timer set and cleared per request costs more
   // than the request's parsing, and a cut a tick late is as good.
-  const { idleMs, headerMs, bodyGraceMs } = opts.timeouts;
+  const { idleMs, headerMs, bodyGraceMs, sendMs } = opts.timeouts;
   const tickMs = Math.min(
     1_000,
-    Math.max(20, Math.min(idleMs, headerMs, bodyGraceMs || idleMs) / 10),
+    Math.max(20, Math.min(idleMs, headerMs, sendMs, bodyGraceMs || idleMs) / 10),
   );
   const sweeper = setInterval(() => {
     const now = performance.now();
-    for (const t of open) if (t.expiresAt && t.expiresAt <= now) t.cut(t.expiresFor);
+    for (const t of open) {
+      if (t.expiresAt && t.expiresAt <= now) t.cut(t.expiresFor);
+      else if (t.sendExpiresAt && t.sendExpiresAt <= now) t.cut("send_timeout");
+    }
   }, tickMs);
+
+  const count = (address: string, by: 1 | -1) => {
+    const key = capKey(address);
+    const n = (perAddress.get(key) ?? 0) + by;
+    if (n > 0) perAddress.set(key, n);
+    else perAddress.delete(key);
+  };
+  const overCap = (address: string) =>
+    opts.maxPerAddress > 0 && !opts.trusted.has(address) &&
+    (perAddress.get(capKey(address)) ?? 0) >= opts.maxPerAddress;
 
   const track = (conn: Deno.Conn, peer: string): Tracked => {
     const t: Tracked = {
@@ -110,9 +129,13 @@ export function startEdge(opts: EdgeOptions): Edge {
       state: "busy",
       expiresAt: 0,
       expiresFor: "idle_timeout",
+      sendExpiresAt: 0,
       expire(ms, reason) {
         t.expiresAt = ms === null ? 0 : performance.now() + ms;
         if (reason) t.expiresFor = reason;
+      },
+      expireSend(ms) {
+        t.sendExpiresAt = ms === null ? 0 : performance.now() + ms;
       },
       get draining() {
         return draining;
@@ -136,15 +159,29 @@ export function startEdge(opts: EdgeOptions): Edge {
         opts.counters?.cut(reason);
         t.end();
       },
+      claim(address) {
+        if (address === t.peer) return true;
+        if (overCap(address)) {
+          t.end();
+          refused("per_address", { address, max: opts.maxPerAddress });
+          return false;
+        }
+        count(t.peer, -1);
+        count(address, 1);
+        t.peer = address;
+        return true;
+      },
+      refuse(reason) {
+        t.end();
+        refused(reason, { address: t.peer });
+      },
       end() {
         if (t.state === "closed") return;
         if (t.state === "busy") busy--;
         t.state = "closed";
         idle.delete(t);
         open.delete(t);
-        const n = (perAddress.get(peer) ?? 1) - 1;
-        if (n > 0) perAddress.set(peer, n);
-        else perAddress.delete(peer);
+        count(t.peer, -1);
         try {
           conn.close();
         } catch {
@@ -156,25 +193,27 @@ export function startEdge(opts: EdgeOptions): Edge {
     };
     busy++;
     open.add(t);
-    perAddress.set(peer, (perAddress.get(peer) ?? 0) + 1);
+    count(peer, 1);
     opts.counters?.open(open.size);
     return t;
   };
 
-  const refuse = (conn: Deno.Conn, reason: RefuseReason, fields: Record<string, unknown>) => {
+  const refused = (reason: RefuseReason, fields: Record<string, unknown>) => {
     opts.counters?.refused(reason);
+    log(reason, refusedMessages[reason], fields);
+  };
+  const refuse = (conn: Deno.Conn, reason: RefuseReason, fields: Record<string, unknown>) => {
     try {
       conn.close();
     } catch {
       // Closed already.
     }
-    log(reason, refusedMessages[reason], fields);
+    refused(reason, fields);
   };
 
   const admit = (conn: Deno.Conn) => {
     const peer = (conn.remoteAddr as Deno.NetAddr).hostname;
-    const capped = opts.maxPerAddress > 0 && !opts.trusted.has(peer);
-    if (capped && (perAddress.get(peer) ?? 0) >= opts.maxPerAddress) {
+    if (overCap(peer)) {
       return refuse(conn, "per_address", { address: peer, max: opts.maxPerAddress });
     }
     if (open.size >= opts.maxConnections && !shedOne()) {
@@ -189,6 +228,8 @@ export function startEdge(opts: EdgeOptions): Edge {
       authority,
       timeouts: opts.timeouts,
       clientOf: opts.trusted.clientOf,
+      proxyProtocol: opts.proxyProtocol ?? "off",
+      trusted: opts.trusted.has,
       handler: opts.handler,
       onHandlerError: (e) => opts.logger.error("request failed outside the app", { error: e }),
     }).catch((e) => opts.logger.error("client connection failed", { error: e })).finally(() =>
@@ -253,6 +294,11 @@ const refusedMessages: Record<RefuseReason, string> = {
   full: "refusing connections: as many are open as the open-file limit allows, none of them idle",
   descriptors: "accepting connections failed: out of file descriptors; shedding idle ones",
   accept_error: "accepting connections failed; trying again",
+  proxy_untrusted:
+    "closing connections that start with a PROXY header from an address not in trusted_proxies",
+  proxy_malformed: "closing a trusted proxy's connections whose PROXY header is malformed",
+  proxy_missing:
+    "closing a trusted proxy's connections without a PROXY header (listener.proxy_protocol: required)",
 };
 
 function isDescriptorShortage(e: unknown): boolean {

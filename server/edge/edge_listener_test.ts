@@ -5,33 +5,7 @@
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { get, post, RawClient } from "../../tests/helpers/raw_http.ts";
-import { createLogger } from "../../core/log.ts";
-import { loadServerConfig } from "../config.ts";
-import { type ClientListener, startClientListener } from "../ops/client_listener.ts";
-
-type Handler = (req: Request, env: { remoteAddr: Deno.NetAddr }) => Response | Promise<Response>;
-
-async function listen(flags: Record<string, string>, handler: Handler) {
-  const dir = await Deno.makeTempDir({ prefix: "llmgw-edge-" });
-  const config = await loadServerConfig({
-    flags: { data: dir, listen: "127.0.0.1:0", ...flags },
-    env: {},
-  });
-  const listener: ClientListener = await startClientListener(
-    config,
-    handler,
-    createLogger({ sink: () => {} }),
-    undefined,
-  );
-  const port = Number(new URL(listener.url).port);
-  return {
-    port,
-    async [Symbol.asyncDispose]() {
-      await listener.drain(1_000);
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
+import { type Handler, listen } from "./testdata/edge_under_test.ts";
 
 const ok: Handler = () => new Response("ok");
 

@@ -1,8 +1,11 @@
 /**
  * A request's body as a stream the app reads, framed by Content-Length or chunked coding, with the
  * minimum rate: past the grace, a body arriving slower than `minRate` bytes a second on average is
- * cut. Only time spent waiting on the client counts, not time the app takes between reads.
+ * cut. Only time spent waiting on the client counts, not time the app takes between reads. A body
+ * that cannot be read whole (malformed framing, the client gone or cut midway) fails the app's read
+ * as the client's fault (`invalid_request`), never as the server's error.
  */
+import { AppError } from "../../core/errors.ts";
 import { chunkedDecoder } from "../router/upstream/chunked.ts";
 import type { ConnBuffer } from "./conn_buffer.ts";
 import type { BodyFraming } from "./request_head.ts";
@@ -72,32 +75,40 @@ export function requestBody(
   const decoder = framing.kind === "chunked" ? chunkedDecoder() : undefined;
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      for (;;) {
-        const piece = await readMore();
-        if (piece === null) throw new Deno.errors.UnexpectedEof("the client closed mid-body");
-        if (!decoder) {
-          left -= piece.byteLength;
-          controller.enqueue(piece);
-          if (left === 0) {
-            complete = true;
-            controller.close();
-            opts.onComplete();
-          }
-          return;
-        }
-        const out = decoder.decode(piece);
-        if (out.extra) reusable = false;
-        if (out.data.byteLength) controller.enqueue(out.data);
-        if (out.ended) {
-          complete = true;
-          controller.close();
-          opts.onComplete();
-          return;
-        }
-        if (out.data.byteLength) return;
+      try {
+        await pullPiece(controller);
+      } catch (e) {
+        if (e instanceof AppError) throw e;
+        throw new AppError("invalid_request", { detail: `the body: ${(e as Error).message}` });
       }
     },
   });
+  const pullPiece = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    for (;;) {
+      const piece = await readMore();
+      if (piece === null) throw new Deno.errors.UnexpectedEof("the client closed mid-body");
+      if (!decoder) {
+        left -= piece.byteLength;
+        controller.enqueue(piece);
+        if (left === 0) {
+          complete = true;
+          controller.close();
+          opts.onComplete();
+        }
+        return;
+      }
+      const out = decoder.decode(piece);
+      if (out.extra) reusable = false;
+      if (out.data.byteLength) controller.enqueue(out.data);
+      if (out.ended) {
+        complete = true;
+        controller.close();
+        opts.onComplete();
+        return;
+      }
+      if (out.data.byteLength) return;
+    }
+  };
   return {
     stream,
     get complete() {

@@ -1,10 +1,18 @@
 /**
  * One client connection, served request after request (HTTP/1.1 keep-alive) with the edge's
  * timeouts: the idle timeout until a request's first byte, the header timeout from there to the
- * end of its head, the body's minimum rate while the app reads it. A client that leaves while its
- * request is answered aborts the request's signal, as the router expects of any listener.
+ * end of its head, the body's minimum rate while the app reads it, the send timeout while a write
+ * waits on the client to read. A client that leaves while its request is answered aborts the
+ * request's signal, as the router expects of any listener. Behind a trusted proxy that speaks the
+ * PROXY protocol, the header it sends first names the client.
  */
 import { ConnBuffer } from "./conn_buffer.ts";
+import {
+  BadProxyHeader,
+  parseProxyHeader,
+  type ProxyProtocolMode,
+  proxySignature,
+} from "./proxy_protocol.ts";
 import { requestBody } from "./request_body.ts";
 import {
   BadRequest,
@@ -22,10 +30,29 @@ export interface EdgeTimeouts {
   bodyGraceMs: number;
   /** 0: no minimum. */
   bodyMinBytesPerSecond: number;
+  /** How long one write may wait on a client that reads nothing. */
+  sendMs: number;
 }
 
+/** Why a connection was closed before a request was read, or why accept failed. */
+export type RefuseReason =
+  | "per_address"
+  | "full"
+  | "descriptors"
+  | "accept_error"
+  | ProxyRefusal;
+
+/** A PROXY header from an untrusted peer, a malformed one, or none where one is required. */
+export type ProxyRefusal = "proxy_untrusted" | "proxy_malformed" | "proxy_missing";
+
 /** Why the edge closed a connection itself. */
-export type CutReason = "idle_timeout" | "header_timeout" | "body_too_slow" | "shed" | "shutdown";
+export type CutReason =
+  | "idle_timeout"
+  | "header_timeout"
+  | "body_too_slow"
+  | "send_timeout"
+  | "shed"
+  | "shutdown";
 
 export type EdgeHandler = (
   req: Request,
@@ -41,8 +68,17 @@ export interface ConnTrack {
   readonly draining: boolean;
   /** Closes the connection for `reason` (a read or write under way fails). */
   cut(reason: CutReason): void;
+  /**
+   * Counts the connection for `address` (the client its PROXY header names) from now on; false,
+   * having closed it, when that address holds all the connections it may.
+   */
+  claim(address: string): boolean;
+  /** Closes the connection, counted and logged as refused for `reason`. */
+  refuse(reason: ProxyRefusal): void;
   /** Cuts the connection for `reason` unless the next `expire` comes within `ms`; null: never. */
   expire(ms: number | null, reason?: CutReason): void;
+  /** Cuts the connection for `send_timeout` unless the next `expireSend` comes within `ms`. */
+  expireSend(ms: number | null): void;
   /** The connection's use is over: closes it. */
   end(): void;
 }
@@ -54,6 +90,10 @@ export interface ConnOptions {
   timeouts: EdgeTimeouts;
   /** The client behind a trusted proxy, else the peer itself. */
   clientOf(peer: string, forwardedFor: string | null): string;
+  /** Whether a trusted proxy's connections start with a PROXY header. */
+  proxyProtocol: ProxyProtocolMode;
+  /** Whether `address` is a trusted proxy (only theirs is a PROXY header believed). */
+  trusted(address: string): boolean;
   handler: EdgeHandler;
   onHandlerError(e: unknown): void;
 }
@@ -65,10 +105,16 @@ export async function serveConnection(
   track: ConnTrack,
   opts: ConnOptions,
 ): Promise<void> {
-  const io = new ConnBuffer(conn);
-  const peer = conn.remoteAddr as Deno.NetAddr;
+  const io = new ConnBuffer(conn, {
+    // A write waits only while the client's receive window is full: one that reads nothing
+    // would hold the connection, and the answer's stream (an engine's slot), for ever.
+    arm: () => track.expireSend(opts.timeouts.sendMs),
+    disarm: () => track.expireSend(null),
+  });
+  let peer = conn.remoteAddr as Deno.NetAddr;
   const arm = (ms: number, reason: CutReason) => track.expire(ms, reason);
   const disarm = () => track.expire(null);
+  let proxyRead = opts.proxyProtocol === "off";
   try {
     for (;;) {
       if (io.buffered === 0) {
@@ -77,7 +123,16 @@ export async function serveConnection(
         if ((await io.fill()) === null) return;
       }
       track.busy();
+      // From the first byte, the PROXY header and the request's head share the header timeout.
       arm(opts.timeouts.headerMs, "header_timeout");
+      if (!proxyRead) {
+        proxyRead = true;
+        const client = await proxiedPeer(io, peer, track, opts);
+        if (client === null) return;
+        peer = client;
+        // A proxy may send its header before the client sends anything: that wait is idle.
+        if (io.buffered === 0) continue;
+      }
       const head = await readHead(io);
       disarm();
       if (head === null) return;
@@ -89,6 +144,50 @@ export async function serveConnection(
   } finally {
     disarm();
     track.end();
+  }
+}
+
+/**
+ * The connection's client by its PROXY header, if it has one: a trusted proxy's is believed (when
+ * `required`, it must send one), anyone else's connection that starts with one is closed. Null
+ * when the connection is closed.
+ */
+async function proxiedPeer(
+  io: ConnBuffer,
+  peer: Deno.NetAddr,
+  track: ConnTrack,
+  opts: ConnOptions,
+): Promise<Deno.NetAddr | null> {
+  let sig = proxySignature(io.view());
+  while (sig === "more") {
+    if ((await io.fill()) === null) return null;
+    sig = proxySignature(io.view());
+  }
+  const trusted = opts.trusted(peer.hostname);
+  if (sig === "none") {
+    if (!trusted || opts.proxyProtocol === "optional") return peer;
+    track.refuse("proxy_missing");
+    return null;
+  }
+  if (!trusted) {
+    track.refuse("proxy_untrusted");
+    return null;
+  }
+  try {
+    for (;;) {
+      const read = parseProxyHeader(io.view());
+      if (read) {
+        io.consume(read.length);
+        if (read.header.kind === "local") return peer;
+        if (!track.claim(read.header.address)) return null;
+        return { transport: "tcp", hostname: read.header.address, port: read.header.port };
+      }
+      if ((await io.fill()) === null) return null;
+    }
+  } catch (e) {
+    if (!(e instanceof BadProxyHeader)) throw e;
+    track.refuse("proxy_malformed");
+    return null;
   }
 }
 

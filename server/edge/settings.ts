@@ -1,5 +1,5 @@
 /** The edge's settings: the client listener's timeouts and caps, and whose forwarded address counts. */
-import { int, text } from "../../core/settings.ts";
+import { int, oneOf, text } from "../../core/settings.ts";
 
 export const edgeSettings = {
   listenerHeaderTimeoutMs: int(
@@ -26,6 +26,12 @@ export const edgeSettings = {
     "How long a request body may take before its minimum rate applies, in ms",
     { min: 0 },
   ),
+  listenerSendTimeoutMs: int(
+    "listener.send_timeout_ms",
+    60_000,
+    "A write to a client that takes longer than this (it reads nothing of its answer) closes the connection, in ms",
+    { min: 100 },
+  ),
   listenerMaxPerAddress: int(
     "listener.max_connections_per_address",
     256,
@@ -36,5 +42,11 @@ export const edgeSettings = {
     "trusted_proxies",
     "",
     "Addresses or CIDR ranges of proxies whose X-Forwarded-For names the client, comma-separated; used by every per-address rule (empty: nobody's is believed)",
+  ),
+  listenerProxyProtocol: oneOf(
+    "listener.proxy_protocol",
+    ["off", "optional", "required"],
+    "off",
+    "Whether connections from trusted_proxies start with a PROXY protocol header (v1 or v2) naming the client: off (never read), optional (read when sent), required (closed without one); anyone else's that starts with one is closed. Needs a plain HTTP listener (the proxy terminates TLS)",
   ),
 };

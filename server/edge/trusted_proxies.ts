@@ -118,10 +118,42 @@ function parseV6(s: string): bigint | undefined {
   return bits;
 }
 
+/**
+ * What one client's connections are capped under: its IPv4 address, or its IPv6 address's /64
+ * (a host is given a whole /64 and may send from any address in it, 2^64 of them).
+ */
+export function capKey(address: string): string {
+  if (!address.includes(":")) return address;
+  const ip = parseIp(address);
+  if (!ip) return address;
+  if (!ip.v6) return formatIp(ip);
+  return `${formatIp({ v6: true, bits: (ip.bits >> 64n) << 64n })}/64`;
+}
+
 /** The form an address is counted under, so `::ffff:10.0.0.1` and `10.0.0.1` are one client. */
 function canonical(address: string): string {
   const ip = parseIp(address);
-  if (!ip || ip.v6) return address.replace(/^\[|\]$/g, "").toLowerCase();
-  const b = Number(ip.bits);
-  return [b >>> 24, (b >>> 16) & 255, (b >>> 8) & 255, b & 255].join(".");
+  return ip ? formatIp(ip) : address.replace(/^\[|\]$/g, "").toLowerCase();
+}
+
+/** An address as text, as the runtime writes a peer's: dotted IPv4, or IPv6 per RFC 5952. */
+export function formatIp(ip: { v6: boolean; bits: bigint }): string {
+  if (!ip.v6) {
+    const b = Number(ip.bits);
+    return [b >>> 24, (b >>> 16) & 255, (b >>> 8) & 255, b & 255].join(".");
+  }
+  const groups: number[] = [];
+  for (let i = 7; i >= 0; i--) groups.push(Number((ip.bits >> BigInt(i * 16)) & 0xffffn));
+  // The longest run of two or more zero groups (the first, on a tie) becomes "::".
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8;) {
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen) [best, bestLen] = [i, j - i];
+    i = j === i ? i + 1 : j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (best < 0) return hex.join(":");
+  return `${hex.slice(0, best).join(":")}::${hex.slice(best + bestLen).join(":")}`;
 }

@@ -1,7 +1,7 @@
 /** trusted_proxies: addresses and CIDR ranges, IPv4 and IPv6, and which X-Forwarded-For hop counts. */
 import { assert, assertEquals, assertThrows } from "../../tests/assert.ts";
 import { ConfigError } from "../../core/settings.ts";
-import { trustedProxies } from "./trusted_proxies.ts";
+import { capKey, formatIp, parseIp, trustedProxies } from "./trusted_proxies.ts";
 
 Deno.test("trusted_proxies: ranges match IPv4, IPv6 and IPv4-mapped addresses", () => {
   const t = trustedProxies("10.0.0.0/8, 192.168.1.7, fd00::/8, ::1");
@@ -21,4 +21,24 @@ Deno.test("trusted_proxies: the client is the nearest untrusted hop; an untruste
   assertEquals(t.clientOf("10.0.0.2", "not-an-ip"), "10.0.0.2", "a garbled header: the peer");
   assertEquals(t.clientOf("10.0.0.2", null), "10.0.0.2");
   assertEquals(t.clientOf("198.51.100.1", "203.0.113.9"), "198.51.100.1");
+});
+
+Deno.test("trusted_proxies: addresses are written one way (RFC 5952), so one client counts as one", () => {
+  const write = (s: string) => formatIp(parseIp(s)!);
+  assertEquals(write("2001:DB8:0:0:0:0:0:9"), "2001:db8::9");
+  assertEquals(write("2001:db8:0:1:0:0:0:1"), "2001:db8:0:1::1", "the longest zero run");
+  assertEquals(write("2001:0:0:1:0:0:1:1"), "2001::1:0:0:1:1", "the first of equal runs");
+  assertEquals(write("2001:db8:0:1:1:1:1:1"), "2001:db8:0:1:1:1:1:1", "one zero group stays");
+  assertEquals(write("::"), "::");
+  assertEquals(write("::1"), "::1");
+  assertEquals(write("fe80::"), "fe80::");
+  assertEquals(write("::ffff:10.0.0.1"), "10.0.0.1");
+});
+
+Deno.test("trusted_proxies: connections are capped per IPv4 address or per IPv6 /64", () => {
+  assertEquals(capKey("198.51.100.7"), "198.51.100.7");
+  assertEquals(capKey("2001:db8:0:1:ffff::b"), "2001:db8:0:1::/64");
+  assertEquals(capKey("2001:DB8:0:1::a"), "2001:db8:0:1::/64");
+  assertEquals(capKey("::ffff:198.51.100.7"), "198.51.100.7");
+  assertEquals(capKey("::1"), "::/64");
 });

@@ -216,12 +216,12 @@ export class GatewayMetrics {
 
   readonly connectionsRefused = this.registry.counter(
     "llmgw_connections_refused_total",
-    "Client connections closed as soon as accepted (per_address, full) and accept failures (descriptors, accept_error)",
+    "Client connections closed before a request was read (per_address, full; proxy_untrusted, proxy_malformed, proxy_missing: the PROXY protocol) and accept failures (descriptors, accept_error)",
     ["reason"],
   );
   readonly connectionsCut = this.registry.counter(
     "llmgw_connections_cut_total",
-    "Client connections the listener closed itself: idle_timeout, header_timeout, body_too_slow, shed (idle, to make room), shutdown",
+    "Client connections the listener closed itself: idle_timeout, header_timeout, body_too_slow, send_timeout (the client read nothing of its answer), shed (idle, to make room), shutdown",
     ["reason"],
   );
   readonly connectionsOpen = this.registry.gauge(

@@ -10,7 +10,8 @@
  * `cutNow` ends the grace early.
  *
  * The listener is the edge (server/edge/): llmgw's own accept loop and HTTP/1.1 server, with the
- * timeouts and caps `Deno.serve` lacks (`listener.*`, `trusted_proxies`).
+ * timeouts and caps `Deno.serve` lacks (`listener.*`, `trusted_proxies`), and the PROXY protocol
+ * from trusted proxies (`listener.proxy_protocol`).
  */
 import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/settings.ts";
@@ -99,7 +100,9 @@ export function startClientListener(
     | "listenerIdleTimeoutMs"
     | "listenerBodyGraceMs"
     | "listenerBodyMinRate"
+    | "listenerSendTimeoutMs"
     | "listenerMaxPerAddress"
+    | "listenerProxyProtocol"
   >,
   fetchApp: (
     req: Request,
@@ -110,6 +113,14 @@ export function startClientListener(
   counters?: ListenerCounters,
 ): ClientListener {
   const { hostname, port } = parseListen(config.listen);
+  if (tls && config.listenerProxyProtocol !== "off") {
+    // The header comes before the TLS handshake, and a TLS listener reads a handshake first.
+    throw new ConfigError(
+      `listener.proxy_protocol: ${config.listenerProxyProtocol} needs a plain HTTP listener: the ` +
+        `PROXY header comes before any TLS. Let the proxy terminate TLS (allow_plain_http: true), ` +
+        `or set listener.proxy_protocol: off`,
+    );
+  }
   // Past the grace, requests still open see this as their client leaving.
   const cut = new AbortController();
   const trusted = trustedProxies(config.trustedProxies);
@@ -125,10 +136,12 @@ export function startClientListener(
         idleMs: config.listenerIdleTimeoutMs,
         bodyGraceMs: config.listenerBodyGraceMs,
         bodyMinBytesPerSecond: config.listenerBodyMinRate,
+        sendMs: config.listenerSendTimeoutMs,
       },
       maxPerAddress: config.listenerMaxPerAddress,
       maxConnections,
       trusted,
+      proxyProtocol: config.listenerProxyProtocol,
       handler: (req, info) =>
         fetchApp(req, { shutdownCut: cut.signal, remoteAddr: info.remoteAddr }),
       logger,

@@ -2,7 +2,13 @@
  * The client listener: HTTPS with the cluster's own certificate or with given files, Secure
  * cookies reported to the app, and plain HTTP refused on a non-loopback address unless allowed.
  */
-import { assert, assertEquals, assertMatch, assertRejects } from "../../tests/assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertRejects,
+  assertThrows,
+} from "../../tests/assert.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
 import { clientTls, isLoopback, startClientListener } from "./client_listener.ts";
 import { createLogger } from "../../core/log.ts";
@@ -92,5 +98,34 @@ Deno.test("the app is told the peer's address and the shutdown cut with each req
   } finally {
     await listener.drain(1_000);
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("listener.proxy_protocol with HTTPS on the listener is refused: the header would come before the TLS handshake", async () => {
+  const t = await startTestControlPlane();
+  const paths = tlsPaths(t.dir);
+  await t.close({ keepDir: true });
+  try {
+    const config = await loadServerConfig({
+      flags: { data: t.dir, listen: "127.0.0.1:0", "listener-proxy-protocol": "required" },
+      env: {},
+    });
+    const tls = {
+      cert: await Deno.readTextFile(paths.cert),
+      key: await Deno.readTextFile(paths.key),
+    };
+    assertThrows(
+      () =>
+        startClientListener(
+          config,
+          () => new Response("ok"),
+          createLogger({ sink: () => {} }),
+          tls,
+        ),
+      ConfigError,
+      "needs a plain HTTP listener",
+    );
+  } finally {
+    await Deno.remove(t.dir, { recursive: true });
   }
 });

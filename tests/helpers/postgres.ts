@@ -6,6 +6,7 @@
  * As root, the cluster runs as the `postgres` user (initdb refuses root).
  */
 import postgres from "postgres";
+import { freePort, run as runCommand } from "./throwaway_server.ts";
 
 function findBinDir(): string | undefined {
   try {
@@ -62,24 +63,12 @@ export async function freshDatabase(): Promise<string> {
   return c.url(name);
 }
 
-async function run(args: string[]): Promise<string> {
-  const argv = asRoot ? ["runuser", "-u", "postgres", "--", ...args] : args;
-  const out = await new Deno.Command(argv[0]!, {
-    args: argv.slice(1),
-    stdout: "piped",
-    stderr: "piped",
+/** A PostgreSQL command, as the `postgres` user when we are root (initdb and pg_ctl refuse root). */
+function run(args: string[]): Promise<string> {
+  return runCommand(asRoot ? ["runuser", "-u", "postgres", "--", ...args] : args, {
     cwd: "/",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  if (!out.success) throw new Error(`${args.join(" ")} failed: ${text}`);
-  return text;
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
+    what: args.join(" "),
+  });
 }
 
 async function startCluster(): Promise<PgCluster> {

@@ -5,18 +5,10 @@
  * absent, `slapdMissing` says so and the tests that need it are ignored.
  */
 import { ensureClusterTls, tlsPaths } from "../../server/tls/cluster_tls.ts";
+import { freePort, preparedDir, present, run, startServer } from "./throwaway_server.ts";
 
 const slapdBin = "/usr/sbin/slapd";
 const slapaddBin = "/usr/sbin/slapadd";
-
-function present(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Why the directory tests cannot run here, or undefined when they can. */
 export const slapdMissing: string | undefined = [
@@ -62,45 +54,9 @@ export interface Slapd {
   stop(): Promise<void>;
 }
 
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-async function run(cmd: string, args: string[], input?: string): Promise<void> {
-  const child = new Deno.Command(cmd, {
-    args,
-    stdin: input === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (input !== undefined) {
-    const w = child.stdin.getWriter();
-    await w.write(new TextEncoder().encode(input));
-    await w.close();
-  }
-  const out = await child.output();
-  if (!out.success) {
-    throw new Error(
-      `${cmd} ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr).slice(-2000)}`,
-    );
-  }
-}
-
 async function sha512Crypt(password: string): Promise<string> {
   // slapd accepts {CRYPT} through libc; SHA-512 crypt ("$6$") is what Debian's libc offers.
-  const out = await new Deno.Command("openssl", {
-    args: ["passwd", "-6", "-stdin"],
-    stdin: "piped",
-    stdout: "piped",
-  }).spawn();
-  const w = out.stdin.getWriter();
-  await w.write(new TextEncoder().encode(password));
-  await w.close();
-  const res = await out.output();
-  return `{CRYPT}${new TextDecoder().decode(res.stdout).trim()}`;
+  return `{CRYPT}${(await run(["openssl", "passwd", "-6", "-stdin"], { input: password })).trim()}`;
 }
 
 function configLdif(dir: string): string {
@@ -204,49 +160,30 @@ function groupLdif(g: DirectoryGroup): string {
   ].join("\n");
 }
 
-async function waitForPort(port: number, child: Deno.ChildProcess): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  let exited = false;
-  child.status.then(() => exited = true);
-  while (Date.now() < deadline && !exited) {
-    try {
-      const c = await Deno.connect({ hostname: "127.0.0.1", port });
-      c.close();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`slapd did not listen on ${port}${exited ? " (it exited)" : ""}`);
-}
-
 export async function startSlapd(
   tree: { people: DirectoryPerson[]; groups: DirectoryGroup[] },
 ): Promise<Slapd> {
-  const dir = await Deno.makeTempDir({ prefix: "llmgw-slapd-" });
-  try {
+  const dir = await preparedDir("llmgw-slapd-", async (dir) => {
     await ensureClusterTls(dir, ["127.0.0.1", "localhost"]);
     await Deno.mkdir(`${dir}/config`);
     await Deno.mkdir(`${dir}/data`);
-    await run(slapaddBin, ["-n0", "-F", `${dir}/config`], configLdif(dir));
-    await run(slapaddBin, ["-n1", "-F", `${dir}/config`], await treeLdif(tree.people, tree.groups));
-  } catch (e) {
-    await Deno.remove(dir, { recursive: true });
-    throw e;
-  }
+    await run([slapaddBin, "-n0", "-F", `${dir}/config`], { input: configLdif(dir) });
+    await run([slapaddBin, "-n1", "-F", `${dir}/config`], {
+      input: await treeLdif(tree.people, tree.groups),
+    });
+  });
   const port = freePort();
   const url = `ldap://127.0.0.1:${port}`;
-  const child = new Deno.Command(slapdBin, {
+  const server = await startServer({
+    name: "slapd",
     // -d 0: stay in the foreground (so the test owns the process) and log nothing.
-    args: ["-d", "0", "-F", `${dir}/config`, "-h", `${url}/`],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const stderr = child.stderr.pipeTo(new WritableStream());
-  await waitForPort(port, child);
+    argv: [slapdBin, "-d", "0", "-F", `${dir}/config`, "-h", `${url}/`],
+    dir,
+    port,
+    waitMs: 15_000,
+    pollMs: 50,
+  });
   const caPem = await Deno.readTextFile(tlsPaths(dir).caCert);
-  let stopped = false;
   return {
     port,
     url,
@@ -254,17 +191,10 @@ export async function startSlapd(
     dir,
     personDn: (uid) => `uid=${uid},ou=people,${baseDn}`,
     async modify(ldif) {
-      await run("ldapmodify", ["-x", "-H", url, "-D", adminDn, "-w", adminPassword], ldif);
+      await run(["ldapmodify", "-x", "-H", url, "-D", adminDn, "-w", adminPassword], {
+        input: ldif,
+      });
     },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      try {
-        child.kill("SIGTERM");
-      } catch { /* already gone */ }
-      await child.status;
-      await stderr.catch(() => {});
-      await Deno.remove(dir, { recursive: true });
-    },
+    stop: server.stop,
   };
 }

@@ -10,7 +10,13 @@ const counts: Record<string, number> = {};
 const edge = startEdge({
   hostname: "127.0.0.1",
   port: 0,
-  timeouts: { headerMs: 10_000, idleMs: 60_000, bodyGraceMs: 10_000, bodyMinBytesPerSecond: 0 },
+  timeouts: {
+    headerMs: 10_000,
+    idleMs: 60_000,
+    bodyGraceMs: 10_000,
+    bodyMinBytesPerSecond: 0,
+    sendMs: 60_000,
+  },
   maxPerAddress: 0,
   maxConnections: Number.MAX_SAFE_INTEGER,
   trusted: trustedProxies(""),

@@ -33,12 +33,21 @@ const enum State {
 
 /** The longest chunk size accepted: 2^40, far beyond any answer, well inside a safe integer. */
 const maxSizeDigits = 10;
+/**
+ * Chunk extensions and trailers are no part of the body, so no body limit counts them: without
+ * bounds of their own, a peer could send them for ever (Node's CVE-2024-22019). Nothing llmgw
+ * talks to uses either beyond a few bytes.
+ */
+const maxExtensionBytes = 4 * 1024;
+const maxTrailerBytes = 16 * 1024;
 
 export function chunkedDecoder(): ChunkedDecoder {
   let state = State.Size;
   let size = 0;
   let digits = 0;
   let left = 0;
+  let extension = 0;
+  let trailers = 0;
   return {
     decode(piece) {
       let out = 0;
@@ -72,6 +81,9 @@ export function chunkedDecoder(): ChunkedDecoder {
           }
           case State.Extension:
             if (b === 0x0d) state = State.SizeLf;
+            else if (++extension > maxExtensionBytes) {
+              throw new Error("a chunk extension is too long");
+            }
             break;
           case State.SizeLf:
             expect(b, 0x0a);
@@ -83,6 +95,7 @@ export function chunkedDecoder(): ChunkedDecoder {
             }
             size = 0;
             digits = 0;
+            extension = 0;
             break;
           case State.DataCr:
             expect(b, 0x0d);
@@ -97,6 +110,7 @@ export function chunkedDecoder(): ChunkedDecoder {
             break;
           case State.TrailerLine:
             if (b === 0x0d) state = State.TrailerLf;
+            else if (++trailers > maxTrailerBytes) throw new Error("the trailers are too long");
             break;
           case State.TrailerLf:
             expect(b, 0x0a);

@@ -1,4 +1,4 @@
-import { assertEquals, assertThrows } from "../../../tests/assert.ts";
+import { assert, assertEquals, assertThrows } from "../../../tests/assert.ts";
 import { chunkedDecoder } from "./chunked.ts";
 
 const enc = new TextEncoder();
@@ -50,4 +50,24 @@ Deno.test("chunked: malformed framing is refused", () => {
   for (const bad of ["zz\r\n", "\r\n", "3\r\nabcX", "3\nabc", "12345678901\r\n"]) {
     assertThrows(() => chunkedDecoder().decode(enc.encode(bad)), Error);
   }
+});
+
+Deno.test("chunked: an extension or trailer section past its bound is refused, in whatever pieces it comes", () => {
+  const d = chunkedDecoder();
+  d.decode(enc.encode("5;"));
+  for (let i = 0; i < 4; i++) d.decode(enc.encode("a".repeat(1024)));
+  assertThrows(() => d.decode(enc.encode("a")), Error, "extension is too long");
+  const t = chunkedDecoder();
+  t.decode(enc.encode("0\r\n"));
+  for (let i = 0; i < 15; i++) t.decode(enc.encode("x-t: " + "a".repeat(1017) + "\r\n"));
+  assertThrows(
+    () => t.decode(enc.encode("x-t: " + "a".repeat(1100))),
+    Error,
+    "trailers are too long",
+  );
+  const ok = chunkedDecoder().decode(
+    enc.encode(`3;${"e".repeat(4000)}\r\nabc\r\n0\r\nx: 1\r\n\r\n`),
+  );
+  assertEquals(new TextDecoder().decode(ok.data), "abc");
+  assert(ok.ended);
 });
