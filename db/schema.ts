@@ -257,6 +257,11 @@ export const models = sqliteTable("models", {
   declaredIn: text("declared_in"),
   /** Stopped by an administrator: the entry stays, nothing runs, clients are told why. */
   stopped: integer("stopped", { mode: "boolean" }).notNull().default(false),
+  /**
+   * The `judge` role: the guard-model family whose prompt and verdict format it speaks
+   * (core/judge_formats.ts); null for a model that is no judge.
+   */
+  judge: text("judge"),
 });
 
 export interface ExternalKeyFile {

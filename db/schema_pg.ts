@@ -155,6 +155,8 @@ export const models = pgTable("models", {
   facts: text("facts").$type<Record<string, unknown>>(),
   declaredIn: text("declared_in"),
   stopped: boolean("stopped").notNull().default(false),
+  /** The `judge` role: its guard-model family (core/judge_formats.ts); null: no judge. */
+  judge: text("judge"),
 });
 
 export const usage = pgTable("usage", {
