@@ -307,7 +307,7 @@ export const usage = sqliteTable("usage", {
    * when no policy applied. Never the matched text.
    */
   guard: text("guard", { mode: "json" }).$type<
-    { policy: string; rule: string; action: string; latencyUs: number }[]
+    { policy: string; rule: string; action: string; latencyUs: number; fail?: "open" | "closed" }[]
   >(),
   /** Served from the answer cache: `exact` or `similar`; null when an engine answered. */
   answerCache: text("answer_cache", { enum: ["exact", "similar"] }),

@@ -180,7 +180,7 @@ export const usage = pgTable("usage", {
   replicaId: text("replica_id"),
   profile: text("profile"),
   guard: text("guard").$type<
-    { policy: string; rule: string; action: string; latencyUs: number }[]
+    { policy: string; rule: string; action: string; latencyUs: number; fail?: "open" | "closed" }[]
   >(),
   answerCache: text("answer_cache", { enum: ["exact", "similar"] }),
 }, (t) => [index("usage_at").on(t.at), index("usage_key_at").on(t.keyId, t.at)]);

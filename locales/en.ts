@@ -66,6 +66,8 @@ export const en = {
     mcp_server_unavailable:
       "The MCP server '{server}' is out after repeated failures; try again in {retry} s",
     mcp_call_failed: "The tool '{tool}' failed: {detail}",
+    guardrail_unavailable:
+      "The guardrail policy '{policy}' could not check this request in time (rule '{rule}'), and it refuses what it cannot check; try again shortly",
     guardrail_blocked:
       "The guardrail policy '{policy}' blocked this request (rule '{rule}'); ask an administrator if it should not have",
     store_backup_external:

@@ -70,6 +70,8 @@ export const tr: Messages = {
     mcp_server_unavailable:
       "'{server}' MCP sunucusu art arda hatalar yüzünden devre dışı; {retry} sn sonra yeniden deneyin",
     mcp_call_failed: "'{tool}' aracı başarısız oldu: {detail}",
+    guardrail_unavailable:
+      "'{policy}' koruma politikası bu isteği zamanında denetleyemedi ('{rule}' kuralı) ve denetleyemediğini reddediyor; biraz sonra yeniden deneyin",
     guardrail_blocked:
       "'{policy}' koruma politikası bu isteği engelledi ('{rule}' kuralı); engellenmemesi gerekiyorsa bir yöneticiye danışın",
     store_backup_external:

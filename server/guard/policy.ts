@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { piiKinds } from "./detectors.ts";
 import { compilePattern } from "./patterns.ts";
+import { judgeRuleSchema } from "./judge/judge_rule.ts";
 
 export const guardActions = ["block", "redact", "flag"] as const;
 export type GuardAction = (typeof guardActions)[number];
@@ -60,6 +61,7 @@ export const guardRule = z.discriminatedUnion("kind", [
   maxCharsRule,
   secretsRule,
   piiRule,
+  judgeRuleSchema(ruleName),
 ]);
 export type GuardRule = z.infer<typeof guardRule>;
 
@@ -77,6 +79,10 @@ export const policyBody = z.strictObject({
       seen.add(r.name);
     }
   }),
+}).refine((p) => p.apply_to !== "output" || !p.rules.some((r) => r.kind === "judge"), {
+  // Judging a streamed answer needs it held back whole (`stream: buffer_all`), not built yet.
+  message: "a judge reads the request: apply the policy to input or both",
+  path: ["apply_to"],
 });
 export type PolicyBody = z.infer<typeof policyBody>;
 
