@@ -2,6 +2,7 @@ import { assert, assertEquals, assertThrows } from "../../tests/assert.ts";
 import { AppError } from "../../core/errors.ts";
 import { parseModel, parseModelList, parseModelYaml } from "./model_yaml.ts";
 import { parseSource } from "./model_source.ts";
+import { rowFromDef } from "./catalog_row.ts";
 
 const full = `
 name: llama3-8b
@@ -186,4 +187,23 @@ Deno.test("model source: the forms", () => {
     url: "https://x.test/a/b.gguf",
   });
   assertEquals(parseSource("/srv/m.gguf"), { kind: "path", path: "/srv/m.gguf" });
+});
+
+Deno.test("model schema: the judge role names its family, which the catalog row carries", () => {
+  const input = {
+    name: "llama-guard",
+    source: "/models/llama-guard-3-1b.gguf",
+    judge: { format: "llama-guard-3" },
+    profiles: [{ engine: "llamacpp", args: ["--cache-ram", "0"] }],
+  };
+  const m = parseModel(input);
+  assertEquals(m.judge, { format: "llama-guard-3" });
+  assertEquals(rowFromDef(m, {}, "api").judge, "llama-guard-3");
+  const { judge: _, ...plain } = input;
+  assertEquals(rowFromDef(parseModel(plain), {}, "api").judge, null);
+  const e = assertThrows(
+    () => parseModel({ ...input, judge: { format: "shieldgemma" } }),
+    AppError,
+  );
+  assert(e.message.includes("judge"), e.message);
 });
