@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "../../../tests/assert.ts";
 import { startTestControlPlane } from "../../../tests/helpers/control_plane.ts";
 import { ctlCommand } from "./mod.ts";
-import { startSimEngine } from "../../../agent/sim_engine/serve.ts";
+import { startSimJudge } from "../../../tests/helpers/sim_judge.ts";
 
 async function ctl(args: string[]) {
   const lines: string[] = [];
@@ -58,7 +58,7 @@ Deno.test("ctl model judge and ctl guard judge check: a quick judge is ok, a slo
   const t = await startTestControlPlane();
   const judges = await Promise.all(
     [0, 1300].map((delayMs) =>
-      startSimEngine({ apiKey: "eng", judge: { format: "qwen3guard", unsafeWhen: [], delayMs } })
+      startSimJudge({ format: "qwen3guard", unsafeWhen: [], delayMs }, "eng")
     ),
   );
   try {

@@ -12,7 +12,7 @@ import {
   fakeServer,
   usageRows,
 } from "../../../tests/helpers/routing.ts";
-import { type RunningSimEngine, startSimEngine } from "../../../agent/sim_engine/serve.ts";
+import { type RunningSimEngine, startSimJudge } from "../../../tests/helpers/sim_judge.ts";
 import type { JudgeFormatName } from "../../../core/judge_formats.ts";
 
 interface JudgeSpec {
@@ -32,10 +32,10 @@ async function withJudges(
   try {
     await h.deps.catalog.upsert({ name: "guard", engine: "sim", source: "", judge: format });
     for (const s of specs) {
-      const e = await startSimEngine({
-        apiKey: engineKey,
-        judge: { format, unsafeWhen: s.unsafeWhen ?? ["bomb"], delayMs: s.delayMs ?? 0 },
-      });
+      const e = await startSimJudge(
+        { format, unsafeWhen: s.unsafeWhen ?? ["bomb"], delayMs: s.delayMs ?? 0 },
+        engineKey,
+      );
       judges.push(e);
       addReplica(h, s.id, e.url, { model: "guard", apiKey: engineKey });
     }
