@@ -53,7 +53,7 @@ export const simEngineSettings = {
     ...text(
       "sim.judge_unsafe",
       "",
-      "Judge mode: comma-separated words that make a verdict unsafe when the text holds one",
+      "Judge mode: comma-separated words that make a verdict unsafe when the last turn holds one",
     ),
     flag: "judge-unsafe",
   },

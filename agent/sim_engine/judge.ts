@@ -1,7 +1,7 @@
 /**
  * The simulated engine's judge mode: it plays a guard model of one family, answering every chat
  * request with a verdict in that family's words (core/judge_formats.ts) instead of generated
- * text. The test chooses the verdict (unsafe when the conversation holds one of its words) and
+ * text. The test chooses the verdict (unsafe when the last turn holds one of its words) and
  * how long the judge thinks, so CI tests judges, their budgets and hedging without a real model.
  */
 import type { Context } from "hono";
@@ -13,7 +13,7 @@ import type { Timings } from "./inference.ts";
 
 export interface SimJudgeOptions {
   format: JudgeFormatName;
-  /** Words that make the verdict unsafe when the conversation holds one (any case). */
+  /** Words that make the verdict unsafe when the last turn holds one (any case). */
   unsafeWhen: readonly string[];
   /** How long each verdict takes, in ms. */
   delayMs: number;
@@ -32,7 +32,9 @@ export function judgeHandler(engine: Engine, judge: SimJudgeOptions) {
       return c.json(errorBody("the body is not JSON"), 400);
     }
     const messages = Array.isArray(body.messages) ? body.messages as Rec[] : [];
-    const text = messages.map((m) => typeof m.content === "string" ? m.content : "").join("\n");
+    // As a guard model does: the last turn is judged (a question, or the answer to it).
+    const last = messages.at(-1)?.content;
+    const text = typeof last === "string" ? last : "";
     const waitedOut = await waited(judge.delayMs, [engine.shutdown, c.req.raw.signal]);
     if (!waitedOut) {
       // Counted, as a generation the client gave up on is: a test sees whether a judge was cut.

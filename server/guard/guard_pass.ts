@@ -8,6 +8,7 @@ import type { CompiledPolicy } from "./compiled_policy.ts";
 import type { Span } from "./detectors.ts";
 import { normalizeText } from "./normalize.ts";
 import type { GuardAction } from "./policy.ts";
+import type { AnswerJudging } from "./judge/judge_step.ts";
 
 export interface Verdict {
   policy: string;
@@ -25,6 +26,8 @@ export class GuardPass {
   readonly verdicts: Verdict[] = [];
   /** The verdict that ended the request, if one did. */
   blocked: Verdict | undefined;
+  /** Set when an output policy has a judge: what judging the answer needs (judge/judge_step.ts). */
+  judging: AnswerJudging | undefined;
   readonly restore: boolean;
   readonly #outputRules: boolean;
   /** Placeholder → the client's value, and back. */

@@ -79,10 +79,6 @@ export const policyBody = z.strictObject({
       seen.add(r.name);
     }
   }),
-}).refine((p) => p.apply_to !== "output" || !p.rules.some((r) => r.kind === "judge"), {
-  // Judging a streamed answer needs it held back whole (`stream: buffer_all`), not built yet.
-  message: "a judge reads the request: apply the policy to input or both",
-  path: ["apply_to"],
 });
 export type PolicyBody = z.infer<typeof policyBody>;
 

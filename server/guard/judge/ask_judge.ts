@@ -14,6 +14,7 @@ import {
   type JudgeFormat,
   judgeFormat,
   judgeRequestBody,
+  type JudgeTurn,
   type JudgeVerdict,
 } from "../../../core/judge_formats.ts";
 import type { ModelCatalog } from "../../router/catalog.ts";
@@ -48,19 +49,14 @@ export class JudgeAsker {
     return judgeFormat(entry.judge);
   }
 
-  /** One judgment of `text` (one user turn) by `model` within `budgetMs`. */
-  async ask(model: string, text: string, budgetMs: number): Promise<JudgeOutcome> {
+  /** One judgment of the conversation `turns` (its last turn is judged) within `budgetMs`. */
+  async ask(model: string, turns: readonly JudgeTurn[], budgetMs: number): Promise<JudgeOutcome> {
     const t0 = performance.now();
     const ms = () => Math.round(performance.now() - t0);
     const format = this.formatOf(model);
     if (typeof format === "string") return { kind: "late", ms: ms(), why: format };
     const entry = this.deps.catalog.get(model)!;
-    const body = JSON.stringify(
-      judgeRequestBody(entry.upstreamModel ?? entry.name, format, [{
-        role: "user",
-        content: text,
-      }]),
-    );
+    const body = JSON.stringify(judgeRequestBody(entry.upstreamModel ?? entry.name, format, turns));
     return await new JudgeRace(this, model, format, body, budgetMs).run(ms);
   }
 

@@ -33,6 +33,8 @@ const sample = Array.from(
     }: the team met on Tuesday to review the quarterly plan, the budget for travel, and the schedule for the next release.`,
 ).join(" ");
 
+const sampleTurns = [{ role: "user" as const, content: sample }];
+
 export interface JudgeCheckOptions {
   singles?: number;
   burst?: number;
@@ -55,14 +57,14 @@ export async function checkJudge(
   const single_ms: (number | null)[] = [];
   let late: string | undefined;
   for (let i = 0; i < (opts.singles ?? 3); i++) {
-    const o = await asker.ask(model, sample, budgetMs);
+    const o = await asker.ask(model, sampleTurns, budgetMs);
     single_ms.push(o.kind === "verdict" ? o.ms : null);
     if (o.kind === "late") late = o.why;
   }
   const size = opts.burst ?? 4;
   const t0 = performance.now();
   const burst = await Promise.all(
-    Array.from({ length: size }, () => asker.ask(model, sample, budgetMs)),
+    Array.from({ length: size }, () => asker.ask(model, sampleTurns, budgetMs)),
   );
   const wall = Math.round(performance.now() - t0);
   const answered = burst.filter((o) => o.kind === "verdict").length;

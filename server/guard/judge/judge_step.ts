@@ -1,11 +1,15 @@
 /**
- * The judges' part of a request's input check: after the synchronous rules (so a judge reads
- * what the model will, placeholders and all), each policy's judge rules ask their judge at
- * once, and each verdict lands on the request's pass. A block (unsafe, or no verdict under
- * `fail: closed`) stops the request as any rule's block does.
+ * The judges' part of a request's checks. Input: after the synchronous rules (so a judge reads
+ * what the model will, placeholders and all), each input policy's judge rules ask their judge at
+ * once. Output: a whole (non-streamed) answer is judged as the model wrote it, after the question,
+ * before the client sees it; a streamed answer can be stopped by a judge only when it is held back
+ * whole (`stream: buffer_all`), so a stream is not judged here. Each verdict lands on the
+ * request's pass; a block (unsafe, or no verdict under `fail: closed`) stops the request or answer
+ * as any rule's block does.
  */
+import type { JudgeTurn } from "../../../core/judge_formats.ts";
 import type { GuardPass } from "../guard_pass.ts";
-import { mapRequestTexts } from "../request_parts.ts";
+import { mapAnswerTexts, mapRequestTexts } from "../request_parts.ts";
 import type { JudgeAsker, JudgeOutcome } from "./ask_judge.ts";
 import { defaultJudgeBudgetMs, type JudgeRule } from "./judge_rule.ts";
 
@@ -17,18 +21,52 @@ export interface JudgeDeps {
   late: (model: string, why: string) => void;
 }
 
+/** What a pass keeps for judging its answer: the judges, and the question the answer is to. */
+export interface AnswerJudging {
+  deps: JudgeDeps | undefined;
+  question: string;
+}
+
+type Ask = { policy: string; rule: JudgeRule };
+
 export async function judgeInput(
   deps: JudgeDeps | undefined,
   pass: GuardPass,
   body: Record<string, unknown>,
 ): Promise<void> {
-  const asks = pass.policies.flatMap((p) =>
-    p.input ? p.judges.map((rule) => ({ policy: p.name, rule })) : []
-  );
-  if (asks.length === 0 || pass.blocked) return;
-  const text = requestText(body);
+  if (pass.blocked || !pass.policies.some((p) => p.judges.length)) return;
+  const question = requestText(body);
+  if (pass.policies.some((p) => p.output && p.judges.length)) pass.judging = { deps, question };
+  if (question === "") return;
+  await judge(deps, pass, asksOf(pass, "input"), [{ role: "user", content: question }]);
+}
+
+/** A whole answer's body (JSON text, as the model wrote it), judged by the output policies' judges. */
+export async function judgeAnswer(pass: GuardPass, answer: string): Promise<void> {
+  const judging = pass.judging;
+  if (!judging || pass.blocked) return;
+  const text = answerText(answer);
   if (text === "") return;
-  const outcomes = await Promise.all(asks.map(({ rule }) => ask(deps, rule, text)));
+  await judge(judging.deps, pass, asksOf(pass, "output"), [
+    { role: "user", content: judging.question },
+    { role: "assistant", content: text },
+  ]);
+}
+
+function asksOf(pass: GuardPass, side: "input" | "output"): Ask[] {
+  return pass.policies.flatMap((p) =>
+    p[side] ? p.judges.map((rule) => ({ policy: p.name, rule })) : []
+  );
+}
+
+async function judge(
+  deps: JudgeDeps | undefined,
+  pass: GuardPass,
+  asks: Ask[],
+  turns: JudgeTurn[],
+): Promise<void> {
+  if (asks.length === 0) return;
+  const outcomes = await Promise.all(asks.map(({ rule }) => ask(deps, rule, turns)));
   asks.forEach(({ policy, rule }, i) => recordOutcome(pass, policy, rule, outcomes[i]!));
 }
 
@@ -42,9 +80,25 @@ function requestText(body: Record<string, unknown>): string {
   return texts.join("\n\n");
 }
 
-async function ask(deps: JudgeDeps | undefined, rule: JudgeRule, text: string) {
+function answerText(answer: string): string {
+  let json: unknown;
+  try {
+    json = JSON.parse(answer);
+  } catch {
+    return "";
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return "";
+  const texts: string[] = [];
+  mapAnswerTexts(json as Record<string, unknown>, (t) => {
+    if (t.trim()) texts.push(t);
+    return t;
+  });
+  return texts.join("\n\n");
+}
+
+async function ask(deps: JudgeDeps | undefined, rule: JudgeRule, turns: JudgeTurn[]) {
   if (!deps) return { kind: "late", ms: 0, why: "no judges on this router" } as const;
-  const out = await deps.asker.ask(rule.model, text, rule.budget_ms ?? defaultJudgeBudgetMs);
+  const out = await deps.asker.ask(rule.model, turns, rule.budget_ms ?? defaultJudgeBudgetMs);
   const outcome = out.kind === "late" ? "late" : out.verdict.unsafe ? "unsafe" : "safe";
   deps.judged(rule.model, outcome, out.ms / 1000);
   if (out.kind === "late") deps.late(rule.model, out.why);

@@ -14,6 +14,7 @@ import {
 } from "../../../tests/helpers/routing.ts";
 import { type RunningSimEngine, startSimJudge } from "../../../tests/helpers/sim_judge.ts";
 import type { JudgeFormatName } from "../../../core/judge_formats.ts";
+import { startEchoEngine } from "../../../tests/helpers/echo_engine.ts";
 
 interface JudgeSpec {
   /** Route id: `node/replica`, so the node is the machine it runs on. */
@@ -222,16 +223,30 @@ Deno.test("a judge rule naming a model without the judge role fails as its rule 
   });
 });
 
-Deno.test("a policy only on output cannot hold a judge (judging an answer needs it buffered)", async () => {
-  const h = await startHarness();
-  try {
-    const res = await h.admin("PUT", "guard/policies/out", {
+Deno.test("an output judge reads the whole answer (not the question) and blocks it before the client sees it", async () => {
+  await withJudges("llama-guard-3", [{ id: "n1/j" }], async (h) => {
+    const res = await h.admin("PUT", "guard/policies/answers", {
       scope: { kind: "global", id: "global" },
       apply_to: "output",
-      rules: [{ name: "j", kind: "judge", action: "block", model: "guard" }],
+      rules: [{ name: "judge", kind: "judge", action: "block", model: "guard", budget_ms: 3000 }],
     });
-    assertEquals(res.status, 400);
-  } finally {
-    await h.close();
-  }
+    assertEquals(res.status, 201, await res.text());
+    // The question holds the word, the simulated model's answer does not: it passes.
+    const fine = await h.v1("/chat/completions", chat("tell me about a bomb"));
+    assertEquals(fine.status, 200, await fine.text());
+    const echo = startEchoEngine({ prefix: "here is how to build a bomb: " });
+    try {
+      h.deps.replicas.remove("r1");
+      addReplica(h, "echo", echo.url);
+      const cut = await h.v1("/chat/completions", chat("hello there"));
+      const body = await cut.json();
+      assertEquals(cut.status, 400, JSON.stringify(body));
+      assertEquals(body.error.code, "guardrail_blocked");
+      assert(!JSON.stringify(body).includes("bomb"), "nothing of the answer reaches the client");
+    } finally {
+      await echo.close();
+    }
+    const rows = await usageRows(h);
+    assertEquals(rows.map((r) => r.guard?.[0]?.action ?? null), [null, "block"]);
+  });
 });
