@@ -141,7 +141,7 @@ async function guardInput(
       endpoint: req.path,
       promptTokens: 0,
       completionTokens: 0,
-      status: 400,
+      status: pass.blocked.fail === "closed" ? 503 : 400,
       latencyMs: elapsedMs(req.started),
       ttftMs: null,
       stream: req.body.stream === true,

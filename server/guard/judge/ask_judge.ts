@@ -149,15 +149,23 @@ class JudgeRace {
     this.#asked.add(r);
     this.#outstanding++;
     r.inFlight++;
-    this.#askReplica(r).then((verdict) => {
-      this.#settle({ kind: "verdict", verdict, ms: ms(), replica: r.id, hedged });
-    }, (e: Error) => {
-      this.#lastError = `${r.id}: ${e.message}`;
-      if (this.#outstanding === 1) this.#tryOne(ms, machineOf(r));
-    }).finally(() => {
-      this.#outstanding--;
-      r.inFlight--;
-    });
+    void this.#askReplica(r).then((verdict) => ({ verdict }), (e: Error) => ({ error: e }))
+      .then((o) => {
+        this.#outstanding--;
+        r.inFlight--;
+        if ("verdict" in o) {
+          return this.#settle({
+            kind: "verdict",
+            verdict: o.verdict,
+            ms: ms(),
+            replica: r.id,
+            hedged,
+          });
+        }
+        this.#lastError = `${r.id}: ${o.error.message}`;
+        // The last question out failed: ask another (or, none left, the same again soon).
+        if (this.#outstanding === 0) this.#tryOne(ms, machineOf(r));
+      });
   }
 
   /**

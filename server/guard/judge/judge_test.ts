@@ -139,6 +139,7 @@ Deno.test("a slow judge with fail: closed refuses with 503 guardrail_unavailable
     assertEquals(body.error.code, "guardrail_unavailable");
     assert(ms >= 280 && ms < 2500, `answered after ${ms} ms`);
     const [row] = await usageRows(h);
+    assertEquals(row!.status, 503);
     assertEquals(row!.guard?.map((v) => [v.rule, v.action, v.fail]), [[
       "judge",
       "block",
@@ -210,6 +211,29 @@ Deno.test("a judge is asked without prompt cache or affinity, and every time (no
       assertEquals(new Set(seen.map((s) => s.replica)).size, 2);
     } finally {
       for (const p of proxies) await p.close();
+    }
+  });
+});
+
+Deno.test("a judge that is not there yet, or fails, is asked again while the budget lasts", async () => {
+  await withJudges("llama-guard-3", [{ id: "n2/j" }], async (h, [judge]) => {
+    h.deps.replicas.remove("n2/j");
+    const broken = fakeServer(() => new Response("no", { status: 500 }));
+    try {
+      addReplica(h, "n1/broken", broken.url, { model: "guard", apiKey: engineKey });
+      await putJudgePolicy(h, { budget_ms: 3000 });
+      // Only a broken judge at first; a working one comes up 400 ms later (a new leader's nodes).
+      setTimeout(
+        () => addReplica(h, "n2/j", judge!.url, { model: "guard", apiKey: engineKey }),
+        400,
+      );
+      const [res, ms] = await timed(h.v1("/chat/completions", chat("a bomb, please")));
+      assertEquals(res.status, 400, await res.text());
+      assert(ms >= 380 && ms < 2500, `answered after ${ms} ms`);
+      assert(broken.hits() >= 2, `the broken judge asked ${broken.hits()} time(s)`);
+      assertEquals((await judged(judge!)).answered, 1);
+    } finally {
+      await broken.close();
     }
   });
 });
