@@ -64,13 +64,13 @@ const qwen3Guard: JudgeFormat = {
     if (!safety) return null;
     const listed = /Categories:\s*([^\n]*)/i.exec(text)?.[1] ?? "";
     const categories = listed.split(",").map((c) => c.trim()).filter((c) => c && c !== "None");
-    return safety === "safe"
-      ? { unsafe: false, categories: [] }
-      : { unsafe: true, categories };
+    return safety === "safe" ? { unsafe: false, categories: [] } : { unsafe: true, categories };
   },
   render(v) {
     return v.unsafe
-      ? `Safety: Unsafe\nCategories: ${(v.categories.length ? v.categories : ["Violent"]).join(", ")}`
+      ? `Safety: Unsafe\nCategories: ${
+        (v.categories.length ? v.categories : ["Violent"]).join(", ")
+      }`
       : "Safety: Safe\nCategories: None";
   },
 };
