@@ -58,6 +58,8 @@ export const errorCodes = [
   "mcp_authorization_needed",
   // Guardrails (server/guard): a policy's rule blocked the request or its answer.
   "guardrail_blocked",
+  // A judge that did not answer in its budget, under a policy that fails closed.
+  "guardrail_unavailable",
   // The store (db/): what llmgw leaves to PostgreSQL's own tools.
   "store_backup_external",
   // Knowledge bases (server/kb/): what the store or the embedding model cannot do for them.

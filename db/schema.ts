@@ -259,6 +259,11 @@ export const models = sqliteTable("models", {
   declaredIn: text("declared_in"),
   /** Stopped by an administrator: the entry stays, nothing runs, clients are told why. */
   stopped: integer("stopped", { mode: "boolean" }).notNull().default(false),
+  /**
+   * The `judge` role: the guard-model family whose prompt and verdict format it speaks
+   * (core/judge_formats.ts); null for a model that is no judge.
+   */
+  judge: text("judge"),
 });
 
 export interface ExternalKeyFile {
@@ -304,7 +309,7 @@ export const usage = sqliteTable("usage", {
    * when no policy applied. Never the matched text.
    */
   guard: text("guard", { mode: "json" }).$type<
-    { policy: string; rule: string; action: string; latencyUs: number }[]
+    { policy: string; rule: string; action: string; latencyUs: number; fail?: "open" | "closed" }[]
   >(),
   /** Served from the answer cache: `exact` or `similar`; null when an engine answered. */
   answerCache: text("answer_cache", { enum: ["exact", "similar"] }),

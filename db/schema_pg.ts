@@ -156,6 +156,8 @@ export const models = pgTable("models", {
   facts: text("facts").$type<Record<string, unknown>>(),
   declaredIn: text("declared_in"),
   stopped: boolean("stopped").notNull().default(false),
+  /** The `judge` role: its guard-model family (core/judge_formats.ts); null: no judge. */
+  judge: text("judge"),
 });
 
 export const usage = pgTable("usage", {
@@ -179,7 +181,7 @@ export const usage = pgTable("usage", {
   replicaId: text("replica_id"),
   profile: text("profile"),
   guard: text("guard").$type<
-    { policy: string; rule: string; action: string; latencyUs: number }[]
+    { policy: string; rule: string; action: string; latencyUs: number; fail?: "open" | "closed" }[]
   >(),
   answerCache: text("answer_cache", { enum: ["exact", "similar"] }),
 }, (t) => [index("usage_at").on(t.at), index("usage_key_at").on(t.keyId, t.at)]);

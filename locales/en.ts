@@ -68,6 +68,8 @@ export const en = {
     mcp_call_failed: "The tool '{tool}' failed: {detail}",
     mcp_authorization_needed:
       "The MCP server '{server}' acts for each person with their own account: authorise it once at {url}, then call again",
+    guardrail_unavailable:
+      "The guardrail policy '{policy}' could not check this request in time (rule '{rule}'), and it refuses what it cannot check; try again shortly",
     guardrail_blocked:
       "The guardrail policy '{policy}' blocked this request (rule '{rule}'); ask an administrator if it should not have",
     store_backup_external:

@@ -72,6 +72,8 @@ export const tr: Messages = {
     mcp_call_failed: "'{tool}' aracı başarısız oldu: {detail}",
     mcp_authorization_needed:
       "'{server}' MCP sunucusu her kişi için kendi hesabıyla çalışır: {url} adresinde bir kez yetki verin, sonra yeniden çağırın",
+    guardrail_unavailable:
+      "'{policy}' koruma politikası bu isteği zamanında denetleyemedi ('{rule}' kuralı) ve denetleyemediğini reddediyor; biraz sonra yeniden deneyin",
     guardrail_blocked:
       "'{policy}' koruma politikası bu isteği engelledi ('{rule}' kuralı); engellenmemesi gerekiyorsa bir yöneticiye danışın",
     store_backup_external:

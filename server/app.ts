@@ -30,6 +30,7 @@ import type { ApiKeyInfo } from "./keys/keys.ts";
 import { AnswerCacheStep } from "./cache/cache_step.ts";
 import { gatewayEmbedder } from "./cache/gateway_embedder.ts";
 import { cacheOff } from "./accounting/limits.ts";
+import { JudgeAsker } from "./guard/judge/ask_judge.ts";
 
 export function buildApp(deps: AppDeps): Hono<AppEnv> {
   const { logger, keys, catalog, people, limits, replicas, adminTokens, mirror, responses } = deps;
@@ -101,7 +102,16 @@ export function buildApp(deps: AppDeps): Hono<AppEnv> {
 /** What dispatch() uses; the batch runner (serve.ts) sends its lines through it too. */
 export function dispatchDeps(d: AppDeps): DispatchDeps {
   const { catalog, replicas, routing, models, people, usage, metrics, notifier, clock, limits } = d;
-  const guard = { policies: d.guardPolicies, chainOf: (k: ApiKeyInfo) => people.tenancy.chain(k) };
+  const guard = {
+    policies: d.guardPolicies,
+    chainOf: (k: ApiKeyInfo) => people.tenancy.chain(k),
+    judges: {
+      asker: new JudgeAsker({ catalog, replicas }),
+      judged: metrics.judged.bind(metrics),
+      late: (model: string, why: string) =>
+        d.logger.warn("a guardrail judge gave no verdict in its budget", { model, why }),
+    },
+  };
   const deps: DispatchDeps = {
     catalog,
     replicas,

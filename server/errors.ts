@@ -78,6 +78,7 @@ export function statusOf(
     case "sign_in_unavailable":
     case "kb_unavailable":
     case "mcp_server_unavailable":
+    case "guardrail_unavailable":
       return { status: 503, type: "server_error" };
     case "provider_rate_limited":
       return { status: 429, type: "rate_limit_error" };

@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import { chatHandler, completionHandler } from "./completions.ts";
 import { embeddingHandler } from "./embeddings.ts";
+import { judgeHandler } from "./judge.ts";
 import { createEngine, type Engine, type SimEngineOptions } from "./engine.ts";
 import { renderMetrics } from "./metrics.ts";
 import { rerankHandler } from "./rerank.ts";
@@ -33,7 +34,10 @@ export function buildSimEngineApp(opts: SimEngineOptions = {}): Hono {
 
   // llama-server answers on the bare paths as well as under /v1.
   for (const prefix of ["", "/v1"]) {
-    app.post(`${prefix}/chat/completions`, chatHandler(engine));
+    app.post(
+      `${prefix}/chat/completions`,
+      engine.judge ? judgeHandler(engine, engine.judge) : chatHandler(engine),
+    );
     app.post(`${prefix}/completions`, completionHandler(engine));
     app.post(`${prefix}/embeddings`, embeddingHandler(engine));
     app.post(`${prefix}/rerank`, rerankHandler(engine));

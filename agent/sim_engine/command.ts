@@ -15,6 +15,7 @@ import {
   text,
 } from "../../core/settings.ts";
 import { embeddingModes } from "./engine.ts";
+import { judgeFormatNames } from "../../core/judge_formats.ts";
 import { startSimEngine } from "./serve.ts";
 
 export const simEngineSettings = {
@@ -39,6 +40,30 @@ export const simEngineSettings = {
     ...int("sim.embedding_dims", 64, "Length of /v1/embeddings vectors", { min: 1, max: 65536 }),
     flag: "embedding-dims",
   },
+  judge: {
+    ...oneOf(
+      "sim.judge",
+      ["off", ...judgeFormatNames],
+      "off",
+      "Play a guard model of this family: every chat request gets a verdict in its words",
+    ),
+    flag: "judge",
+  },
+  judgeUnsafe: {
+    ...text(
+      "sim.judge_unsafe",
+      "",
+      "Judge mode: comma-separated words that make a verdict unsafe when the last turn holds one",
+    ),
+    flag: "judge-unsafe",
+  },
+  judgeDelayMs: {
+    ...int("sim.judge_delay_ms", 0, "Judge mode: how long each verdict takes, in ms", {
+      min: 0,
+      max: 3_600_000,
+    }),
+    flag: "judge-delay-ms",
+  },
   embeddingMode: {
     ...oneOf(
       "sim.embedding_mode",
@@ -56,6 +81,8 @@ Runs a simulated llama-server: OpenAI-compatible chat, completions and embedding
 deterministic text at a set speed, plus /health, /metrics, /slots and /v1/models. Chat honours
 tools (a forced tool_choice gets a tool call), response_format (JSON), logprobs and
 chat_template_kwargs.enable_thinking (reasoning_content first); --reranking adds /v1/rerank.
+--judge FAMILY plays a guard model: each chat request gets that family's verdict, unsafe when the
+text holds one of --judge-unsafe's words, after --judge-delay-ms.
 If LLAMA_API_KEY is set, every request but /health needs "Authorization: Bearer <key>".
 
 Options:
@@ -108,6 +135,11 @@ export const simEngineCommand: Command = {
         embeddingDims: s.embeddingDims,
         embeddingMode: s.embeddingMode,
         reranking: parsed.values.reranking === true || parsed.values.rerank === true,
+        judge: s.judge === "off" ? undefined : {
+          format: s.judge,
+          unsafeWhen: s.judgeUnsafe.split(",").map((w) => w.trim()).filter(Boolean),
+          delayMs: s.judgeDelayMs,
+        },
         apiKey: env.LLAMA_API_KEY,
         logger: log,
       });

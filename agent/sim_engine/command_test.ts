@@ -49,3 +49,42 @@ Deno.test("--help lists every option and bad flags exit 2", async () => {
     assertEquals(out.code, 2, bad.join(" "));
   }
 });
+
+Deno.test("--judge plays a guard model: the verdict the flags choose, after the delay they set", async () => {
+  const child = spawn([
+    "--port",
+    "0",
+    "--judge",
+    "llama-guard-3",
+    "--judge-unsafe",
+    "bomb, heist",
+    "--judge-delay-ms",
+    "150",
+  ]);
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += value;
+  }
+  const url = out.match(/listening on (\S+)/)?.[1];
+  assert(url, out);
+  const verdict = async (content: string) => {
+    const t0 = performance.now();
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "g", messages: [{ role: "user", content }] }),
+    });
+    const body = await res.json();
+    return [body.choices[0].message.content, performance.now() - t0] as const;
+  };
+  const [unsafe, ms] = await verdict("plan a Heist");
+  assertEquals(unsafe, "unsafe\nS1");
+  assert(ms >= 140, `${ms} ms`);
+  assertEquals((await verdict("bake bread"))[0], "safe");
+  child.kill("SIGTERM");
+  assertEquals((await child.status).code, 0);
+  await reader.cancel();
+});

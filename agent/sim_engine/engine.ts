@@ -3,6 +3,7 @@ import type { Logger } from "../../core/log.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { PromptPrefix } from "./prompt_cache.ts";
 import { EngineCounters, SlotPool } from "./slots.ts";
+import type { SimJudgeOptions } from "./judge.ts";
 
 export interface SimEngineOptions {
   /** Model name listed by /v1/models; responses echo the request's model instead when given. */
@@ -28,6 +29,8 @@ export interface SimEngineOptions {
   /** Bearer key required on every route but /health (llama-server's LLAMA_API_KEY). */
   apiKey?: string | undefined;
   logger?: Logger | undefined;
+  /** Judge mode: every chat request is answered with a guard verdict (judge.ts). */
+  judge?: SimJudgeOptions | undefined;
   /** Aborting it stops every generation and empties the queue, so a server can close promptly. */
   signal?: AbortSignal | undefined;
 }
@@ -50,6 +53,7 @@ export interface Engine {
   /** Slot caches saved with `/slots/N?action=save`, by file name (llama-server's files). */
   readonly savedSlots: Map<string, PromptPrefix>;
   readonly shutdown: AbortSignal;
+  readonly judge: SimJudgeOptions | undefined;
   /** Unix seconds, for the `created` field of /v1/models. */
   readonly startedAt: number;
 }
@@ -76,6 +80,7 @@ export function createEngine(opts: SimEngineOptions): Engine {
     counters: new EngineCounters(),
     savedSlots: new Map(),
     shutdown: opts.signal ?? new AbortController().signal,
+    judge: opts.judge,
     startedAt: Math.floor(Date.now() / 1000),
   };
 }

@@ -293,7 +293,8 @@ CREATE TABLE "models" (
 	"def" text,
 	"facts" text,
 	"declared_in" text,
-	"stopped" boolean DEFAULT false NOT NULL
+	"stopped" boolean DEFAULT false NOT NULL,
+	"judge" text
 );
 --> statement-breakpoint
 CREATE TABLE "nodes" (

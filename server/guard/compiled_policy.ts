@@ -2,6 +2,7 @@
 import { findPii, findSecrets, piiKinds, type Span } from "./detectors.ts";
 import type { GuardAction, GuardPolicy, GuardRule } from "./policy.ts";
 import { compilePattern, lowerSameLength } from "./patterns.ts";
+import type { JudgeRule } from "./judge/judge_rule.ts";
 
 export interface CompiledRule {
   readonly name: string;
@@ -16,6 +17,8 @@ export interface CompiledPolicy {
   readonly output: boolean;
   readonly restore: boolean;
   readonly rules: readonly CompiledRule[];
+  /** Judge rules: asked on the request's input, off the synchronous checks (server/guard/judge/). */
+  readonly judges: readonly JudgeRule[];
 }
 
 export function compilePolicy(p: GuardPolicy): CompiledPolicy {
@@ -24,11 +27,12 @@ export function compilePolicy(p: GuardPolicy): CompiledPolicy {
     input: p.applyTo !== "output",
     output: p.applyTo !== "input",
     restore: p.restore,
-    rules: p.rules.map(compileRule),
+    rules: p.rules.flatMap((r) => r.kind === "judge" ? [] : [compileRule(r)]),
+    judges: p.rules.filter((r) => r.kind === "judge"),
   };
 }
 
-function compileRule(rule: GuardRule): CompiledRule {
+function compileRule(rule: Exclude<GuardRule, JudgeRule>): CompiledRule {
   const label = rule.name.toUpperCase().replace(/[^A-Z0-9]/g, "_");
   const base = { name: rule.name, action: rule.action };
   switch (rule.kind) {

@@ -8,11 +8,14 @@ import type { Scope } from "../tenancy/tenancy.ts";
 import { GuardPass } from "./guard_pass.ts";
 import type { GuardPolicies } from "./policy_store.ts";
 import { mapRequestTexts } from "./request_parts.ts";
+import type { JudgeDeps } from "./judge/judge_step.ts";
 
 export interface GuardDeps {
   policies: Pick<GuardPolicies, "forChain">;
   /** The levels a key's request passes through, widest first. */
   chainOf: (key: ApiKeyInfo) => Scope[];
+  /** The judge models policies ask (judge/judge_step.ts); absent: a judge rule never answers. */
+  judges?: JudgeDeps;
 }
 
 export interface InspectedInput {

@@ -8,13 +8,16 @@ import type { CompiledPolicy } from "./compiled_policy.ts";
 import type { Span } from "./detectors.ts";
 import { normalizeText } from "./normalize.ts";
 import type { GuardAction } from "./policy.ts";
+import type { AnswerJudging } from "./judge/judge_step.ts";
 
 export interface Verdict {
   policy: string;
   rule: string;
   action: GuardAction;
-  /** CPU time of the check that gave it, in µs (the whole side's check). */
+  /** CPU time of the check that gave it, in µs (the whole side's check); a judge's own wait. */
   latencyUs: number;
+  /** A judge that did not answer in time: its rule's `fail` decided (open: flag; closed: block). */
+  fail?: "open" | "closed";
 }
 
 export type Direction = "input" | "output";
@@ -23,6 +26,8 @@ export class GuardPass {
   readonly verdicts: Verdict[] = [];
   /** The verdict that ended the request, if one did. */
   blocked: Verdict | undefined;
+  /** Set when an output policy has a judge: what judging the answer needs (judge/judge_step.ts). */
+  judging: AnswerJudging | undefined;
   readonly restore: boolean;
   readonly #outputRules: boolean;
   /** Placeholder → the client's value, and back. */
@@ -30,6 +35,8 @@ export class GuardPass {
   readonly #placeholders = new Map<string, string>();
   readonly #counts = new Map<string, number>();
   #spentUs = 0;
+  /** Verdicts that carry their own latency (a judge's wait), not the checks' CPU time. */
+  readonly #timed = new Set<Verdict>();
 
   constructor(readonly policies: readonly CompiledPolicy[]) {
     this.restore = policies.some((p) => p.restore);
@@ -70,10 +77,22 @@ export class GuardPass {
     return out;
   }
 
+  /**
+   * A verdict reached off the synchronous checks (a judge's), with its own latency; a `block`
+   * ends the request as a rule's would.
+   */
+  record(v: Verdict): void {
+    if (this.blocked) return;
+    this.verdicts.push(v);
+    this.#timed.add(v);
+    if (v.action === "block") this.blocked = v;
+  }
+
   /** The error a block answers with: the policy and rule, never what matched. */
   blockError(): AppError {
     const v = this.blocked!;
-    return new AppError("guardrail_blocked", { policy: v.policy, rule: v.rule });
+    const code = v.fail === "closed" ? "guardrail_unavailable" : "guardrail_blocked";
+    return new AppError(code, { policy: v.policy, rule: v.rule });
   }
 
   /** The client's own values put back for the placeholders in `text` (JSON-escaped in a JSON string). */
@@ -100,7 +119,9 @@ export class GuardPass {
   /** The verdicts with the check's whole CPU time on each, for the usage row. */
   usageVerdicts(): Verdict[] | null {
     if (this.verdicts.length === 0) return null;
-    return this.verdicts.map((v) => ({ ...v, latencyUs: Math.round(this.#spentUs) }));
+    return this.verdicts.map((v) =>
+      this.#timed.has(v) ? { ...v } : { ...v, latencyUs: Math.round(this.#spentUs) }
+    );
   }
 
   /** One verdict per rule per request, however many texts it matched in. */

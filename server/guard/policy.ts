@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { piiKinds } from "./detectors.ts";
 import { compilePattern } from "./patterns.ts";
+import { judgeRuleSchema } from "./judge/judge_rule.ts";
 
 export const guardActions = ["block", "redact", "flag"] as const;
 export type GuardAction = (typeof guardActions)[number];
@@ -60,6 +61,7 @@ export const guardRule = z.discriminatedUnion("kind", [
   maxCharsRule,
   secretsRule,
   piiRule,
+  judgeRuleSchema(ruleName),
 ]);
 export type GuardRule = z.infer<typeof guardRule>;
 

@@ -46,6 +46,7 @@ export function rowFromDef(
     facts: facts as Record<string, unknown>,
     declaredIn: origin,
     stopped,
+    judge: def.judge?.format ?? null,
   };
   return input;
 }

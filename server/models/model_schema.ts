@@ -20,6 +20,7 @@ import {
 } from "../../core/engines/engine_traits.ts";
 import { checkEngineFlags } from "../../core/engines/engine_flag_rules.ts";
 import { UnsafeFlagError } from "../../core/engines/launch_plan_error.ts";
+import { type JudgeFormatName, judgeFormatNames } from "../../core/judge_formats.ts";
 import { isPickleName, type ModelSource, parseSource, sourceFileName } from "./model_source.ts";
 
 export const capabilities = [
@@ -124,6 +125,8 @@ export const modelInputSchema = z.strictObject({
   fallbacks: z.array(z.string().min(1)).default([]),
   allow_pickle: z.boolean().default(false),
   profiles: z.array(profileSchema).default([]),
+  /** The `judge` role: a guard model that guardrail policies ask, in its family's format. */
+  judge: z.strictObject({ format: z.enum(judgeFormatNames) }).optional(),
 }).superRefine((m, ctx) => {
   const bad = (path: (string | number)[], message: string) =>
     ctx.addIssue({ code: "custom", path, message });
@@ -243,6 +246,7 @@ export interface ModelDef {
   fallbacks: string[];
   allowPickle: boolean;
   profiles: ModelProfile[];
+  judge?: { format: JudgeFormatName };
 }
 
 /** Sets `key` only when `v` is defined, so absent stays absent under exactOptionalPropertyTypes. */
@@ -303,5 +307,6 @@ export function toModelDef(m: Parsed): ModelDef {
   opt(def, "slots", m.slots);
   opt(def, "maxOutput", m.max_output);
   opt(def, "routing", m.routing);
+  opt(def, "judge", m.judge);
   return def;
 }

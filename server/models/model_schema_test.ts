@@ -212,3 +212,22 @@ Deno.test("model schema: prices.batch_percent is the model's batch price, on its
     AppError,
   );
 });
+
+Deno.test("model schema: the judge role names its family, which the catalog row carries", () => {
+  const input = {
+    name: "llama-guard",
+    source: "/models/llama-guard-3-1b.gguf",
+    judge: { format: "llama-guard-3" },
+    profiles: [{ engine: "llamacpp", args: ["--cache-ram", "0"] }],
+  };
+  const m = parseModel(input);
+  assertEquals(m.judge, { format: "llama-guard-3" });
+  assertEquals(rowFromDef(m, {}, "api").judge, "llama-guard-3");
+  const { judge: _, ...plain } = input;
+  assertEquals(rowFromDef(parseModel(plain), {}, "api").judge, null);
+  const e = assertThrows(
+    () => parseModel({ ...input, judge: { format: "shieldgemma" } }),
+    AppError,
+  );
+  assert(e.message.includes("judge"), e.message);
+});

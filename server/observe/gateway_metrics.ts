@@ -97,6 +97,12 @@ export class GatewayMetrics {
     "Guardrail verdicts on requests and answers, by policy, rule and action (block, redact, flag)",
     ["policy", "rule", "action"],
   );
+  readonly guardJudge = this.registry.histogram(
+    "llmgw_guard_judge_seconds",
+    "How long each judge model took to give a verdict (safe, unsafe) or gave none in its budget (late)",
+    ["model", "outcome"],
+    latencyBuckets,
+  );
   readonly httpRequests = this.registry.counter(
     "llmgw_http_requests_total",
     "Every HTTP answer of the client and admin listener, by method, route pattern and status",
@@ -256,6 +262,11 @@ export class GatewayMetrics {
   /** The answer cache is made after the metrics; its sizes are read at each scrape. */
   setAnswerCache(cache: AnswerCache): void {
     this.#sources = { ...this.#sources, answerCache: cache };
+  }
+
+  /** One judgment by a guardrail's judge model. */
+  judged(model: string, outcome: "safe" | "unsafe" | "late", seconds: number): void {
+    this.guardJudge.observe({ model, outcome }, seconds);
   }
 
   answerCacheMiss(model: string): void {

@@ -31,6 +31,7 @@ export type ModelInput =
       | "facts"
       | "declaredIn"
       | "stopped"
+      | "judge"
     >
   >
   & {
@@ -155,6 +156,8 @@ export class ModelCatalog {
       facts: input.facts ?? null,
       declaredIn: input.declaredIn ?? null,
       stopped: input.stopped ?? false,
+      // A declaration that says nothing of the role (what `up` serves) keeps the one set by hand.
+      judge: input.judge !== undefined ? input.judge : existing?.judge ?? null,
     };
     await this.deps.store.write((tx) =>
       tx.insert(models).values(row).onConflictDoUpdate({ target: models.name, set: row })
@@ -180,6 +183,20 @@ export class ModelCatalog {
     for (const fn of this.#listeners) fn(row, name);
     this.deps.changes?.changed("catalog");
     return true;
+  }
+
+  /** Gives a model the `judge` role in a guard-model family, or (null) takes it away. */
+  async setJudge(name: string, judge: string | null): Promise<ModelEntry | undefined> {
+    const existing = this.#byName.get(name);
+    if (!existing) return undefined;
+    const row = { ...existing, judge, updatedAt: this.deps.clock.now() };
+    await this.deps.store.write((tx) =>
+      tx.update(models).set({ judge, updatedAt: row.updatedAt }).where(eq(models.name, name))
+    );
+    this.#byName.set(name, row);
+    for (const fn of this.#listeners) fn(row, name);
+    this.deps.changes?.changed("catalog");
+    return row;
   }
 
   async remove(name: string): Promise<boolean> {

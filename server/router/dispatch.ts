@@ -28,6 +28,7 @@ import { FaultJudge } from "./fault_judge.ts";
 import { genAiParams } from "../observe/genai.ts";
 import { type GuardDeps, inspectInput } from "../guard/guard.ts";
 import type { GuardPass } from "../guard/guard_pass.ts";
+import { judgeInput } from "../guard/judge/judge_step.ts";
 import type { AnswerCacheStep, AnswerKeeper, CacheLookup } from "../cache/cache_step.ts";
 import { cachedResponse } from "../cache/cached_answer.ts";
 import { isRecord } from "./json_fields.ts";
@@ -97,7 +98,7 @@ export async function dispatch(
   const entry = catalogEntry(deps, asked);
   c.set("model", asked.model);
   c.set("genAi", genAiParams(body));
-  const [req, guard] = guardInput(deps, asked);
+  const [req, guard] = await guardInput(deps, asked);
   const a = planAttempt(deps, req, entry, guard);
   const ticket = await admitTenant(deps, a);
   const cached = await consultCache(deps, a, ticket);
@@ -124,12 +125,13 @@ function catalogEntry(deps: DispatchDeps, req: RouteRequest): ModelEntry {
  * answered 400 naming the policy and rule; a redaction changes the body the model is sent (and
  * then the client's bytes are not sent as they are).
  */
-function guardInput(
+async function guardInput(
   deps: DispatchDeps,
   req: RouteRequest,
-): [RouteRequest, GuardPass | undefined] {
+): Promise<[RouteRequest, GuardPass | undefined]> {
   const { body, pass } = inspectInput(deps.guard, req.key, req.body);
   if (!pass) return [req, undefined];
+  await judgeInput(deps.guard.judges, pass, body);
   if (pass.blocked) {
     (req.usage ?? deps.usage).record({
       requestId: req.requestId,
@@ -139,7 +141,7 @@ function guardInput(
       endpoint: req.path,
       promptTokens: 0,
       completionTokens: 0,
-      status: 400,
+      status: pass.blocked.fail === "closed" ? 503 : 400,
       latencyMs: elapsedMs(req.started),
       ttftMs: null,
       stream: req.body.stream === true,

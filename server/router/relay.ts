@@ -12,6 +12,7 @@ import { isRecord, readUsage, safeJson } from "./json_fields.ts";
 import { relayStream } from "./relay_stream.ts";
 import type { GuardPass } from "../guard/guard_pass.ts";
 import { guardWholeAnswer, StreamGuard } from "../guard/answer_guard.ts";
+import { judgeAnswer } from "../guard/judge/judge_step.ts";
 import type { Replica } from "./replicas.ts";
 import type { Upstream, UpstreamAnswer } from "./upstream/upstream.ts";
 import type { AnswerKeeper } from "../cache/cache_step.ts";
@@ -180,8 +181,10 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
     }
     if (req.guard && isOk(upstream.status)) {
       const g = guardWholeAnswer(req.guard, text);
-      if (g.blocked) {
-        finish({ ...noTokens, ...readUsage(safeJson(text)), status: 400, ttftMs, bytesOut: 0 });
+      if (!g.blocked) await judgeAnswer(req.guard, text);
+      if (req.guard.blocked) {
+        const status = req.guard.blocked.fail === "closed" ? 503 : 400;
+        finish({ ...noTokens, ...readUsage(safeJson(text)), status, ttftMs, bytesOut: 0 });
         throw req.guard.blockError();
       }
       text = g.text;

@@ -81,6 +81,7 @@ export const examples: Record<string, Record<string, string[]>> = {
   guard: {
     list: ["ctl guard list"],
     show: ["ctl guard show base"],
+    judge: ["ctl guard judge check", "ctl guard judge check llama-guard --budget 5000"],
     set: ["ctl guard set base -f policy.json"],
     delete: ["ctl guard delete base"],
     test: [
@@ -110,6 +111,7 @@ export const examples: Record<string, Record<string, string[]>> = {
     context: ["ctl model context tiny 16384 --slots 2", "ctl model context tiny --max-output 1024"],
     gpus: ["ctl model gpus tiny 2"],
     resources: ["ctl model resources tiny --memory 16 --cores 4"],
+    judge: ["ctl model judge llama-guard llama-guard-3", "ctl model judge llama-guard off"],
     stop: ["ctl model stop tiny", "ctl model start tiny"],
     remove: ["ctl model remove tiny", "ctl model remove tiny --keep-weights"],
   },

@@ -9,6 +9,28 @@ interface Tried {
   latency_us: number;
 }
 
+interface JudgeCheck {
+  model: string;
+  budget_ms: number;
+  verdict: "ok" | "tight" | "slow";
+  single_ms: (number | null)[];
+  burst: { size: number; wall_ms: number; answered: number };
+  per_second: number;
+  advice: string[];
+  late?: string;
+}
+
+function judgeCheckText(j: JudgeCheck): string {
+  const singles = j.single_ms.map((t) => t === null ? "none" : `${t} ms`).join(", ");
+  return [
+    `${j.model}: ${j.verdict} against a ${j.budget_ms} ms budget`,
+    `  one at a time: ${singles}`,
+    `  ${j.burst.size} at once: ${j.burst.answered} answered in ${j.burst.wall_ms} ms (about ${j.per_second} judgments/s)`,
+    ...(j.late ? [`  no verdict: ${j.late}`] : []),
+    ...j.advice.map((a) => `  - ${a}`),
+  ].join("\n");
+}
+
 export const guard: Noun = {
   name: "guard",
   verbs: {
@@ -64,6 +86,32 @@ export const guard: Noun = {
         const name = arg(ctx, 0, "guard delete needs a POLICY");
         const res = await ctx.api.delete(`guard/policies/${encodeURIComponent(name)}`).json();
         return printOne(ctx.json, res, `Removed the policy ${name}`);
+      },
+    },
+    judge: {
+      help:
+        `  guard judge check [MODEL] [--budget MS]     Time judgments by each judge (or MODEL): ok, tight or slow`,
+      flags: { budget: { type: "string" } },
+      run: async (ctx) => {
+        if (ctx.args[0] !== "check") {
+          throw new UsageError("guard judge check [MODEL] [--budget MS]");
+        }
+        const model = ctx.args[1];
+        const budget = str(ctx.values, "budget");
+        if (budget !== undefined && !/^\d+$/.test(budget)) {
+          throw new UsageError("--budget is a whole number of milliseconds");
+        }
+        const json = {
+          ...(model ? { model } : {}),
+          ...(budget ? { budget_ms: Number(budget) } : {}),
+        };
+        const res = await ctx.api.post("guard/judges/check", { json }).json<
+          { data: JudgeCheck[] }
+        >();
+        if (ctx.json) return printOne(true, res, "");
+        if (res.data.length === 0) console.log("no model has the judge role");
+        for (const j of res.data) console.log(judgeCheckText(j));
+        return res.data.some((j) => j.verdict === "slow") ? 1 : 0;
       },
     },
     test: {

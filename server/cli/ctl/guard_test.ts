@@ -1,6 +1,7 @@
 import { assert, assertEquals } from "../../../tests/assert.ts";
 import { startTestControlPlane } from "../../../tests/helpers/control_plane.ts";
 import { ctlCommand } from "./mod.ts";
+import { startSimJudge } from "../../../tests/helpers/sim_judge.ts";
 
 async function ctl(args: string[]) {
   const lines: string[] = [];
@@ -50,5 +51,44 @@ Deno.test("ctl guard set, list and test: what a policy does to a text, through a
   } finally {
     await t.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("ctl model judge and ctl guard judge check: a quick judge is ok, a slow one slow (exit 1), no judge refused", async () => {
+  const t = await startTestControlPlane();
+  const judges = await Promise.all(
+    [0, 1300].map((delayMs) =>
+      startSimJudge({ format: "qwen3guard", unsafeWhen: [], delayMs }, "eng")
+    ),
+  );
+  try {
+    const base = ["--url", t.cp.url, "--token", t.adminToken];
+    for (const [i, name] of ["guard", "slowguard"].entries()) {
+      await t.cp.deps.catalog.upsert({ name, engine: "sim", source: "" });
+      t.cp.deps.replicas.upsert({
+        id: `n${i}/${name}`,
+        model: name,
+        baseUrl: judges[i]!.url,
+        apiKey: "eng",
+        state: "ready",
+      });
+      const set = await ctl(["model", "judge", name, "qwen3guard", ...base]);
+      assertEquals(set.code, 0, set.out);
+    }
+    assertEquals(t.cp.deps.catalog.get("guard")?.judge, "qwen3guard");
+    const quick = await ctl(["guard", "judge", "check", "guard", "--budget", "1000", ...base]);
+    assertEquals(quick.code, 0, quick.out);
+    assert(quick.out.includes("guard: ok against a 1000 ms budget"), quick.out);
+    const slow = await ctl(["guard", "judge", "check", "slowguard", "--budget", "1000", ...base]);
+    assertEquals(slow.code, 1, slow.out);
+    assert(slow.out.includes("slowguard: slow against a 1000 ms budget"), slow.out);
+    assert(slow.out.includes("fail: open"), slow.out);
+    assertEquals((await ctl(["model", "judge", "guard", "off", ...base])).code, 0);
+    assertEquals(t.cp.deps.catalog.get("guard")?.judge, null);
+    const none = await ctl(["guard", "judge", "check", "guard", ...base]);
+    assert(none.code !== 0, none.out);
+  } finally {
+    await t.close();
+    for (const j of judges) await j.close();
   }
 });

@@ -305,6 +305,24 @@ export const model: Noun = {
         return printOne(ctx.json, r, `Changed; replicas restart one by one`);
       },
     },
+    judge: {
+      help:
+        `  model judge NAME FAMILY|off                 Give the model the judge role (llama-guard-3, qwen3guard) or take it`,
+      run: async (ctx) => {
+        const family = ctx.args[1];
+        if (!family) throw new UsageError("model judge NAME FAMILY|off");
+        const r = await ctx.api.post(`models/${name(ctx, "model judge")}/judge`, {
+          json: { format: family === "off" ? null : family },
+        }).json();
+        return printOne(
+          ctx.json,
+          r,
+          family === "off"
+            ? `${ctx.args[0]} is no longer a judge`
+            : `${ctx.args[0]} judges in the ${family} format`,
+        );
+      },
+    },
     stop: stopOrStart(
       "stop",
       `  model stop|start NAME                       Stop serving (clients are told) / serve again`,

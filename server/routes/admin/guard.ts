@@ -105,7 +105,7 @@ export function guardRoutes(
     path: "/guard/policies/:name",
     tag: "guard",
     summary:
-      "Create or replace a guardrail policy (scope: global, org, team, project, person or key; rules: pattern, literal, max_chars, secrets, pii; actions: block, redact, flag)",
+      "Create or replace a guardrail policy (scope: global, org, team, project, person or key; rules: pattern, literal, max_chars, secrets, pii, judge; actions: block, redact, flag)",
     body: policyBody,
     access: "administrator; tenant administrators, for levels below their own",
   }, async (c, { actor, body }) => {

@@ -13,6 +13,7 @@ import type { AppDeps } from "../../deps.ts";
 import { auditRoutes } from "./audit.ts";
 import { backupRoutes } from "./backup.ts";
 import { guardRoutes } from "./guard.ts";
+import { judgeRoutes } from "./judges.ts";
 import { kbRoutes } from "./kb.ts";
 import { keyRoutes } from "./keys.ts";
 import { limitsRoutes } from "./limits.ts";
@@ -85,6 +86,7 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   backupRoutes(registry, deps);
   mcpServerRoutes(registry, { mcp: deps.mcp, audit: (...a) => deps.people.audit.record(...a) });
   guardRoutes(registry, deps);
+  judgeRoutes(registry, deps);
   kbRoutes(registry, deps);
   return app;
 }
