@@ -15,6 +15,8 @@ const policy: GuardPolicy = {
   scope: { kind: "global", id: "global" },
   applyTo: "both",
   restore: true,
+  fail: "open",
+  bufferAll: false,
   rules: [
     {
       name: "inject",
@@ -42,10 +44,13 @@ const answer = JSON.stringify({
   choices: [{ index: 0, message: { role: "assistant", content: prompt }, finish_reason: "stop" }],
 });
 
-Deno.bench("input: 2 KB prompt, pattern + literal + secrets + PII (one email redacted)", () => {
-  const r = inspectInput(deps, key, body);
-  if (r.pass?.blocked) throw new Error("blocked");
-});
+Deno.bench(
+  "input: 2 KB prompt, pattern + literal + secrets + PII (one email redacted)",
+  async () => {
+    const r = await inspectInput(deps, key, body);
+    if (r.pass?.blocked) throw new Error("blocked");
+  },
+);
 
 Deno.bench("output: the same 2 KB as a whole answer, checked and restored", () => {
   const pass = new GuardPass(compiled);

@@ -2,6 +2,7 @@
 import { findPii, findSecrets, piiKinds, type Span } from "./detectors.ts";
 import type { GuardAction, GuardPolicy, GuardRule } from "./policy.ts";
 import { compilePattern, lowerSameLength } from "./patterns.ts";
+import type { ServiceRule } from "./service_rule.ts";
 
 export interface CompiledRule {
   readonly name: string;
@@ -15,7 +16,11 @@ export interface CompiledPolicy {
   readonly input: boolean;
   readonly output: boolean;
   readonly restore: boolean;
+  readonly fail: "open" | "closed";
+  readonly bufferAll: boolean;
   readonly rules: readonly CompiledRule[];
+  /** The outside services, asked over HTTP after the rules (server/guard/service_calls.ts). */
+  readonly services: readonly ServiceRule[];
 }
 
 export function compilePolicy(p: GuardPolicy): CompiledPolicy {
@@ -24,11 +29,14 @@ export function compilePolicy(p: GuardPolicy): CompiledPolicy {
     input: p.applyTo !== "output",
     output: p.applyTo !== "input",
     restore: p.restore,
-    rules: p.rules.map(compileRule),
+    fail: p.fail,
+    bufferAll: p.bufferAll,
+    rules: p.rules.flatMap((r) => r.kind === "service" ? [] : [compileRule(r)]),
+    services: p.rules.filter((r) => r.kind === "service"),
   };
 }
 
-function compileRule(rule: GuardRule): CompiledRule {
+function compileRule(rule: Exclude<GuardRule, ServiceRule>): CompiledRule {
   const label = rule.name.toUpperCase().replace(/[^A-Z0-9]/g, "_");
   const base = { name: rule.name, action: rule.action };
   switch (rule.kind) {

@@ -13,8 +13,12 @@ export interface Verdict {
   policy: string;
   rule: string;
   action: GuardAction;
-  /** CPU time of the check that gave it, in µs (the whole side's check). */
+  /** CPU time of the check that gave it, in µs (the whole side's check); a service's call time. */
   latencyUs: number;
+  /** A service that did not answer (the policy's `fail` chose the action). */
+  silent?: true;
+  /** What a service said of why (a category, cut short). */
+  reason?: string;
 }
 
 export type Direction = "input" | "output";
@@ -29,6 +33,8 @@ export class GuardPass {
   readonly #values = new Map<string, string>();
   readonly #placeholders = new Map<string, string>();
   readonly #counts = new Map<string, number>();
+  /** Verdicts of outside services: they keep their own call's time. */
+  readonly #called = new Set<Verdict>();
   #spentUs = 0;
 
   constructor(readonly policies: readonly CompiledPolicy[]) {
@@ -70,6 +76,14 @@ export class GuardPass {
     return out;
   }
 
+  /** A service's verdict, with the time its call took; a `block` ends the request. */
+  noteService(v: Verdict): void {
+    if (this.blocked) return;
+    this.verdicts.push(v);
+    this.#called.add(v);
+    if (v.action === "block") this.blocked = v;
+  }
+
   /** The error a block answers with: the policy and rule, never what matched. */
   blockError(): AppError {
     const v = this.blocked!;
@@ -100,7 +114,9 @@ export class GuardPass {
   /** The verdicts with the check's whole CPU time on each, for the usage row. */
   usageVerdicts(): Verdict[] | null {
     if (this.verdicts.length === 0) return null;
-    return this.verdicts.map((v) => ({ ...v, latencyUs: Math.round(this.#spentUs) }));
+    return this.verdicts.map((v) =>
+      this.#called.has(v) ? v : { ...v, latencyUs: Math.round(this.#spentUs) }
+    );
   }
 
   /** One verdict per rule per request, however many texts it matched in. */

@@ -97,7 +97,7 @@ export async function dispatch(
   const entry = catalogEntry(deps, asked);
   c.set("model", asked.model);
   c.set("genAi", genAiParams(body));
-  const [req, guard] = guardInput(deps, asked);
+  const [req, guard] = await guardInput(deps, asked);
   const a = planAttempt(deps, req, entry, guard);
   const ticket = await admitTenant(deps, a);
   const cached = await consultCache(deps, a, ticket);
@@ -124,11 +124,11 @@ function catalogEntry(deps: DispatchDeps, req: RouteRequest): ModelEntry {
  * answered 400 naming the policy and rule; a redaction changes the body the model is sent (and
  * then the client's bytes are not sent as they are).
  */
-function guardInput(
+async function guardInput(
   deps: DispatchDeps,
   req: RouteRequest,
-): [RouteRequest, GuardPass | undefined] {
-  const { body, pass } = inspectInput(deps.guard, req.key, req.body);
+): Promise<[RouteRequest, GuardPass | undefined]> {
+  const { body, pass } = await inspectInput(deps.guard, req.key, req.body);
   if (!pass) return [req, undefined];
   if (pass.blocked) {
     deps.usage.record({

@@ -54,8 +54,9 @@ export const guard: Noun = {
           throw new UsageError(`--file ${file}: ${(e as Error).message}`);
         }
         const res = await ctx.api.put(`guard/policies/${encodeURIComponent(name)}`, { json })
-          .json();
-        return printOne(ctx.json, res, `Set the policy ${name}`);
+          .json<{ warnings?: string[] }>();
+        const warned = (res.warnings ?? []).map((w) => `\nwarning: ${w}`).join("");
+        return printOne(ctx.json, res, `Set the policy ${name}${warned}`);
       },
     },
     delete: {
