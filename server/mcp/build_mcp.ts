@@ -8,6 +8,7 @@ import { CallGuards } from "./call_guards.ts";
 import { type ClusterToolDeps, clusterTools } from "./cluster_tools.ts";
 import { McpGateway } from "./gateway.ts";
 import { McpServerBook } from "./server_book.ts";
+import type { GuardPolicies } from "../guard/policy_store.ts";
 
 export interface Mcp {
   servers: McpServerBook;
@@ -24,6 +25,7 @@ export function buildMcp(
     limits: LimitsBook;
     audit: AuditLog;
     store: Store;
+    guardPolicies: Pick<GuardPolicies, "forChain">;
   },
 ): Mcp {
   const servers = new McpServerBook({ store: deps.store, clock: deps.clock });
@@ -36,6 +38,7 @@ export function buildMcp(
     bounds: { timeoutMs: settings.mcpCallTimeoutMs, maxBytes: settings.mcpMaxBytes },
     clock: deps.clock,
     logger: deps.logger.child({ component: "mcp" }),
+    guard: deps.guardPolicies,
   });
   return { servers, gateway, maxBytes: settings.mcpMaxBytes };
 }
