@@ -17,6 +17,7 @@ const admin: [AdminPage, string, PortalKey][] = [
   ["people", "/admin/people", "nav_people"],
   ["tree", "/admin/tree", "nav_tree"],
   ["kb", "/admin/kb", "nav_kb"],
+  ["guard", "/admin/guard", "nav_guard"],
   ["keys", "/admin/keys", "nav_admin_keys"],
   ["audit", "/admin/audit", "nav_audit"],
   ["settings", "/admin/settings", "nav_settings"],

@@ -22,6 +22,7 @@ import { canRead } from "../tenancy/access.ts";
 import { adminCaller } from "./admin_call.ts";
 import { adminPages } from "./admin_pages.tsx";
 import { kbPages } from "./kb_pages.tsx";
+import { guardPages } from "./guard_pages.tsx";
 import { errorText, portalChat } from "./chat_route.ts";
 import { checkCsrf, type PortalCtx, portalCtx, type Viewer } from "./context.ts";
 import { isLocale, langCookie, validTimeZone } from "./i18n.ts";
@@ -325,6 +326,7 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
 
   adminPages(app, deps, { load, call });
   kbPages(app, deps, { load, call });
+  guardPages(app, deps, { load, call });
 
   // A browser asking for a page that is not there gets a page; API clients keep the JSON 404.
   app.get("*", async (c, next) => {
