@@ -91,54 +91,56 @@ export const GuardPage: FC<{
           </table>
         </div>
       )}
-      <section aria-labelledby="guard-try">
-        <h2 id="guard-try">{t("guard_test_title")}</h2>
-        {rows.length > 0 && (
-          <form method="post" action="/admin/guard/test" class="stack">
-            <input type="hidden" name="_csrf" value={viewer.csrf} />
-            <label>
-              {t("guard_test_policy")}
-              <select name="name">
-                {rows.map((r) => (
-                  <option value={r.name} selected={tried?.policy === r.name}>{r.name}</option>
+      {rows.length > 0 && (
+        <section aria-labelledby="guard-try">
+          <h2 id="guard-try">{t("guard_test_title")}</h2>
+          {
+            <form method="post" action="/admin/guard/test" class="stack">
+              <input type="hidden" name="_csrf" value={viewer.csrf} />
+              <label>
+                {t("guard_test_policy")}
+                <select name="name">
+                  {rows.map((r) => (
+                    <option value={r.name} selected={tried?.policy === r.name}>{r.name}</option>
+                  ))}
+                </select>
+              </label>
+              <label>
+                {t("guard_test_direction")}
+                <select name="direction">
+                  <option value="input">{t("guard_dir_input")}</option>
+                  <option value="output">{t("guard_dir_output")}</option>
+                </select>
+              </label>
+              <label>
+                {t("guard_test_text")}
+                <textarea name="text" rows={4} required>{tryText ?? ""}</textarea>
+              </label>
+              <button type="submit">{t("guard_test_run")}</button>
+            </form>
+          }
+          {tried && (
+            <div class="result" role="status">
+              <p>
+                {tried.blocked
+                  ? t("guard_result_blocked", { rule: tried.blocked })
+                  : t("guard_result_passes")}
+              </p>
+              {tried.text !== null && <pre class="mono">{tried.text}</pre>}
+              <ul>
+                {tried.verdicts.map((v) => (
+                  <li>
+                    <span class="mono">{v.rule}</span>: {v.action}
+                    {v.silent ? ` (${t("guard_silent")})` : ""}
+                    {v.reason ? ` (${v.reason})` : ""}
+                  </li>
                 ))}
-              </select>
-            </label>
-            <label>
-              {t("guard_test_direction")}
-              <select name="direction">
-                <option value="input">{t("guard_dir_input")}</option>
-                <option value="output">{t("guard_dir_output")}</option>
-              </select>
-            </label>
-            <label>
-              {t("guard_test_text")}
-              <textarea name="text" rows={4} required>{tryText ?? ""}</textarea>
-            </label>
-            <button type="submit">{t("guard_test_run")}</button>
-          </form>
-        )}
-        {tried && (
-          <div class="result" role="status">
-            <p>
-              {tried.blocked
-                ? t("guard_result_blocked", { rule: tried.blocked })
-                : t("guard_result_passes")}
-            </p>
-            {tried.text !== null && <pre class="mono">{tried.text}</pre>}
-            <ul>
-              {tried.verdicts.map((v) => (
-                <li>
-                  <span class="mono">{v.rule}</span>: {v.action}
-                  {v.silent ? ` (${t("guard_silent")})` : ""}
-                  {v.reason ? ` (${v.reason})` : ""}
-                </li>
-              ))}
-            </ul>
-            <p class="muted small">{t("guard_result_time", { us: tried.latencyUs })}</p>
-          </div>
-        )}
-      </section>
+              </ul>
+              <p class="muted small">{t("guard_result_time", { us: tried.latencyUs })}</p>
+            </div>
+          )}
+        </section>
+      )}
       {rows.map((r) => (
         <section aria-label={r.name}>
           <h2>{r.name}</h2>
