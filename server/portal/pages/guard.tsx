@@ -94,31 +94,29 @@ export const GuardPage: FC<{
       {rows.length > 0 && (
         <section aria-labelledby="guard-try">
           <h2 id="guard-try">{t("guard_test_title")}</h2>
-          {
-            <form method="post" action="/admin/guard/test" class="stack">
-              <input type="hidden" name="_csrf" value={viewer.csrf} />
-              <label>
-                {t("guard_test_policy")}
-                <select name="name">
-                  {rows.map((r) => (
-                    <option value={r.name} selected={tried?.policy === r.name}>{r.name}</option>
-                  ))}
-                </select>
-              </label>
-              <label>
-                {t("guard_test_direction")}
-                <select name="direction">
-                  <option value="input">{t("guard_dir_input")}</option>
-                  <option value="output">{t("guard_dir_output")}</option>
-                </select>
-              </label>
-              <label>
-                {t("guard_test_text")}
-                <textarea name="text" rows={4} required>{tryText ?? ""}</textarea>
-              </label>
-              <button type="submit">{t("guard_test_run")}</button>
-            </form>
-          }
+          <form method="post" action="/admin/guard/test" class="stack">
+            <input type="hidden" name="_csrf" value={viewer.csrf} />
+            <label>
+              {t("guard_test_policy")}
+              <select name="name">
+                {rows.map((r) => (
+                  <option value={r.name} selected={tried?.policy === r.name}>{r.name}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              {t("guard_test_direction")}
+              <select name="direction">
+                <option value="input">{t("guard_dir_input")}</option>
+                <option value="output">{t("guard_dir_output")}</option>
+              </select>
+            </label>
+            <label>
+              {t("guard_test_text")}
+              <textarea name="text" rows={4} required>{tryText ?? ""}</textarea>
+            </label>
+            <button type="submit">{t("guard_test_run")}</button>
+          </form>
           {tried && (
             <div class="result" role="status">
               <p>
