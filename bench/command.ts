@@ -63,6 +63,9 @@ Options:
                             change in the machine's load falls on both alike (default 3)
   --warmup D                Load before each level's first round, not counted (default 1s)
   --timeout D               Per-request timeout (default 60s)
+  --guard-policy FILE       A guardrail policy (JSON, as the admin API takes it) that every
+                            gateway request goes through, e.g. bench/guard_policy.json
+                            (patterns and every PII kind, on input and output)
   --json                    Print the report as JSON
   --help                    Show this help
 `;
@@ -244,6 +247,7 @@ async function runOverheadCommand(argv: string[]): Promise<number> {
     warmup: { type: "string" },
     rounds: { type: "string" },
     timeout: { type: "string" },
+    "guard-policy": { type: "string" },
     json: { type: "boolean" },
     help: { type: "boolean", short: "h" },
   }, "llmgw bench overhead");
@@ -284,9 +288,12 @@ async function runOverheadCommand(argv: string[]): Promise<number> {
       tokensPerSecond: positiveNumber(v["tokens-per-second"], "tokens-per-second", 50),
     });
   }
+  const policyFile = v["guard-policy"];
+  const guardPolicy = typeof policyFile === "string" ? await readPolicy(policyFile) : undefined;
   const stop = stopOnCtrlC();
   try {
     const report = await runOverhead({
+      ...(guardPolicy !== undefined ? { guardPolicy } : {}),
       scenarios,
       durationMs: duration(v.duration, "duration", 6_000),
       warmupMs: duration(v.warmup, "warmup", 1_000, true),
@@ -309,6 +316,14 @@ async function runOverheadCommand(argv: string[]): Promise<number> {
     stop.dispose();
   }
   return 0;
+}
+
+async function readPolicy(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await Deno.readTextFile(file));
+  } catch (e) {
+    throw new UsageError(`--guard-policy ${file}: ${(e as Error).message}`);
+  }
 }
 
 async function runMultiturnCommand(argv: string[]): Promise<number> {

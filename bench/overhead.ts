@@ -34,6 +34,8 @@ export interface OverheadOptions {
   timeoutMs: number;
   /** How long a child may take to start, in ms. */
   startTimeoutMs: number;
+  /** A guardrail policy (the admin API's body) set on the gateway before any load. */
+  guardPolicy?: unknown;
   signal?: AbortSignal | undefined;
   /** Called with one line per step, for a person watching. */
   progress?: (line: string) => void;
@@ -169,6 +171,9 @@ async function runScenario(
     const gatewayUrl = `${gateway.match[1]}/v1`;
     const gatewayKey = gateway.match[2]!;
     await raiseLimits(gateway.match[1]!, dataDir);
+    if (opts.guardPolicy !== undefined) {
+      await setGuardPolicy(gateway.match[1]!, dataDir, opts.guardPolicy);
+    }
     const idle = await readMemory(gateway.pid);
 
     const levels: LevelResult[] = [];
@@ -309,4 +314,16 @@ export async function raiseLimits(baseUrl: string, dataDir: string): Promise<voi
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`raising the gateway's limits failed: ${res.status} ${text}`);
+}
+
+/** The policy every request of the gateway leg goes through: what the guardrails cost. */
+async function setGuardPolicy(baseUrl: string, dataDir: string, policy: unknown): Promise<void> {
+  const token = (await Deno.readTextFile(`${dataDir}/admin.token`)).trim();
+  const res = await fetch(`${baseUrl}/api/v1/guard/policies/bench`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(policy),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`setting the guardrail policy failed: ${res.status} ${text}`);
 }

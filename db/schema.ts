@@ -309,7 +309,15 @@ export const usage = sqliteTable("usage", {
    * when no policy applied. Never the matched text.
    */
   guard: text("guard", { mode: "json" }).$type<
-    { policy: string; rule: string; action: string; latencyUs: number; fail?: "open" | "closed" }[]
+    {
+      policy: string;
+      rule: string;
+      action: string;
+      latencyUs: number;
+      silent?: true;
+      reason?: string;
+      fail?: "open" | "closed";
+    }[]
   >(),
   /** Served from the answer cache: `exact` or `similar`; null when an engine answered. */
   answerCache: text("answer_cache", { enum: ["exact", "similar"] }),
@@ -520,6 +528,10 @@ export const guardPolicies = sqliteTable("guard_policies", {
   scopeId: text("scope_id").notNull(),
   applyTo: text("apply_to", { enum: ["input", "output", "both"] }).notNull(),
   restore: integer("restore", { mode: "boolean" }).notNull().default(false),
+  /** A service that does not answer in time: the request allowed (open) or blocked (closed). */
+  fail: text("fail", { enum: ["open", "closed"] }).notNull().default("open"),
+  /** `buffer_all`: a streamed answer is held whole and checked before it is sent. */
+  stream: text("stream", { enum: ["buffer_all"] }),
   rules: text("rules", { mode: "json" }).notNull().$type<unknown[]>(),
   updatedAt: integer("updated_at").notNull(),
 });

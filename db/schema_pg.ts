@@ -181,7 +181,15 @@ export const usage = pgTable("usage", {
   replicaId: text("replica_id"),
   profile: text("profile"),
   guard: text("guard").$type<
-    { policy: string; rule: string; action: string; latencyUs: number; fail?: "open" | "closed" }[]
+    {
+      policy: string;
+      rule: string;
+      action: string;
+      latencyUs: number;
+      silent?: true;
+      reason?: string;
+      fail?: "open" | "closed";
+    }[]
   >(),
   answerCache: text("answer_cache", { enum: ["exact", "similar"] }),
 }, (t) => [index("usage_at").on(t.at), index("usage_key_at").on(t.keyId, t.at)]);
@@ -353,6 +361,8 @@ export const guardPolicies = pgTable("guard_policies", {
   scopeId: text("scope_id").notNull(),
   applyTo: text("apply_to", { enum: ["input", "output", "both"] }).notNull(),
   restore: boolean("restore").notNull().default(false),
+  fail: text("fail", { enum: ["open", "closed"] }).notNull().default("open"),
+  stream: text("stream", { enum: ["buffer_all"] }),
   rules: text("rules").notNull().$type<unknown[]>(),
   updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
 });

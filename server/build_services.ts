@@ -198,6 +198,7 @@ function composeDeps(
       logger: edges.logger,
       limits: p.people.limits,
       audit: p.people.audit,
+      guardPolicies: p.guardPolicies,
       catalog: p.catalog,
       replicas: p.replicas,
       keys: p.keys,

@@ -141,6 +141,8 @@ CREATE TABLE "guard_policies" (
 	"scope_id" text NOT NULL,
 	"apply_to" text NOT NULL,
 	"restore" boolean DEFAULT false NOT NULL,
+	"fail" text DEFAULT 'open' NOT NULL,
+	"stream" text,
 	"rules" text NOT NULL,
 	"updated_at" bigint NOT NULL
 );

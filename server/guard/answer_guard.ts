@@ -3,10 +3,15 @@
  * then the client's values put back for the placeholders. A stream is checked at token
  * boundaries on what has been sent so far, each time the relay writes; a block ends it with an
  * error event (no [DONE]). A placeholder split across two chunks is held back until it is whole.
+ * Outside services read a whole answer: on a stream they can stop it only when a policy says
+ * `stream: buffer_all` (the stream is held whole, checked, then sent); otherwise they are asked
+ * at its end, when it has gone out, and can only flag it.
  */
 import { errorBody } from "../errors.ts";
 import type { GuardPass } from "./guard_pass.ts";
 import { mapAnswerTexts } from "./request_parts.ts";
+import { answerText } from "./guard.ts";
+import { askServices, asksServices } from "./service_calls.ts";
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -31,6 +36,13 @@ export function guardWholeAnswer(
   return { text: out === answer ? text : JSON.stringify(out), blocked: false };
 }
 
+/** The outside services on a whole answer, as the model said it (placeholders, not values). */
+export async function askAnswerServices(pass: GuardPass, text: string): Promise<void> {
+  if (pass.blocked || !asksServices(pass, "output")) return;
+  const answer = safeParse(text);
+  if (isRec(answer)) await askServices(pass, "output", answerText(answer));
+}
+
 /** One stream's output checks and restore, fed the whole events of each relay write. */
 export class StreamGuard {
   /** What each part of each choice has said so far, as the model said it. */
@@ -38,26 +50,60 @@ export class StreamGuard {
   /** The tail of each part held back: it may be the start of a placeholder. */
   readonly #held = new Map<string, string>();
   readonly #checks: boolean;
+  readonly #services: boolean;
+  /** Under `stream: buffer_all`: what is held until the answer is whole and checked. */
+  #whole: string | undefined;
 
   constructor(readonly pass: GuardPass) {
     this.#checks = pass.policies.some((p) => p.output);
+    this.#services = asksServices(pass, "output");
+    if (pass.policies.some((p) => p.output && p.bufferAll)) this.#whole = "";
   }
 
   /** The events to send for `text` (whole events); `cut` when a rule blocked the answer. */
-  events(text: string): { text: string; cut: boolean } {
+  async events(text: string): Promise<{ text: string; cut: boolean }> {
     let out = "";
     for (const ev of text.split("\n\n")) {
       if (ev === "") continue;
-      const r = this.#event(ev);
-      if (r === null) {
-        return {
-          text: out + `data: ${JSON.stringify(errorBody(this.pass.blockError()))}\n\n`,
-          cut: true,
-        };
-      }
-      out += r;
+      const done = dataOf(ev) === "[DONE]";
+      if (done && this.#services) await this.#askServices();
+      const r = this.pass.blocked ? null : this.#event(ev);
+      if (r === null) return { text: this.#blockEvent(), cut: true };
+      if (this.#whole === undefined) out += r;
+      else if (done) out += this.#take() + r;
+      else if (isErrorEvent(ev)) {
+        // The engine broke off: an answer never whole is not sent; its error is.
+        this.#whole = "";
+        out += r;
+      } else this.#whole += r;
     }
     return { text: out, cut: false };
+  }
+
+  /** The engine's stream ended without [DONE]: a held answer is checked and sent now. */
+  async end(): Promise<{ text: string; cut: boolean }> {
+    if (!this.#whole) return { text: "", cut: false };
+    if (this.#services) await this.#askServices();
+    if (this.pass.blocked) return { text: this.#blockEvent(), cut: true };
+    return { text: this.#take(), cut: false };
+  }
+
+  #take(): string {
+    const whole = this.#whole ?? "";
+    this.#whole = "";
+    return whole;
+  }
+
+  /** The error that ends a blocked answer; nothing held is sent with it. */
+  #blockEvent(): string {
+    if (this.#whole !== undefined) this.#whole = "";
+    return `data: ${JSON.stringify(errorBody(this.pass.blockError()))}\n\n`;
+  }
+
+  /** The services on all the answer said, once, at its end; held whole, they may stop it. */
+  async #askServices(): Promise<void> {
+    const said = [...this.#said.values()].join("\n\n");
+    await askServices(this.pass, "output", said, this.#whole === undefined);
   }
 
   /** One event as sent, or null when it is blocked. */
@@ -143,6 +189,12 @@ export class StreamGuard {
     return [...indexes].map((i) => this.#flushChoice({ object: "chat.completion.chunk" }, i))
       .join("");
   }
+}
+
+function isErrorEvent(ev: string): boolean {
+  const data = dataOf(ev);
+  const body = data === undefined ? undefined : safeParse(data);
+  return isRec(body) && "error" in body && !("choices" in body);
 }
 
 function dataOf(ev: string): string | undefined {

@@ -3,6 +3,7 @@ import { findPii, findSecrets, piiKinds, type Span } from "./detectors.ts";
 import type { GuardAction, GuardPolicy, GuardRule } from "./policy.ts";
 import { compilePattern, lowerSameLength } from "./patterns.ts";
 import type { JudgeRule } from "./judge/judge_rule.ts";
+import type { ServiceRule } from "./service_rule.ts";
 
 export interface CompiledRule {
   readonly name: string;
@@ -16,9 +17,13 @@ export interface CompiledPolicy {
   readonly input: boolean;
   readonly output: boolean;
   readonly restore: boolean;
+  readonly fail: "open" | "closed";
+  readonly bufferAll: boolean;
   readonly rules: readonly CompiledRule[];
   /** Judge rules: asked on the request's input, off the synchronous checks (server/guard/judge/). */
   readonly judges: readonly JudgeRule[];
+  /** The outside services, asked over HTTP after the rules (server/guard/service_calls.ts). */
+  readonly services: readonly ServiceRule[];
 }
 
 export function compilePolicy(p: GuardPolicy): CompiledPolicy {
@@ -27,12 +32,17 @@ export function compilePolicy(p: GuardPolicy): CompiledPolicy {
     input: p.applyTo !== "output",
     output: p.applyTo !== "input",
     restore: p.restore,
-    rules: p.rules.flatMap((r) => r.kind === "judge" ? [] : [compileRule(r)]),
+    fail: p.fail,
+    bufferAll: p.bufferAll,
+    rules: p.rules.flatMap((r) =>
+      r.kind === "judge" || r.kind === "service" ? [] : [compileRule(r)]
+    ),
     judges: p.rules.filter((r) => r.kind === "judge"),
+    services: p.rules.filter((r) => r.kind === "service"),
   };
 }
 
-function compileRule(rule: Exclude<GuardRule, JudgeRule>): CompiledRule {
+function compileRule(rule: Exclude<GuardRule, JudgeRule | ServiceRule>): CompiledRule {
   const label = rule.name.toUpperCase().replace(/[^A-Z0-9]/g, "_");
   const base = { name: rule.name, action: rule.action };
   switch (rule.kind) {

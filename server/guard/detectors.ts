@@ -1,11 +1,14 @@
 /**
  * The built-in finders: secrets (API keys, private keys, tokens in the common formats) and
- * personal data (email, phone, IBAN with its mod-97 check, card numbers with Luhn, IP addresses).
+ * personal data (email, phone, IBAN with its mod-97 check, card numbers with Luhn, IP addresses,
+ * national ids with their checksums: server/guard/national_ids.ts).
  * Each returns spans of the text; the checksums keep order numbers and dates from passing for
  * cards and accounts. Every pattern here is linear or bounded per start position.
  */
 
-export const piiKinds = ["email", "phone", "iban", "card", "ip"] as const;
+import { nationalIdKinds, nationalIds } from "./national_ids.ts";
+
+export const piiKinds = ["email", "phone", "iban", "card", "ip", ...nationalIdKinds] as const;
 export type PiiKind = (typeof piiKinds)[number];
 
 export interface Span {
@@ -56,6 +59,10 @@ export function findPii(text: string, kinds: readonly PiiKind[]): Span[] {
   if (want.has("ip")) {
     collect(text, ipv4Pattern, "IP", () => true, out);
     if (text.includes(":")) collect(text, ipv6Pattern, "IP", (s) => s.length > 2, out);
+  }
+  for (const kind of nationalIdKinds) {
+    const id = nationalIds[kind];
+    if (want.has(kind)) collect(text, id.pattern, id.label, id.valid, out);
   }
   if (want.has("phone")) collect(text, phonePattern, "PHONE", phoneValid, out);
   return out;

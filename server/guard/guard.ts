@@ -7,8 +7,9 @@ import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { Scope } from "../tenancy/tenancy.ts";
 import { GuardPass } from "./guard_pass.ts";
 import type { GuardPolicies } from "./policy_store.ts";
-import { mapRequestTexts } from "./request_parts.ts";
+import { mapAnswerTexts, mapRequestTexts } from "./request_parts.ts";
 import type { JudgeDeps } from "./judge/judge_step.ts";
+import { askServices, asksServices } from "./service_calls.ts";
 
 export interface GuardDeps {
   policies: Pick<GuardPolicies, "forChain">;
@@ -29,16 +30,34 @@ export interface InspectedInput {
  * Runs the input side of every policy on the key's chain over every text of the body. A block
  * leaves `pass.blocked` set for the caller to record and answer.
  */
-export function inspectInput(
+export async function inspectInput(
   deps: GuardDeps,
   key: ApiKeyInfo,
   body: Record<string, unknown>,
-): InspectedInput {
+): Promise<InspectedInput> {
   const policies = deps.policies.forChain(deps.chainOf(key));
   if (policies.length === 0) return { body, pass: undefined };
   const pass = new GuardPass(policies);
   const checked = policies.some((p) => p.input)
     ? mapRequestTexts(body, (text) => pass.check(text, "input"))
     : body;
+  // The services read what the model would: the redacted texts, never the client's values.
+  if (!pass.blocked && asksServices(pass, "input")) {
+    await askServices(pass, "input", requestText(checked));
+  }
   return { body: pass.blocked ? body : checked, pass };
+}
+
+/** Every text of a request, one after another, as one service call reads them. */
+export function requestText(body: Record<string, unknown>): string {
+  const texts: string[] = [];
+  mapRequestTexts(body, (t) => (texts.push(t), t));
+  return texts.join("\n\n");
+}
+
+/** Every text of a whole answer (chat or completions), as one service call reads them. */
+export function answerText(answer: Record<string, unknown>): string {
+  const texts: string[] = [];
+  mapAnswerTexts(answer, (t) => (texts.push(t), t));
+  return texts.join("\n\n");
 }

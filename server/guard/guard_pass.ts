@@ -14,10 +14,14 @@ export interface Verdict {
   policy: string;
   rule: string;
   action: GuardAction;
-  /** CPU time of the check that gave it, in µs (the whole side's check); a judge's own wait. */
+  /** CPU time of the check that gave it, in µs (the whole side's check); a judge's wait or a service's call time. */
   latencyUs: number;
   /** A judge that did not answer in time: its rule's `fail` decided (open: flag; closed: block). */
   fail?: "open" | "closed";
+  /** A service that did not answer (the policy's `fail` chose the action). */
+  silent?: true;
+  /** What a service said of why (a category, cut short). */
+  reason?: string;
 }
 
 export type Direction = "input" | "output";
@@ -78,8 +82,8 @@ export class GuardPass {
   }
 
   /**
-   * A verdict reached off the synchronous checks (a judge's), with its own latency; a `block`
-   * ends the request as a rule's would.
+   * A verdict reached off the synchronous checks (a judge's, a service's), with its own latency;
+   * a `block` ends the request as a rule's would.
    */
   record(v: Verdict): void {
     if (this.blocked) return;

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { piiKinds } from "./detectors.ts";
 import { compilePattern } from "./patterns.ts";
 import { judgeRuleSchema } from "./judge/judge_rule.ts";
+import { serviceRule } from "./service_rule.ts";
 
 export const guardActions = ["block", "redact", "flag"] as const;
 export type GuardAction = (typeof guardActions)[number];
@@ -62,6 +63,7 @@ export const guardRule = z.discriminatedUnion("kind", [
   secretsRule,
   piiRule,
   judgeRuleSchema(ruleName),
+  serviceRule,
 ]);
 export type GuardRule = z.infer<typeof guardRule>;
 
@@ -72,6 +74,13 @@ export const policyBody = z.strictObject({
   apply_to: z.enum(["input", "output", "both"]),
   /** The model sees placeholders; the client gets its own values back in the answer. */
   restore: z.boolean().optional(),
+  /** What a service (or judge) that does not answer in time means: allowed (open) or blocked. */
+  fail: z.enum(["open", "closed"]).optional(),
+  /**
+   * `buffer_all`: a streamed answer is held whole, checked, then sent, so a service can stop it;
+   * otherwise what went out cannot be taken back and a service can only flag a stream.
+   */
+  stream: z.enum(["buffer_all"]).optional(),
   rules: z.array(guardRule).min(1).max(50).superRefine((rules, ctx) => {
     const seen = new Set<string>();
     for (const r of rules) {
@@ -87,6 +96,9 @@ export interface GuardPolicy {
   scope: { kind: (typeof scopeKinds)[number]; id: string };
   applyTo: "input" | "output" | "both";
   restore: boolean;
+  fail: "open" | "closed";
+  /** True under `stream: buffer_all`. */
+  bufferAll: boolean;
   rules: GuardRule[];
   updatedAt: number;
 }
@@ -103,7 +115,23 @@ export function policyView(p: GuardPolicy) {
     scope: p.scope,
     apply_to: p.applyTo,
     restore: p.restore,
+    fail: p.fail,
+    ...(p.bufferAll ? { stream: "buffer_all" } : {}),
     rules: p.rules,
     updated_at: p.updatedAt,
   };
+}
+
+/** What a policy is accepted with but should be told: the limits of what it asks for. */
+export function policyWarnings(body: PolicyBody): string[] {
+  const output = body.apply_to !== "input";
+  const services = body.rules.filter((r) =>
+    r.kind === "service" && output && (r.on ?? "input") !== "input"
+  );
+  if (services.length === 0 || body.stream === "buffer_all") return [];
+  return [
+    `service ${
+      services.map((r) => r.name).join(", ")
+    } checks output without stream: buffer_all: it can only flag a streamed answer, which has gone out by the time it answers`,
+  ];
 }

@@ -29,6 +29,8 @@ export class GuardPolicies {
         scope: { kind: r.scopeKind, id: r.scopeId },
         applyTo: r.applyTo,
         restore: r.restore,
+        fail: r.fail,
+        bufferAll: r.stream === "buffer_all",
         rules,
         updatedAt: r.updatedAt,
       });
@@ -66,6 +68,8 @@ export class GuardPolicies {
       scope: body.scope,
       applyTo: body.apply_to,
       restore: body.restore ?? false,
+      fail: body.fail ?? "open",
+      bufferAll: body.stream === "buffer_all",
       rules: body.rules,
       updatedAt: this.deps.clock.now(),
     };
@@ -75,6 +79,8 @@ export class GuardPolicies {
       scopeId: policy.scope.id,
       applyTo: policy.applyTo,
       restore: policy.restore,
+      fail: policy.fail,
+      stream: policy.bufferAll ? "buffer_all" as const : null,
       rules: policy.rules,
       updatedAt: policy.updatedAt,
     };

@@ -11,6 +11,7 @@ import { McpServerBook } from "./server_book.ts";
 import { Sealer } from "../auth/seal.ts";
 import { credentialsOf } from "./credentials.ts";
 import { PersonAuth } from "./person_auth.ts";
+import type { GuardPolicies } from "../guard/policy_store.ts";
 
 export interface Mcp {
   servers: McpServerBook;
@@ -29,6 +30,7 @@ export function buildMcp(
     limits: LimitsBook;
     audit: AuditLog;
     store: Store;
+    guardPolicies: Pick<GuardPolicies, "forChain">;
   },
 ): Mcp {
   const servers = new McpServerBook({ store: deps.store, clock: deps.clock });
@@ -49,6 +51,7 @@ export function buildMcp(
     credentials: credentialsOf(people),
     clock: deps.clock,
     logger: deps.logger.child({ component: "mcp" }),
+    guard: deps.guardPolicies,
   });
   return { servers, gateway, people, maxBytes: settings.mcpMaxBytes };
 }

@@ -17,6 +17,8 @@ import type { Credentials } from "./credentials.ts";
 import { authorizedAlready, authorizeTool } from "./person_auth.ts";
 import type { clusterTools } from "./cluster_tools.ts";
 import { type McpServerBook, type McpServerEntry, ownServerName } from "./server_book.ts";
+import type { GuardPolicies } from "../guard/policy_store.ts";
+import { toolGuard } from "./tool_guard.ts";
 import {
   type CallerHeaders,
   callUpstreamTool,
@@ -35,6 +37,8 @@ export interface McpGatewayDeps {
   credentials: Credentials;
   clock: Clock;
   logger: Logger;
+  /** The guardrail policies on the caller's levels: arguments and answers both checked. */
+  guard: Pick<GuardPolicies, "forChain">;
 }
 
 /** How long a company server's tool list is reused before it is asked again. */
@@ -84,9 +88,11 @@ export class McpGateway {
       if (bytes.byteLength > this.deps.bounds.maxBytes) {
         throw new AppError("body_too_large", { max: this.deps.bounds.maxBytes });
       }
-      const result = await this.#route(caller, name, args, onProgress);
+      const guard = toolGuard(this.deps.guard.forChain(caller.chain));
+      const sent = guard ? await guard.arguments(args) : args;
+      const result = await this.#route(caller, name, sent, onProgress);
       if (result.isError) outcome = "tool_error";
-      return result;
+      return guard ? await guard.answer(result) : result;
     } catch (e) {
       outcome = e instanceof AppError ? e.code : "mcp_call_failed";
       throw e;

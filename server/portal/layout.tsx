@@ -19,6 +19,7 @@ const admin: [AdminPage, string, PortalKey][] = [
   ["tree", "/admin/tree", "nav_tree"],
   ["kb", "/admin/kb", "nav_kb"],
   ["mcp", "/admin/mcp", "nav_mcp"],
+  ["guard", "/admin/guard", "nav_guard"],
   ["keys", "/admin/keys", "nav_admin_keys"],
   ["audit", "/admin/audit", "nav_audit"],
   ["settings", "/admin/settings", "nav_settings"],

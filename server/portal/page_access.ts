@@ -13,7 +13,8 @@ export type AdminPage =
   | "audit"
   | "settings"
   | "kb"
-  | "mcp";
+  | "mcp"
+  | "guard";
 
 const cluster = { orgId: null, teamId: null };
 
@@ -33,6 +34,8 @@ export function mayOpen(actor: Actor, page: AdminPage): boolean {
           canRead(actor, "people", own));
     case "tree":
     case "kb":
+    // The API shows each the policies of the levels they may read, and lets change those below.
+    case "guard":
       return actor.role !== "member";
     case "audit":
       return actor.role === "administrator" ||

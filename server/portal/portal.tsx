@@ -23,6 +23,7 @@ import { adminCaller } from "./admin_call.ts";
 import { adminPages } from "./admin_pages.tsx";
 import { kbPages } from "./kb_pages.tsx";
 import { mcpPages } from "./mcp_pages.tsx";
+import { guardPages } from "./guard_pages.tsx";
 import { errorText, portalChat } from "./chat_route.ts";
 import { checkCsrf, type PortalCtx, portalCtx, type Viewer } from "./context.ts";
 import { isLocale, langCookie, validTimeZone } from "./i18n.ts";
@@ -327,6 +328,7 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
   adminPages(app, deps, { load, call });
   kbPages(app, deps, { load, call });
   mcpPages(app, deps, { load, call });
+  guardPages(app, deps, { load, call });
 
   // A browser asking for a page that is not there gets a page; API clients keep the JSON 404.
   app.get("*", async (c, next) => {

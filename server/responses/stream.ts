@@ -68,8 +68,12 @@ export class ResponsesStreamTranslator {
     }
     if (!isRecord(chunk)) return;
     if (isRecord(chunk.error)) {
-      const m = chunk.error.message;
-      return this.fail(typeof m === "string" ? m : "the engine failed");
+      const { message: m, code } = chunk.error;
+      // The gateway's own ending (a guardrail's block) keeps its code; an engine's is engine_error.
+      return this.fail(
+        typeof m === "string" ? m : "the engine failed",
+        typeof code === "string" ? code : "engine_error",
+      );
     }
     if (isRecord(chunk.usage)) this.#usage = usageOf(chunk);
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
@@ -111,10 +115,10 @@ export class ResponsesStreamTranslator {
     this.#ended = true;
   }
 
-  fail(message: string): void {
+  fail(message: string, code = "engine_error"): void {
     if (this.#ended) return;
     this.#start();
-    this.#emit("error", { code: "engine_error", message, param: null });
+    this.#emit("error", { code, message, param: null });
     this.#ended = true;
   }
 

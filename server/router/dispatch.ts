@@ -129,7 +129,7 @@ async function guardInput(
   deps: DispatchDeps,
   req: RouteRequest,
 ): Promise<[RouteRequest, GuardPass | undefined]> {
-  const { body, pass } = inspectInput(deps.guard, req.key, req.body);
+  const { body, pass } = await inspectInput(deps.guard, req.key, req.body);
   if (!pass) return [req, undefined];
   await judgeInput(deps.guard.judges, pass, body);
   if (pass.blocked) {

@@ -11,7 +11,7 @@ import { AppError } from "../../core/errors.ts";
 import { isRecord, readUsage, safeJson } from "./json_fields.ts";
 import { relayStream } from "./relay_stream.ts";
 import type { GuardPass } from "../guard/guard_pass.ts";
-import { guardWholeAnswer, StreamGuard } from "../guard/answer_guard.ts";
+import { askAnswerServices, guardWholeAnswer, StreamGuard } from "../guard/answer_guard.ts";
 import { judgeAnswer } from "../guard/judge/judge_step.ts";
 import type { Replica } from "./replicas.ts";
 import type { Upstream, UpstreamAnswer } from "./upstream/upstream.ts";
@@ -180,6 +180,7 @@ export async function relay(req: RelayRequest): Promise<RelayResult> {
       return beforeFirstByte(e, "the engine's answer broke off before its end");
     }
     if (req.guard && isOk(upstream.status)) {
+      await askAnswerServices(req.guard, text);
       const g = guardWholeAnswer(req.guard, text);
       if (!g.blocked) await judgeAnswer(req.guard, text);
       if (req.guard.blocked) {

@@ -98,7 +98,7 @@ class StreamRelay {
 
   async #pull(ctrl: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     // The first piece's events, the first time.
-    if (this.#out.length) return this.#send(ctrl);
+    if (this.#out.length && await this.#sent(ctrl)) return;
     for (;;) {
       let piece: Uint8Array | null;
       try {
@@ -112,8 +112,20 @@ class StreamRelay {
       // Decoded at once: the bytes are the connection's, read into again by the next read.
       this.#feed(this.#decoder.decode(piece, { stream: true }));
       // All events of one engine read go out as one write.
-      if (this.#out.length) return this.#send(ctrl);
+      if (this.#out.length && await this.#sent(ctrl)) return;
     }
+  }
+
+  /**
+   * What was read goes out; false when nothing did (a guardrail holds the answer whole), so the
+   * pull reads on. Only a guarded stream waits here: the plain one sends at once.
+   */
+  #sent(ctrl: ReadableStreamDefaultController<Uint8Array>): boolean | Promise<boolean> {
+    if (!this.#opts.guard) {
+      this.#send(ctrl);
+      return true;
+    }
+    return this.#sendGuarded(ctrl);
   }
 
   #cancel(): void {
@@ -123,21 +135,22 @@ class StreamRelay {
   }
 
   /** The engine's stream ended: what is left goes out, then the end. */
-  #ended(ctrl: ReadableStreamDefaultController<Uint8Array>): void {
+  async #ended(ctrl: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     this.#feed(this.#decoder.decode());
     if (this.#pending) this.#parser.feed(this.#pending + "\n\n");
     if (this.#stalled) this.#out.push(this.#stallEnd());
-    if (this.#out.length) this.#send(ctrl);
+    if (this.#out.length) await this.#sent(ctrl);
+    if (!this.#cut && this.#opts.guard) this.#emit(ctrl, await this.#opts.guard.end());
     if (this.#cut) return;
     this.#done(this.#stalled ? 504 : 200);
     ctrl.close();
   }
 
   /** A read failed: the idle cut, the client leaving, or the engine dying mid-answer. */
-  #readFailed(ctrl: ReadableStreamDefaultController<Uint8Array>): void {
+  async #readFailed(ctrl: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     if (this.#stalled) {
       this.#out.push(this.#stallEnd());
-      this.#send(ctrl);
+      await this.#sent(ctrl);
       if (this.#cut) return;
       this.#done(504);
       ctrl.close();
@@ -152,7 +165,7 @@ class StreamRelay {
     }
     // What was whole went out with its read; a part-event left over is dropped.
     this.#out.push(this.#brokenEnd());
-    this.#send(ctrl);
+    await this.#sent(ctrl);
     if (this.#cut) return;
     this.#done(502);
     ctrl.close();
@@ -232,15 +245,33 @@ class StreamRelay {
   }
 
   #send(ctrl: ReadableStreamDefaultController<Uint8Array>): void {
-    let text = this.#out.join("");
+    const text = this.#out.join("");
     this.#out = [];
-    const guarded = this.#opts.guard?.events(text);
-    if (guarded) text = guarded.text;
+    this.#enqueue(ctrl, text);
+  }
+
+  async #sendGuarded(ctrl: ReadableStreamDefaultController<Uint8Array>): Promise<boolean> {
+    const text = this.#out.join("");
+    this.#out = [];
+    return this.#emit(ctrl, await this.#opts.guard!.events(text));
+  }
+
+  /** What the guardrails let out; false when that was nothing. */
+  #emit(
+    ctrl: ReadableStreamDefaultController<Uint8Array>,
+    guarded: { text: string; cut: boolean },
+  ): boolean {
+    if (guarded.text === "" && !guarded.cut) return false;
+    this.#enqueue(ctrl, guarded.text);
+    if (guarded.cut) this.#guardCut(ctrl);
+    return true;
+  }
+
+  #enqueue(ctrl: ReadableStreamDefaultController<Uint8Array>, text: string): void {
     const bytes = encoder.encode(text);
     this.#bytesOut += bytes.byteLength;
     if (this.#kept) this.#keep(text);
     ctrl.enqueue(bytes);
-    if (guarded?.cut) this.#guardCut(ctrl);
   }
 
   /** A guardrail blocked the answer: its error event went out; the engine is let go. */

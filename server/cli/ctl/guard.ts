@@ -5,7 +5,7 @@ import { arg, col, type Noun, printList, printOne, str } from "./client.ts";
 interface Tried {
   blocked: { rule: string } | null;
   text: string | null;
-  verdicts: { rule: string; action: string }[];
+  verdicts: { rule: string; action: string; silent?: boolean; reason?: string }[];
   latency_us: number;
 }
 
@@ -76,8 +76,9 @@ export const guard: Noun = {
           throw new UsageError(`--file ${file}: ${(e as Error).message}`);
         }
         const res = await ctx.api.put(`guard/policies/${encodeURIComponent(name)}`, { json })
-          .json();
-        return printOne(ctx.json, res, `Set the policy ${name}`);
+          .json<{ warnings?: string[] }>();
+        const warned = (res.warnings ?? []).map((w) => `\nwarning: ${w}`).join("");
+        return printOne(ctx.json, res, `Set the policy ${name}${warned}`);
       },
     },
     delete: {
@@ -127,7 +128,10 @@ export const guard: Noun = {
           .json<Tried>();
         if (ctx.json) return printOne(true, res, "");
         console.log(res.blocked ? `blocked by rule ${res.blocked.rule}` : `passes as: ${res.text}`);
-        for (const v of res.verdicts) console.log(`  ${v.action.padEnd(6)} ${v.rule}`);
+        for (const v of res.verdicts) {
+          const why = v.silent ? " (the service did not answer)" : v.reason ? ` (${v.reason})` : "";
+          console.log(`  ${v.action.padEnd(6)} ${v.rule}${why}`);
+        }
         console.log(`checked in ${res.latency_us} µs`);
         return res.blocked ? 1 : 0;
       },

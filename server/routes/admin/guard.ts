@@ -7,7 +7,14 @@ import { z } from "zod";
 import { AppError } from "../../../core/errors.ts";
 import type { AppDeps } from "../../deps.ts";
 import { GuardPass } from "../../guard/guard_pass.ts";
-import { type GuardPolicy, policyBody, policyName, policyView } from "../../guard/policy.ts";
+import {
+  type GuardPolicy,
+  policyBody,
+  policyName,
+  policyView,
+  policyWarnings,
+} from "../../guard/policy.ts";
+import { askServices } from "../../guard/service_calls.ts";
 import { type Actor, canRead, requireRead, requireWrite } from "../../tenancy/access.ts";
 import { placeOfKey } from "../../tenancy/place_of_key.ts";
 import type { Place, Scope } from "../../tenancy/tenancy.ts";
@@ -105,7 +112,7 @@ export function guardRoutes(
     path: "/guard/policies/:name",
     tag: "guard",
     summary:
-      "Create or replace a guardrail policy (scope: global, org, team, project, person or key; rules: pattern, literal, max_chars, secrets, pii, judge; actions: block, redact, flag)",
+      "Create or replace a guardrail policy (scope: global, org, team, project, person or key; rules: pattern, literal, max_chars, secrets, pii, judge, service; actions: block, redact, flag). An output service without stream: buffer_all is accepted with a warning: it can only flag a streamed answer",
     body: policyBody,
     access: "administrator; tenant administrators, for levels below their own",
   }, async (c, { actor, body }) => {
@@ -134,7 +141,11 @@ export function guardRoutes(
       before ? policyView(before) : null,
       policyView(after),
     );
-    return c.json(policyView(after), before ? 200 : 201);
+    const warnings = policyWarnings(body);
+    return c.json(
+      { ...policyView(after), ...(warnings.length ? { warnings } : {}) },
+      before ? 200 : 201,
+    );
   });
 
   r.add({
@@ -163,15 +174,23 @@ export function guardRoutes(
   }, async (c, { actor, body }) => {
     const p = await readable(actor, c.req.path, c.req.param("name")!);
     const pass = new GuardPass([policies.compiled(p.name)!]);
+    const direction = body.direction ?? "input";
     const t0 = performance.now();
-    const text = pass.check(body.text, body.direction ?? "input");
+    const text = pass.check(body.text, direction);
     const micros = Math.round((performance.now() - t0) * 1000);
+    // The outside services too, on the text as the model would see it: what the policy does.
+    await askServices(pass, direction, text);
     return c.json({
       policy: p.name,
-      direction: body.direction ?? "input",
+      direction,
       blocked: pass.blocked ? { rule: pass.blocked.rule } : null,
       text: pass.blocked ? null : text,
-      verdicts: pass.verdicts.map((v) => ({ rule: v.rule, action: v.action })),
+      verdicts: pass.verdicts.map((v) => ({
+        rule: v.rule,
+        action: v.action,
+        ...(v.silent ? { silent: true } : {}),
+        ...(v.reason ? { reason: v.reason } : {}),
+      })),
       latency_us: micros,
     });
   });
