@@ -304,8 +304,10 @@ async function buildCore(config: ServerConfig, edges: ServiceEdges, stops: StopL
   });
   stops.push(() => usage.close());
   const onKeyRefused = edges.onKeyRefused ?? ((e) => notifications.notifier.keyRefused(e));
-  const routing = buildRouting(config, logger, onKeyRefused);
+  const routing = buildRouting(config, edges.store, logger, onKeyRefused);
   stops.push(() => routing.upstream.close());
+  routing.places?.start(sessionPlacesFlushMs, () => clock.now());
+  stops.push(() => routing.places?.close(clock.now()));
   const tracer = config.otelEndpoint ? buildTracer(config, logger) : undefined;
   if (tracer) stops.push(() => tracer.close());
   const slotShares = new SlotShares({
@@ -350,6 +352,8 @@ function sampledEvents(events: NodeEvents, recent: RecentSamples): NodeEvents {
 
 /** How often replicas' slots are shared out again among control planes (issue 19: every 2 s). */
 const slotShareMs = 2_000;
+/** How often live sessions' places are kept alive in the store (a TTL is minutes). */
+const sessionPlacesFlushMs = 5_000;
 
 /** Keys, the catalog and people (tenancy, limits, prices, budgets, sign-in). */
 async function buildAccounts(
@@ -492,6 +496,7 @@ async function startCluster(
 
 function buildRouting(
   config: ServerConfig,
+  store: Store,
   logger: Logger,
   onKeyRefused: (endpoint: string) => void,
 ): Routing {
@@ -505,10 +510,12 @@ function buildRouting(
       prefixIndexSize: config.prefixIndexSize,
       sessionTtlMs: config.routerSessionTtlMs,
       sessionTableSize: config.routerSessionTableSize,
+      sharedSessions: config.routerSharedSessions,
       slotKeeperEngines: config.slotKeeperEngines.split(",").map((e) => e.trim()).filter(Boolean),
     },
     logger,
     onKeyRefused,
+    store,
   );
 }
 

@@ -67,6 +67,10 @@ interface Attempt {
   readonly entry: ModelEntry;
   readonly profile: Profile;
   readonly session: number | undefined;
+  /** Where the session sat before this request was placed (then where it was sent). */
+  home: string | undefined;
+  /** Live sessions per replica as all control planes count them, for a session new to all. */
+  residents: Map<string, number> | undefined;
   readonly blocks: number[];
   readonly prefixReplicaId: string | undefined;
   readonly stream: boolean;
@@ -102,6 +106,7 @@ export async function dispatch(
   const ticket = await admitTenant(deps, a);
   const cached = await consultCache(deps, a, ticket);
   if (cached) return cached;
+  await learnSession(deps, a);
   let picked = pickNow(deps, a) ?? await awaitStarted(deps, a, ticket);
   if (!picked) {
     const queued = await waitInQueue(deps, a, ticket);
@@ -170,6 +175,8 @@ function planAttempt(
     entry,
     profile,
     session: profile === "chat" ? sessionKey(req.sessionId, body, tenant) : undefined,
+    home: undefined,
+    residents: undefined,
     blocks,
     prefixReplicaId: blocks.length ? routing.prefixIndex.lookup(blocks)?.replicaId : undefined,
     stream: body.stream === true,
@@ -291,10 +298,39 @@ function chooseFor(deps: DispatchDeps, a: Attempt, m: ModelEntry, now: number) {
     profile: a.profile,
     sessionKey: a.session,
     sessions: deps.routing.sessions,
+    residents: a.residents,
     prefixReplicaId: a.prefixReplicaId,
     tried: a.tried,
     now,
   });
+}
+
+/**
+ * What the other control planes know of the request's session: its place, or for a session new
+ * to all of them, how many live sessions each replica of the model (and its fallbacks) holds.
+ */
+async function learnSession(deps: DispatchDeps, a: Attempt): Promise<void> {
+  const { places, sessions } = deps.routing;
+  if (a.session === undefined) return;
+  const now = deps.clock.now();
+  if (places) {
+    const ids = a.chain.flatMap((m) =>
+      deps.replicas.forModel(m.name).filter((r) => !r.external).map((r) => r.id)
+    );
+    a.residents = await places.learn(a.session, ids, now);
+  }
+  a.home = sessions.where(a.session, now);
+}
+
+/** Where the session went, for the other control planes: placed, moved, or kept alive. */
+async function publishSession(deps: DispatchDeps, a: Attempt, replica: Replica): Promise<void> {
+  const { places } = deps.routing;
+  if (a.session === undefined || replica.external || !places) return;
+  const now = deps.clock.now();
+  if (a.home === replica.id) places.touch(a.session, replica.id, now);
+  else await places.publish(a.session, replica.id, a.home !== undefined, now);
+  a.home = replica.id;
+  a.residents = undefined;
 }
 
 /** No replica at all (an on-demand model, or one still starting): wait for the reconciler. */
@@ -392,6 +428,7 @@ async function relayTo(
   replica.inFlight++;
   replica.lastRequestAt = deps.clock.now();
   replica.breaker.take();
+  await publishSession(deps, a, replica);
   const relayStarted = performance.now();
   // A llama.cpp slot for the session, its cache saved or restored (slot_keeper.ts).
   const held = req.path === "/chat/completions" || req.path === "/completions"
