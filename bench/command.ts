@@ -367,9 +367,8 @@ async function runMultiturnCommand(argv: string[]): Promise<number> {
 
 /** The --url values, each given alone or as URL,URL,...; at least one, each a URL. */
 function baseUrls(v: unknown): string[] {
-  const urls = (Array.isArray(v) ? v : []).flatMap((u: string) => u.split(",")).map((u) =>
-    u.trim()
-  ).filter(Boolean);
+  const urls = (Array.isArray(v) ? v : []).flatMap((u: string) => u.split(",")).map((u) => u.trim())
+    .filter(Boolean);
   if (urls.length === 0) {
     throw new UsageError("--url is required (see llmgw bench multiturn --help)");
   }

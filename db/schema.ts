@@ -177,10 +177,14 @@ export const slotDemand = sqliteTable("slot_demand", {
  * conversation goes on, and rows older than the session TTL count for nothing and are deleted.
  */
 export const sessionPlaces = sqliteTable("session_places", {
-  sessionKey: integer("session_key").primaryKey(),
+  sessionKey: integer("session_key").notNull(),
   replicaId: text("replica_id").notNull(),
   seenAt: integer("seen_at").notNull(),
-}, (t) => [index("session_places_replica_seen").on(t.replicaId, t.seenAt)]);
+}, (t) => [
+  // Declared on the table: a column's own primaryKey() makes it SQLite's rowid, with a default.
+  primaryKey({ columns: [t.sessionKey] }),
+  index("session_places_replica_seen").on(t.replicaId, t.seenAt),
+]);
 
 /**
  * Sign-in throttles every control plane shares (server/auth/store_throttle.ts): failures per

@@ -373,9 +373,10 @@ CREATE TABLE "scim_tokens" (
 );
 --> statement-breakpoint
 CREATE TABLE "session_places" (
-	"session_key" bigint PRIMARY KEY NOT NULL,
+	"session_key" bigint NOT NULL,
 	"replica_id" text NOT NULL,
-	"seen_at" bigint NOT NULL
+	"seen_at" bigint NOT NULL,
+	CONSTRAINT "session_places_session_key_pk" PRIMARY KEY("session_key")
 );
 --> statement-breakpoint
 CREATE TABLE "sessions" (

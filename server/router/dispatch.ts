@@ -292,6 +292,9 @@ function pickNow(deps: DispatchDeps, a: Attempt): Picked | undefined {
 }
 
 function chooseFor(deps: DispatchDeps, a: Attempt, m: ModelEntry, now: number) {
+  // Where the session sits just before this choice: a request of the same session that was
+  // placed meanwhile placed it, and a failed attempt's replica is where it sat.
+  if (a.session !== undefined) a.home = deps.routing.sessions.where(a.session, now);
   return choose({
     table: deps.replicas,
     model: m.name,
@@ -310,25 +313,23 @@ function chooseFor(deps: DispatchDeps, a: Attempt, m: ModelEntry, now: number) {
  * to all of them, how many live sessions each replica of the model (and its fallbacks) holds.
  */
 async function learnSession(deps: DispatchDeps, a: Attempt): Promise<void> {
-  const { places, sessions } = deps.routing;
-  if (a.session === undefined) return;
-  const now = deps.clock.now();
-  if (places) {
-    const ids = a.chain.flatMap((m) =>
-      deps.replicas.forModel(m.name).filter((r) => !r.external).map((r) => r.id)
-    );
-    a.residents = await places.learn(a.session, ids, now);
-  }
-  a.home = sessions.where(a.session, now);
+  const { places } = deps.routing;
+  if (a.session === undefined || !places) return;
+  const ids = a.chain.flatMap((m) =>
+    deps.replicas.forModel(m.name).filter((r) => !r.external).map((r) => r.id)
+  );
+  a.residents = await places.learn(a.session, ids, deps.clock.now());
 }
 
 /** Where the session went, for the other control planes: placed, moved, or kept alive. */
-async function publishSession(deps: DispatchDeps, a: Attempt, replica: Replica): Promise<void> {
+function publishSession(deps: DispatchDeps, a: Attempt, replica: Replica): void {
   const { places } = deps.routing;
   if (a.session === undefined || replica.external || !places) return;
   const now = deps.clock.now();
   if (a.home === replica.id) places.touch(a.session, replica.id, now);
-  else await places.publish(a.session, replica.id, a.home !== undefined, now);
+  // Not waited for: the request goes on while its place is written (a millisecond or so, well
+  // before the conversation's next turn can come).
+  else void places.publish(a.session, replica.id, a.home !== undefined, now);
   a.home = replica.id;
   a.residents = undefined;
 }
@@ -428,7 +429,7 @@ async function relayTo(
   replica.inFlight++;
   replica.lastRequestAt = deps.clock.now();
   replica.breaker.take();
-  await publishSession(deps, a, replica);
+  publishSession(deps, a, replica);
   const relayStarted = performance.now();
   // A llama.cpp slot for the session, its cache saved or restored (slot_keeper.ts).
   const held = req.path === "/chat/completions" || req.path === "/completions"

@@ -56,6 +56,8 @@ export class SessionPlaces {
   #lastWarn = -Infinity;
   #timer: ReturnType<typeof setInterval> | undefined;
   #flushing: Promise<void> | undefined;
+  /** Places being written, waited for at close. */
+  readonly #writing = new Set<Promise<unknown>>();
 
   constructor(private readonly o: SessionPlacesOptions, private readonly sessions: SessionTable) {}
 
@@ -85,8 +87,10 @@ export class SessionPlaces {
     // Placed here but its row gone (a failed write, a sweep): it stays, and its next touch
     // writes the row again.
     if (local !== undefined || replicaIds.length === 0) return undefined;
-    return await this.#bounded("count the sessions on each replica", () =>
-      this.#counts(replicaIds, now));
+    return await this.#bounded(
+      "count the sessions on each replica",
+      () => this.#counts(replicaIds, now),
+    );
   }
 
   /**
@@ -95,8 +99,12 @@ export class SessionPlaces {
    * the turns to come (this one goes where it was sent).
    */
   async publish(key: number, replicaId: string, moved: boolean, now: number): Promise<void> {
-    const winner = await this.#bounded("write a session's place", () =>
-      moved ? this.#move(key, replicaId, now) : this.#claim(key, replicaId, now));
+    const writing = this.#bounded(
+      "write a session's place",
+      () => moved ? this.#move(key, replicaId, now) : this.#claim(key, replicaId, now),
+    );
+    this.#writing.add(writing);
+    const winner = await writing.finally(() => this.#writing.delete(writing));
     if (winner === undefined) return;
     remember(this.#checked, key, now, this.o.maxEntries);
     remember(this.#written, key, now, this.o.maxEntries);
@@ -118,6 +126,7 @@ export class SessionPlaces {
   async close(now: number): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
+    await Promise.all(this.#writing);
     await this.flush(now);
   }
 

@@ -43,9 +43,11 @@ async function cachedShare(routing: Partial<RoutingSettings> = {}) {
   try {
     const r = await runMultiturn({ ...run, ...words, url: t.urls, key: t.key });
     assertEquals(r.failed, 0);
-    console.log(`shared places ${routing.sharedSessions !== false ? "on" : "off"}: cached ${
-      (r.cachedShare * 100).toFixed(1)
-    } % of ${r.promptTokens}`);
+    console.log(
+      `shared places ${routing.sharedSessions !== false ? "on" : "off"}: cached ${
+        (r.cachedShare * 100).toFixed(1)
+      } % of ${r.promptTokens}`,
+    );
     const rows = await t.shared.planes[0]!.store.db.select().from(sessionPlaces);
     return { share: r.cachedShare, rows };
   } finally {
