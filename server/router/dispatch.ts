@@ -315,10 +315,18 @@ function chooseFor(deps: DispatchDeps, a: Attempt, m: ModelEntry, now: number) {
 async function learnSession(deps: DispatchDeps, a: Attempt): Promise<void> {
   const { places } = deps.routing;
   if (a.session === undefined || !places) return;
-  const ids = a.chain.flatMap((m) =>
-    deps.replicas.forModel(m.name).filter((r) => !r.external).map((r) => r.id)
+  const counted = a.chain.flatMap((m) =>
+    deps.replicas.forModel(m.name).filter((r) => !r.external).map((r) => ({
+      id: r.id,
+      cap: residentsCap(r.slots),
+    }))
   );
-  a.residents = await places.learn(a.session, ids, deps.clock.now());
+  a.residents = await places.learn(a.session, counted, deps.clock.now());
+}
+
+/** Live sessions counted per replica: four times its slots, past which all are as full. */
+function residentsCap(slots: number): number {
+  return Math.min(Math.max(1, slots) * 4, 1_000);
 }
 
 /** Where the session went, for the other control planes: placed, moved, or kept alive. */

@@ -15,7 +15,7 @@
  *
  * Cheap on the request path: a session this control plane placed or read within `recheckMs` costs
  * nothing (the local SessionTable answers); otherwise one primary-key read; a new session adds one
- * indexed count and one insert, against a first turn that has nothing cached anyway. Keeping a
+ * bounded count and one insert (not waited for), against a first turn that has nothing cached. Keeping a
  * session alive writes its `seen_at` in batches, off the request path. The store is never waited
  * on longer than `waitMs`, and a store that fails or is slow leaves the router deciding alone, as
  * it did before (the answer never depends on this, only cache hits do).
@@ -23,7 +23,7 @@
  * Keys are the router's tenant-seeded session hashes (request_keys.ts), so one tenant's session
  * id never finds another tenant's row; no session id, prompt or key is stored.
  */
-import { and, count, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import { eq, lt, sql } from "drizzle-orm";
 import type { Logger } from "../../core/log.ts";
 import { sessionPlaces } from "../../db/schema.ts";
 import type { Store } from "../../db/store.ts";
@@ -40,6 +40,12 @@ export interface SessionPlacesOptions {
   waitMs: number;
   /** Sessions whose row this control plane remembers reading or writing. */
   maxEntries: number;
+}
+
+/** A replica whose live sessions are counted for a new one, up to `cap`. */
+export interface CountedReplica {
+  id: string;
+  cap: number;
 }
 
 /** Touched sessions written per statement. */
@@ -64,11 +70,11 @@ export class SessionPlaces {
   /**
    * Before choosing: brings what the store knows of the session into the local table. For a
    * session no control plane has placed, the live sessions the store counts on each of
-   * `replicaIds` (every one present, 0 included); undefined when the local table is to be used.
+   * `replicas` (every one present, 0 included); undefined when the local table is to be used.
    */
   async learn(
     key: number,
-    replicaIds: readonly string[],
+    replicas: readonly CountedReplica[],
     now: number,
   ): Promise<Map<string, number> | undefined> {
     const local = this.sessions.where(key, now);
@@ -86,10 +92,10 @@ export class SessionPlaces {
     }
     // Placed here but its row gone (a failed write, a sweep): it stays, and its next touch
     // writes the row again.
-    if (local !== undefined || replicaIds.length === 0) return undefined;
+    if (local !== undefined || replicas.length === 0) return undefined;
     return await this.#bounded(
       "count the sessions on each replica",
-      () => this.#counts(replicaIds, now),
+      () => this.#counts(replicas, now),
     );
   }
 
@@ -165,17 +171,28 @@ export class SessionPlaces {
     return { row };
   }
 
-  async #counts(replicaIds: readonly string[], now: number): Promise<Map<string, number>> {
-    const rows = await this.o.store.db
-      .select({ replicaId: sessionPlaces.replicaId, n: count() })
-      .from(sessionPlaces)
-      .where(and(
-        inArray(sessionPlaces.replicaId, [...replicaIds]),
-        gte(sessionPlaces.seenAt, now - this.o.ttlMs),
-      ))
-      .groupBy(sessionPlaces.replicaId);
-    const out = new Map(replicaIds.map((id) => [id, 0]));
-    for (const r of rows) out.set(r.replicaId, r.n);
+  /**
+   * Live sessions per replica, each counted up to `cap` of them: past a few times its slots a
+   * replica's caches turn over every turn however many more it holds, and a count that stops
+   * there reads a bounded stretch of the index however many sessions are live (one statement).
+   */
+  async #counts(
+    replicas: readonly CountedReplica[],
+    now: number,
+  ): Promise<Map<string, number>> {
+    const since = now - this.o.ttlMs;
+    const parts = replicas.map((r, i) =>
+      sql`select ${
+        sql.raw(String(i))
+      } as i, (select count(*) from (select 1 from ${sessionPlaces} where ${sessionPlaces.replicaId} = ${r.id} and ${sessionPlaces.seenAt} >= ${since} limit ${r.cap}) s) as n`
+    );
+    const q = sql.join(parts, sql` union all `);
+    const rows = await this.o.store.all<{ i: number | string; n: number | string }>({
+      sqlite: q,
+      postgres: q,
+    });
+    const out = new Map(replicas.map((r) => [r.id, 0]));
+    for (const row of rows) out.set(replicas[Number(row.i)]!.id, Number(row.n));
     return out;
   }
 

@@ -25,7 +25,7 @@ storeTest(
   "two control planes placing one new session at once agree on the first one's place",
   async (store) => {
     const [a, b] = [plane(store), plane(store)];
-    const ids = ["r1", "r2"];
+    const ids = [{ id: "r1", cap: 8 }, { id: "r2", cap: 8 }];
     assertEquals(await a.places.learn(7, ids, 0), new Map([["r1", 0], ["r2", 0]]));
     assertEquals(await b.places.learn(7, ids, 0), new Map([["r1", 0], ["r2", 0]]));
     a.sessions.place(7, "r1", 0);
@@ -46,15 +46,22 @@ storeTest(
   async (store) => {
     const [a, b] = [plane(store), plane(store)];
     await a.places.publish(7, "r1", false, 0);
-    assertEquals(await b.places.learn(7, ["r1", "r2"], 0), undefined);
+    assertEquals(
+      await b.places.learn(7, [{ id: "r1", cap: 8 }, { id: "r2", cap: 8 }], 0),
+      undefined,
+    );
     assertEquals(b.sessions.where(7, 0), "r1");
     await a.places.publish(7, "r2", true, 100);
     // b still sends it to r1 and keeps its row alive from there: the move stands.
     b.places.touch(7, "r1", 100);
     await b.places.flush(100);
-    assertEquals(await b.places.learn(7, ["r1", "r2"], 500), undefined, "trusted for recheckMs");
+    assertEquals(
+      await b.places.learn(7, [{ id: "r1", cap: 8 }, { id: "r2", cap: 8 }], 500),
+      undefined,
+      "trusted for recheckMs",
+    );
     assertEquals(b.sessions.where(7, 500), "r1");
-    await b.places.learn(7, ["r1", "r2"], 1_500);
+    await b.places.learn(7, [{ id: "r1", cap: 8 }, { id: "r2", cap: 8 }], 1_500);
     assertEquals(b.sessions.where(7, 1_500), "r2");
   },
 );
@@ -67,7 +74,7 @@ storeTest(
     await a.places.publish(9, "r1", false, 0);
     const later = ttlMs + 1;
     const b = plane(store);
-    assertEquals(await b.places.learn(8, ["r1"], later), new Map([["r1", 0]]));
+    assertEquals(await b.places.learn(8, [{ id: "r1", cap: 8 }], later), new Map([["r1", 0]]));
     await b.places.publish(7, "r2", false, later);
     assertEquals(b.sessions.where(7, later), undefined, "no adoption: its own place stands");
     assertEquals((await store.db.select().from(sessionPlaces)).length, 2);

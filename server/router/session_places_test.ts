@@ -38,34 +38,50 @@ async function threePlanesTwoReplicas(routing: Partial<RoutingSettings> = {}) {
 const run = { model: "demo", conversations: 4, turns: 6, maxTokens: 16, timeoutMs: 30_000 };
 const words = { openingWords: 200, turnWords: 80 };
 
-async function cachedShare(routing: Partial<RoutingSettings> = {}) {
+/**
+ * The cached share of `trials` runs on one set of control planes, each run with conversations of
+ * its own (so hashes of its own), the clock moved past the sessions' TTL between runs.
+ */
+async function cachedShares(trials: number, routing: Partial<RoutingSettings> = {}) {
   const t = await threePlanesTwoReplicas(routing);
   try {
-    const r = await runMultiturn({ ...run, ...words, url: t.urls, key: t.key });
-    assertEquals(r.failed, 0);
+    const shares: number[] = [];
+    const rows = [];
+    for (let i = 0; i < trials; i++) {
+      const r = await runMultiturn({ ...run, ...words, url: t.urls, key: t.key });
+      assertEquals(r.failed, 0);
+      shares.push(r.cachedShare);
+      rows.push(await t.shared.planes[0]!.store.db.select().from(sessionPlaces));
+      t.shared.planes[0]!.clock.advance(11 * 60_000);
+    }
     console.log(
       `shared places ${routing.sharedSessions !== false ? "on" : "off"}: cached ${
-        (r.cachedShare * 100).toFixed(1)
-      } % of ${r.promptTokens}`,
+        shares.map((x) => `${(x * 100).toFixed(1)} %`).join(", ")
+      }`,
     );
-    const rows = await t.shared.planes[0]!.store.db.select().from(sessionPlaces);
-    return { share: r.cachedShare, rows };
+    return { shares, rows };
   } finally {
     await t.close();
   }
 }
 
 Deno.test("4 conversations whose turns go round 3 control planes stay on one replica each: as cached as on one control plane", async () => {
-  const shared = await cachedShare();
-  // The same figure as one control plane reaches (cache_placement_test.ts): 5 of 6 turns cached.
-  assert(shared.share >= 0.7, `cached share ${shared.share.toFixed(3)}`);
-  assertEquals(shared.rows.length, 4, "one place per conversation, shared by all three");
-  const perReplica = Map.groupBy(shared.rows, (r) => r.replicaId);
+  const { shares, rows } = await cachedShares(2);
+  for (const share of shares) {
+    // The same figure as one control plane reaches (cache_placement_test.ts): 5 of 6 turns cached.
+    assert(share >= 0.7, `cached share ${share.toFixed(3)}`);
+  }
+  const first = rows[0]!;
+  assertEquals(first.length, 4, "one place per conversation, shared by all three");
+  const perReplica = Map.groupBy(first, (r) => r.replicaId);
   assertEquals([...perReplica.values()].map((rs) => rs.length), [2, 2], "two on each replica");
 });
 
 Deno.test("without the shared places each control plane places the conversations its own way, and the caches go cold", async () => {
-  const alone = await cachedShare({ sharedSessions: false });
-  assertEquals(alone.rows.length, 0);
-  assert(alone.share < 0.5, `cached share ${alone.share.toFixed(3)}`);
+  // When the conversations' hashes happen to favour each replica twice, every router agrees by
+  // chance (about half the runs); in the others they disagree. All of 12 runs lucky: 1 in 4,000.
+  const { shares, rows } = await cachedShares(12, { sharedSessions: false });
+  assertEquals(rows.flat().length, 0);
+  const worst = Math.min(...shares);
+  assert(worst < 0.5, `cached shares ${shares.map((x) => x.toFixed(3)).join(", ")}`);
 });
