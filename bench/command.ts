@@ -77,9 +77,12 @@ the conversation so far plus a new user message, streamed. Reports the share of 
 the engines did not recompute (usage's cached_tokens, else llama.cpp's timings: prompt_tokens
 minus prompt_n) and time to first token by turn; then the same run with affinity off (header
 x-llmgw-profile: round-robin, which llmgw honours and other servers ignore) for comparison.
+Several --url (control planes on one store): request k goes to URL k mod n, as a load balancer
+that takes no notice of conversations sends them.
 
 Options:
-  --url URL             OpenAI base URL, e.g. http://127.0.0.1:8080/v1
+  --url URL             OpenAI base URL, e.g. http://127.0.0.1:8080/v1; repeat it (or give
+                        URL,URL,...) to spread the turns over several
   --key KEY             Bearer key; better from env LLMGW_BENCH_KEY. Never printed.
   --model NAME          Model to ask for (default: the first one the server lists)
   --conversations N     Conversations (default 4)
@@ -93,12 +96,15 @@ Options:
   --help                Show this help
 `;
 
-type Options = Record<string, { type: "string" | "boolean"; short?: string }>;
+type Options = Record<
+  string,
+  { type: "string" | "boolean"; short?: string; multiple?: boolean }
+>;
 
 function parse(argv: string[], options: Options, cmd: string) {
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals: false })
-      .values as Record<string, string | boolean | undefined>;
+      .values as Record<string, string | boolean | string[] | undefined>;
   } catch (e) {
     throw new UsageError(`${(e as Error).message} (see ${cmd} --help)`);
   }
@@ -328,7 +334,7 @@ async function readPolicy(file: string): Promise<unknown> {
 
 async function runMultiturnCommand(argv: string[]): Promise<number> {
   const v = parse(argv, {
-    url: { type: "string" },
+    url: { type: "string", multiple: true },
     key: { type: "string" },
     model: { type: "string" },
     conversations: { type: "string" },
@@ -345,20 +351,13 @@ async function runMultiturnCommand(argv: string[]): Promise<number> {
     console.log(multiturnHelp);
     return 0;
   }
-  if (typeof v.url !== "string") {
-    throw new UsageError("--url is required (see llmgw bench multiturn --help)");
-  }
-  try {
-    chatUrl(v.url);
-  } catch {
-    throw new UsageError(`--url is not a URL: "${v.url}"`);
-  }
+  const urls = baseUrls(v.url);
   const key = typeof v.key === "string" ? v.key : Deno.env.get("LLMGW_BENCH_KEY") || undefined;
-  const model = typeof v.model === "string" ? v.model : await firstModel(v.url, key);
+  const model = typeof v.model === "string" ? v.model : await firstModel(urls[0]!, key);
   const stop = stopOnCtrlC();
   try {
     const base = {
-      url: chatUrl(v.url).replace(/\/chat\/completions$/, ""),
+      url: urls.map((u) => chatUrl(u).replace(/\/chat\/completions$/, "")),
       key,
       model,
       conversations: positiveInt(v.conversations, "conversations", 4, 10_000),
@@ -371,7 +370,7 @@ async function runMultiturnCommand(argv: string[]): Promise<number> {
     };
     const runs = [await runMultiturn(base)];
     if (!v["no-baseline"]) runs.push(await runMultiturn({ ...base, profile: "round-robin" }));
-    const target = { url: shownUrl(v.url), model };
+    const target = { url: urls.map(shownUrl).join(","), model };
     console.log(
       v.json ? JSON.stringify({ target, runs }, null, 2) : runs.map(formatMultiturn).join("\n"),
     );
@@ -379,6 +378,23 @@ async function runMultiturnCommand(argv: string[]): Promise<number> {
     stop.dispose();
   }
   return 0;
+}
+
+/** The --url values, each given alone or as URL,URL,...; at least one, each a URL. */
+function baseUrls(v: unknown): string[] {
+  const urls = (Array.isArray(v) ? v : []).flatMap((u: string) => u.split(",")).map((u) => u.trim())
+    .filter(Boolean);
+  if (urls.length === 0) {
+    throw new UsageError("--url is required (see llmgw bench multiturn --help)");
+  }
+  for (const u of urls) {
+    try {
+      chatUrl(u);
+    } catch {
+      throw new UsageError(`--url is not a URL: "${u}"`);
+    }
+  }
+  return urls;
 }
 
 function formatMultiturn(r: MultiturnResult): string {

@@ -65,6 +65,39 @@ Deno.test("bench reports a run against a server, takes the key from the environm
   }
 });
 
+Deno.test("bench multiturn spreads the turns over every --url given, request k to URL k mod n", async () => {
+  const engine = await startSimEngine({ tokensPerSecond: 5_000, slots: 4 });
+  // Two front doors to one engine, each counting what it was sent.
+  const hits = [0, 0, 0];
+  const doors = hits.map((_, i) =>
+    Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+      hits[i]!++;
+      const url = new URL(req.url);
+      return await fetch(`${engine.url}${url.pathname}`, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+      });
+    })
+  );
+  try {
+    const [a, b, c] = doors.map((d) => `http://127.0.0.1:${d.addr.port}/v1`);
+    const out = await llmgw([
+      ...["bench", "multiturn", "--url", a!, "--url", `${b},${c}`, "--model", "demo"],
+      ...["--conversations", "2", "--turns", "3", "--opening-words", "20", "--no-baseline"],
+      "--json",
+    ]);
+    assertEquals(out.code, 0, out.stderr);
+    const r = JSON.parse(out.stdout);
+    assertEquals(r.runs[0].requests, 6);
+    assertEquals(r.runs[0].failed, 0);
+    assertEquals(hits, [2, 2, 2]);
+  } finally {
+    for (const d of doors) await d.shutdown();
+    await engine.close();
+  }
+});
+
 Deno.test("bench overhead completes a short run, direct and through a gateway, without errors", async () => {
   const run = await llmgw([
     "bench",

@@ -4,14 +4,16 @@
  * then turn 2 of each, ...), every request repeating the conversation so far plus a new user
  * message, streamed so time to first token is measured. The cached share is of prompt tokens:
  * from `usage.prompt_tokens_details.cached_tokens`, else from llama.cpp's `timings` (prompt tokens
- * minus those it computed). Unique openings keep conversations from sharing a prefix.
+ * minus those it computed). Unique openings keep conversations from sharing a prefix. Given
+ * several base URLs (control planes behind one store), request k goes to URL k mod n, as a load
+ * balancer that takes no notice of conversations would send them.
  */
 import { readUsage } from "../server/router/json_fields.ts";
 import { summarize, type Summary } from "./percentiles.ts";
 
 export interface MultiturnOptions {
-  /** OpenAI base URL, e.g. `http://127.0.0.1:8080/v1`. */
-  url: string;
+  /** OpenAI base URL, e.g. `http://127.0.0.1:8080/v1`; several: the requests go round them. */
+  url: string | readonly string[];
   /** Sent as a bearer token; never part of a result. */
   key?: string | undefined;
   model: string;
@@ -57,14 +59,14 @@ export async function runMultiturn(o: MultiturnOptions): Promise<MultiturnResult
     { role: "system", content: words(`run ${run} conversation ${i} opening`, o.openingWords) },
   ]);
   const ttfts: number[][] = Array.from({ length: o.turns }, () => []);
+  const urls = typeof o.url === "string" ? [o.url] : o.url;
   let prompt = 0, cached = 0, laterPrompt = 0, laterCached = 0, failed = 0, requests = 0;
   for (let t = 0; t < o.turns; t++) {
     for (let i = 0; i < convos.length; i++) {
       if (o.signal?.aborted) break;
       const messages = convos[i]!;
       messages.push({ role: "user", content: words(`conversation ${i} turn ${t}`, o.turnWords) });
-      requests++;
-      const turn = await sendTurn(o, messages);
+      const turn = await sendTurn(o, urls[requests++ % urls.length]!, messages);
       if (!turn) {
         failed++;
         messages.pop();
@@ -101,14 +103,18 @@ interface Turn {
   cachedTokens: number;
 }
 
-async function sendTurn(o: MultiturnOptions, messages: Message[]): Promise<Turn | undefined> {
+async function sendTurn(
+  o: MultiturnOptions,
+  url: string,
+  messages: Message[],
+): Promise<Turn | undefined> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (o.key) headers.authorization = `Bearer ${o.key}`;
   if (o.profile) headers["x-llmgw-profile"] = o.profile;
   const signals = [AbortSignal.timeout(o.timeoutMs), ...(o.signal ? [o.signal] : [])];
   const started = performance.now();
   try {
-    const res = await (o.fetch ?? fetch)(`${o.url.replace(/\/+$/, "")}/chat/completions`, {
+    const res = await (o.fetch ?? fetch)(`${url.replace(/\/+$/, "")}/chat/completions`, {
       method: "POST",
       headers,
       signal: AbortSignal.any(signals),

@@ -169,6 +169,24 @@ export const slotDemand = sqliteTable("slot_demand", {
 }, (t) => [primaryKey({ columns: [t.plane, t.replicaId] })]);
 
 /**
+ * Where each live conversation sits, shared by every control plane routing to the same replicas
+ * (server/router/session_places.ts): the first control plane to place a session inserts its row
+ * and the others adopt it, so a conversation whose turns reach different control planes stays on
+ * one engine's prompt cache. `session_key` is the tenant-seeded session hash the router keys
+ * sessions by (never a session id or a prompt); `seen_at` (ms) is refreshed while the
+ * conversation goes on, and rows older than the session TTL count for nothing and are deleted.
+ */
+export const sessionPlaces = sqliteTable("session_places", {
+  sessionKey: integer("session_key").notNull(),
+  replicaId: text("replica_id").notNull(),
+  seenAt: integer("seen_at").notNull(),
+}, (t) => [
+  // Declared on the table: a column's own primaryKey() makes it SQLite's rowid, with a default.
+  primaryKey({ columns: [t.sessionKey] }),
+  index("session_places_replica_seen").on(t.replicaId, t.seenAt),
+]);
+
+/**
  * Sign-in throttles every control plane shares (server/auth/store_throttle.ts): failures per
  * name, the name kept as the sha256 of its kind and value (an address, an account, a device
  * mark), never the value itself.

@@ -309,6 +309,15 @@ export const slotDemand = pgTable("slot_demand", {
   grantedAt: bigint("granted_at", { mode: "number" }),
 }, (t) => [primaryKey({ columns: [t.plane, t.replicaId] })]);
 
+export const sessionPlaces = pgTable("session_places", {
+  sessionKey: bigint("session_key", { mode: "number" }).notNull(),
+  replicaId: text("replica_id").notNull(),
+  seenAt: bigint("seen_at", { mode: "number" }).notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.sessionKey] }),
+  index("session_places_replica_seen").on(t.replicaId, t.seenAt),
+]);
+
 export const signInThrottles = pgTable("sign_in_throttles", {
   name: text("name").primaryKey(),
   count: bigint("count", { mode: "number" }).notNull(),

@@ -69,6 +69,8 @@ export const settingDescriptionsTr: Readonly<Record<string, string>> = {
   "router.session_ttl_ms":
     "İstek gelmeyen bir konuşmanın kopyasındaki yerini (bir yer payını) ne kadar koruduğu (ms)",
   "router.session_table_size": "Kopyası hatırlanan en fazla konuşma sayısı (bellekte)",
+  "router.shared_sessions":
+    "Her konuşmanın hangi kopyada olduğunu depoda tut; böylece her denetim düzlemi turlarını aynı kopyaya gönderir",
   "router.slot_keeper_engines":
     "Yerleri konuşma başına sabitlenen ve başkası aldığında diske kaydedilen motorlar (virgülle ayrılmış)",
   "usage.flush_interval_ms": "Kullanım satırlarının ne sıklıkla yazıldığı (ms)",

@@ -308,8 +308,10 @@ async function buildCore(config: ServerConfig, edges: ServiceEdges, stops: StopL
   });
   stops.push(() => usage.close());
   const onKeyRefused = edges.onKeyRefused ?? ((e) => notifications.notifier.keyRefused(e));
-  const routing = buildRouting(config, logger, onKeyRefused);
+  const routing = buildRouting(config, edges, onKeyRefused);
   stops.push(() => routing.upstream.close());
+  routing.places?.start(sessionPlacesFlushMs, () => clock.now());
+  stops.push(() => routing.places?.close(clock.now()));
   const tracer = config.otelEndpoint ? buildTracer(config, logger) : undefined;
   if (tracer) stops.push(() => tracer.close());
   const slotShares = new SlotShares({
@@ -355,6 +357,8 @@ function sampledEvents(events: NodeEvents, recent: RecentSamples): NodeEvents {
 
 /** How often replicas' slots are shared out again among control planes (issue 19: every 2 s). */
 const slotShareMs = 2_000;
+/** How often live sessions' places are kept alive in the store (a TTL is minutes). */
+const sessionPlacesFlushMs = 5_000;
 
 /** Keys, the catalog and people (tenancy, limits, prices, budgets, sign-in). */
 async function buildAccounts(
@@ -499,7 +503,7 @@ async function startCluster(
 
 function buildRouting(
   config: ServerConfig,
-  logger: Logger,
+  edges: Pick<ServiceEdges, "store" | "logger" | "peers">,
   onKeyRefused: (endpoint: string) => void,
 ): Routing {
   return createRouting(
@@ -512,10 +516,13 @@ function buildRouting(
       prefixIndexSize: config.prefixIndexSize,
       sessionTtlMs: config.routerSessionTtlMs,
       sessionTableSize: config.routerSessionTableSize,
+      sharedSessions: config.routerSharedSessions,
       slotKeeperEngines: config.slotKeeperEngines.split(",").map((e) => e.trim()).filter(Boolean),
     },
-    logger,
+    edges.logger,
     onKeyRefused,
+    edges.store,
+    edges.peers,
   );
 }
 

@@ -265,6 +265,11 @@ export const serverSettings = {
     "Most conversations whose replica is remembered (in memory)",
     { min: 1 },
   ),
+  routerSharedSessions: bool(
+    "router.shared_sessions",
+    true,
+    "Keep where each conversation sits in the store, so every control plane sends its turns to the same replica",
+  ),
   cacheMaxBytes: int(
     "router.cache.max_bytes",
     256 * 1024 * 1024,

@@ -401,6 +401,13 @@ CREATE TABLE "scim_tokens" (
 	CONSTRAINT "scim_tokens_token_hash_unique" UNIQUE("token_hash")
 );
 --> statement-breakpoint
+CREATE TABLE "session_places" (
+	"session_key" bigint NOT NULL,
+	"replica_id" text NOT NULL,
+	"seen_at" bigint NOT NULL,
+	CONSTRAINT "session_places_session_key_pk" PRIMARY KEY("session_key")
+);
+--> statement-breakpoint
 CREATE TABLE "sessions" (
 	"id" text PRIMARY KEY NOT NULL,
 	"token_hash" text NOT NULL,
@@ -552,6 +559,7 @@ CREATE UNIQUE INDEX "projects_team_name" ON "projects" USING btree ("team_id","n
 CREATE INDEX "rate_counts_window" ON "rate_counts" USING btree ("window_start");--> statement-breakpoint
 CREATE INDEX "replicas_model" ON "replicas" USING btree ("model");--> statement-breakpoint
 CREATE INDEX "replicas_node" ON "replicas" USING btree ("node_id");--> statement-breakpoint
+CREATE INDEX "session_places_replica_seen" ON "session_places" USING btree ("replica_id","seen_at");--> statement-breakpoint
 CREATE INDEX "sign_in_throttles_last" ON "sign_in_throttles" USING btree ("last_at");--> statement-breakpoint
 CREATE INDEX "stored_responses_expires" ON "stored_responses" USING btree ("expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "teams_org_name" ON "teams" USING btree ("org_id","name");--> statement-breakpoint

@@ -221,6 +221,11 @@ async function fillBox(dataDir: string): Promise<void> {
         grantedAt: now,
       });
       await tx.insert(t.signInThrottles).values({ name: "ab".repeat(32), count: 1, lastAt: now });
+      await tx.insert(t.sessionPlaces).values({
+        sessionKey: 0xdeadbeef,
+        replicaId: "n1/r1",
+        seenAt: now,
+      });
       // What a box keeps on disk (below) replaces it: a row here only so every table has one.
       await tx.insert(t.fileChunks).values({
         fileId: "file-1",

@@ -19,6 +19,11 @@ export interface ChooseInput {
   profile: Profile;
   sessionKey: number | undefined;
   sessions: SessionTable;
+  /**
+   * Live sessions per replica as every control plane counts them (the shared table), for a new
+   * session; absent: this router's own table.
+   */
+  residents?: ReadonlyMap<string, number> | undefined;
   /** The replica that last saw this request's prompt prefix, if any. */
   prefixReplicaId: string | undefined;
   tried: ReadonlySet<Replica>;
@@ -38,6 +43,7 @@ export function choose(i: ChooseInput): Replica | undefined {
 
 function pick(i: ChooseInput, candidates: Replica[]): Replica {
   const { sessionKey, sessions, now } = i;
+  const residents = (id: string) => i.residents?.get(id) ?? sessions.residents(id, now);
   if (sessionKey !== undefined) {
     const home = sessions.where(sessionKey, now);
     const sits = home === undefined ? undefined : candidates.find((r) => r.id === home);
@@ -46,11 +52,11 @@ function pick(i: ChooseInput, candidates: Replica[]): Replica {
   if (i.prefixReplicaId !== undefined) {
     const seen = candidates.find((r) => r.id === i.prefixReplicaId);
     const full = seen !== undefined && sessionKey !== undefined &&
-      sessions.residents(seen.id, now) >= seen.slots;
+      residents(seen.id) >= seen.slots;
     if (seen && !overloaded(seen) && !full) return seen;
   }
   if (candidates[0]!.external) return pickWeighted(candidates);
-  return pickers[i.profile].pick({ candidates, sessionKey, sessions, now });
+  return pickers[i.profile].pick({ candidates, sessionKey, residents, now });
 }
 
 /** Whether the model has a replica that could answer, busy or not (so waiting for it makes sense). */

@@ -68,6 +68,10 @@ interface Attempt {
   readonly entry: ModelEntry;
   readonly profile: Profile;
   readonly session: number | undefined;
+  /** Where the session sat before this request was placed (then where it was sent). */
+  home: string | undefined;
+  /** Live sessions per replica as all control planes count them, for a session new to all. */
+  residents: Map<string, number> | undefined;
   readonly blocks: number[];
   readonly prefixReplicaId: string | undefined;
   readonly stream: boolean;
@@ -103,6 +107,7 @@ export async function dispatch(
   const ticket = await admitTenant(deps, a);
   const cached = await consultCache(deps, a, ticket);
   if (cached) return cached;
+  await learnSession(deps, a);
   let picked = pickNow(deps, a) ?? await awaitStarted(deps, a, ticket);
   if (!picked) {
     const queued = await waitInQueue(deps, a, ticket);
@@ -172,6 +177,8 @@ function planAttempt(
     entry,
     profile,
     session: profile === "chat" ? sessionKey(req.sessionId, body, tenant) : undefined,
+    home: undefined,
+    residents: undefined,
     blocks,
     prefixReplicaId: blocks.length ? routing.prefixIndex.lookup(blocks)?.replicaId : undefined,
     stream: body.stream === true,
@@ -287,16 +294,54 @@ function pickNow(deps: DispatchDeps, a: Attempt): Picked | undefined {
 }
 
 function chooseFor(deps: DispatchDeps, a: Attempt, m: ModelEntry, now: number) {
+  // Where the session sits just before this choice: a request of the same session that was
+  // placed meanwhile placed it, and a failed attempt's replica is where it sat.
+  if (a.session !== undefined) a.home = deps.routing.sessions.where(a.session, now);
   return choose({
     table: deps.replicas,
     model: m.name,
     profile: a.profile,
     sessionKey: a.session,
     sessions: deps.routing.sessions,
+    residents: a.residents,
     prefixReplicaId: a.prefixReplicaId,
     tried: a.tried,
     now,
   });
+}
+
+/**
+ * What the other control planes know of the request's session: its place, or for a session new
+ * to all of them, how many live sessions each replica of the model (and its fallbacks) holds.
+ */
+async function learnSession(deps: DispatchDeps, a: Attempt): Promise<void> {
+  const { places } = deps.routing;
+  if (a.session === undefined || !places) return;
+  const counted = a.chain.flatMap((m) =>
+    deps.replicas.forModel(m.name).filter((r) => !r.external).map((r) => ({
+      id: r.id,
+      cap: residentsCap(r.slots),
+    }))
+  );
+  a.residents = await places.learn(a.session, counted, deps.clock.now());
+}
+
+/** Live sessions counted per replica: four times its slots, past which all are as full. */
+function residentsCap(slots: number): number {
+  return Math.min(Math.max(1, slots) * 4, 1_000);
+}
+
+/** Where the session went, for the other control planes: placed, moved, or kept alive. */
+function publishSession(deps: DispatchDeps, a: Attempt, replica: Replica): void {
+  const { places } = deps.routing;
+  if (a.session === undefined || replica.external || !places) return;
+  const now = deps.clock.now();
+  if (a.home === replica.id) places.touch(a.session, replica.id, now);
+  // Not waited for: the request goes on while its place is written (a millisecond or so, well
+  // before the conversation's next turn can come).
+  else void places.publish(a.session, replica.id, a.home !== undefined, now);
+  a.home = replica.id;
+  a.residents = undefined;
 }
 
 /** No replica at all (an on-demand model, or one still starting): wait for the reconciler. */
@@ -394,6 +439,7 @@ async function relayTo(
   replica.inFlight++;
   replica.lastRequestAt = deps.clock.now();
   replica.breaker.take();
+  publishSession(deps, a, replica);
   const relayStarted = performance.now();
   // A llama.cpp slot for the session, its cache saved or restored (slot_keeper.ts).
   const held = req.path === "/chat/completions" || req.path === "/completions"

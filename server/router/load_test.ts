@@ -5,14 +5,12 @@ import { Breaker } from "./breaker.ts";
 import { batchPicker } from "./profile_batch.ts";
 import { longContextPicker } from "./profile_long_context.ts";
 import { ReplicaTable } from "./replicas.ts";
-import { SessionTable } from "./session_table.ts";
 
 Deno.test("profiles: batch takes the shortest known queue over an unknown one; long-context the most free cache", () => {
   const table = new ReplicaTable();
   const a = table.upsert({ id: "a", model: "m", baseUrl: "http://a", apiKey: "", state: "ready" });
   const b = table.upsert({ id: "b", model: "m", baseUrl: "http://b", apiKey: "", state: "ready" });
-  const sessions = new SessionTable({ maxEntries: 8, ttlMs: 60_000 });
-  const input = { candidates: [a, b], sessionKey: undefined, sessions, now: 0 };
+  const input = { candidates: [a, b], sessionKey: undefined, residents: () => 0, now: 0 };
   // a is unknown, b reports an empty queue: unknown is not zero.
   b.load = { known: true, running: 0, waiting: 0, kvCacheUsage: 0.9, readAt: 0 };
   assertEquals(batchPicker.pick(input).id, "b");

@@ -4,7 +4,6 @@
  */
 import { AppError } from "../../core/errors.ts";
 import type { Replica } from "./replicas.ts";
-import type { SessionTable } from "./session_table.ts";
 import { batchPicker } from "./profile_batch.ts";
 import { chatPicker } from "./profile_chat.ts";
 import { longContextPicker } from "./profile_long_context.ts";
@@ -15,8 +14,8 @@ export interface PickInput {
   readonly candidates: readonly Replica[];
   /** The request's session, for affinity; undefined when it has none. */
   readonly sessionKey: number | undefined;
-  /** Where live sessions sit, for placing a new one where its replica has a free slot. */
-  readonly sessions: SessionTable;
+  /** Live sessions a replica holds, for placing a new one where its replica has a free slot. */
+  readonly residents: (replicaId: string) => number;
   readonly now: number;
 }
 

@@ -33,7 +33,7 @@ export const chatPicker: Picker = {
 };
 
 function placeSession(
-  { candidates, sessions, now }: PickInput,
+  { candidates, residents }: PickInput,
   sessionKey: number,
   weights: number[],
 ): Replica {
@@ -43,7 +43,7 @@ function placeSession(
   let least = order[0]!.r;
   let leastFill = Infinity;
   for (const { r } of order) {
-    const fill = sessions.residents(r.id, now) / r.slots;
+    const fill = residents(r.id) / r.slots;
     if (fill < 1) return r;
     if (fill < leastFill) [least, leastFill] = [r, fill];
   }

@@ -3,9 +3,12 @@
  * index and what the request path needs to know. Passed to dispatch through the app's deps.
  */
 import type { Logger } from "../../core/log.ts";
+import type { Store } from "../../db/store.ts";
 import { Admission } from "./slots.ts";
 import { PrefixIndex } from "./prefix_index.ts";
 import { defaultPrefixOptions, type PrefixOptions } from "./request_keys.ts";
+import { SessionPlaces } from "./session_places.ts";
+import type { Peers } from "../control/peers.ts";
 import { SessionTable } from "./session_table.ts";
 import { SlotKeeper } from "./slot_keeper.ts";
 import { engineUpstream, type Upstream } from "./upstream/upstream.ts";
@@ -21,6 +24,15 @@ export interface RoutingSettings {
   /** Sessions remembered at most, and how long one without a request still counts as live. */
   sessionTableSize: number;
   sessionTtlMs: number;
+  /**
+   * Sessions' places shared with the other control planes on the store (session_places.ts): off,
+   * each router places sessions by what it alone has seen.
+   */
+  sharedSessions: boolean;
+  /** How long a session's shared place is trusted before it is read again. */
+  sessionRecheckMs: number;
+  /** The longest the request path waits on the store for a session's place. */
+  sessionStoreWaitMs: number;
   /** Engines whose slots the router pins and saves to disk for sessions (see slot_keeper.ts). */
   slotKeeperEngines: readonly string[];
   /** Saved sessions remembered per replica. */
@@ -37,6 +49,9 @@ export const defaultRoutingSettings: RoutingSettings = {
   sessionTableSize: 100_000,
   // About how long an engine's slot keeps a conversation that is not being continued.
   sessionTtlMs: 10 * 60_000,
+  sharedSessions: true,
+  sessionRecheckMs: 5_000,
+  sessionStoreWaitMs: 250,
   slotKeeperEngines: ["llamacpp"],
   savedSessionsPerReplica: 1_000,
 };
@@ -46,6 +61,8 @@ export interface Routing {
   readonly admission: Admission;
   readonly prefixIndex: PrefixIndex;
   readonly sessions: SessionTable;
+  /** The sessions' places shared through the store; absent: this router's own table only. */
+  readonly places: SessionPlaces | undefined;
   readonly slotKeeper: SlotKeeper;
   /** Requests to engines and outside providers; closed with the control plane. */
   readonly upstream: Upstream;
@@ -60,8 +77,22 @@ export function createRouting(
   settings: Partial<RoutingSettings>,
   logger: Logger,
   onKeyRefused?: (endpoint: string) => void,
+  store?: Store,
+  peers?: Peers,
 ): Routing {
   const s = { ...defaultRoutingSettings, ...settings };
+  const sessions = new SessionTable({ maxEntries: s.sessionTableSize, ttlMs: s.sessionTtlMs });
+  const places = store && s.sharedSessions
+    ? new SessionPlaces({
+      store,
+      logger,
+      ttlMs: s.sessionTtlMs,
+      recheckMs: s.sessionRecheckMs,
+      waitMs: s.sessionStoreWaitMs,
+      maxEntries: s.sessionTableSize,
+      ...(peers ? { peers } : {}),
+    }, sessions)
+    : undefined;
   return {
     settings: s,
     admission: new Admission({
@@ -69,7 +100,8 @@ export function createRouting(
       batchSharePercent: s.batchSharePercent,
     }),
     prefixIndex: new PrefixIndex(s.prefixIndexSize),
-    sessions: new SessionTable({ maxEntries: s.sessionTableSize, ttlMs: s.sessionTtlMs }),
+    sessions,
+    places,
     slotKeeper: new SlotKeeper({
       engines: new Set(s.slotKeeperEngines),
       maxSaved: s.savedSessionsPerReplica,

@@ -6,6 +6,12 @@
  * (`action=restore`) before its request runs. An engine that refuses the actions (an older build,
  * no save path) is left to pick slots itself from then on. File names are session hashes: no
  * prompt or key ever names a file.
+ *
+ * Only while this control plane is the only one routing to the replica (it has no `share` of its
+ * slots, server/cluster/slot_shares.ts): each keeper knows only the pins it made, so keepers on
+ * several control planes pin two conversations to one slot and evict each other's caches
+ * (measured on llama-server, 4 conversations over 3 control planes: 32.5 % cached with the
+ * keepers, 78.7 % with the engine choosing slots by prompt similarity).
  */
 
 export interface SlotReplica {
@@ -13,6 +19,8 @@ export interface SlotReplica {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly slots: number;
+  /** Set while other control planes route to the replica too. */
+  readonly share?: number | undefined;
 }
 
 /** A slot held for one request; `release` when its answer has ended. */
@@ -45,6 +53,7 @@ export class SlotKeeper {
     session: number | undefined,
   ): Promise<SlotClaim | undefined> {
     if (session === undefined || !this.opts.engines.has(engine)) return undefined;
+    if (r.share !== undefined) return undefined;
     const s = this.#state(r);
     if (s.refused) return undefined;
     const k = pickSlot(s, session);

@@ -206,6 +206,9 @@ function harnessConfig(
     batchSharePercent: routing.batchSharePercent ?? 20,
     prefixMinChars: routing.prefix?.minChars ?? defaultPrefixOptions.minChars,
     prefixIndexSize: routing.prefixIndexSize ?? 100_000,
+    ...(routing.sharedSessions !== undefined
+      ? { routerSharedSessions: routing.sharedSessions }
+      : {}),
     ...(routing.slotKeeperEngines
       ? { slotKeeperEngines: routing.slotKeeperEngines.join(",") }
       : {}),
