@@ -111,6 +111,10 @@ export const examples: Record<string, Record<string, string[]>> = {
     gpus: ["ctl model gpus tiny 2"],
     resources: ["ctl model resources tiny --memory 16 --cores 4"],
     stop: ["ctl model stop tiny", "ctl model start tiny"],
+    logs: [
+      "ctl model logs tiny",
+      "ctl model logs tiny --replica rep_01J0ABC --lines 50 --follow",
+    ],
     remove: ["ctl model remove tiny", "ctl model remove tiny --keep-weights"],
   },
   replicas: { "": ["ctl replicas", "ctl replicas --model tiny --json"] },
