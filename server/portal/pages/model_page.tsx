@@ -1,8 +1,8 @@
 /**
  * One model for operators: its state and description, the last hour (requests a second, time to
  * first token, queue), its replicas with node and cards, the engine and the arguments the catalog
- * gives it (secret values hidden), what its engines last said when a start failed, its prices and
- * its limits.
+ * gives it (secret values hidden), the live tail of its engines' log, what its engines last said
+ * when a start failed, its prices and its limits.
  */
 import type { FC } from "hono/jsx";
 import type { ModelEntry } from "../../router/catalog.ts";
@@ -14,6 +14,7 @@ import { LineChart } from "../line_chart.tsx";
 import type { AdminModelRow } from "./admin_models.tsx";
 import { replicaKey } from "./admin_models.tsx";
 import { stateKey } from "./models.tsx";
+import { EngineLogSection, type ReplicaLog } from "./engine_log.tsx";
 
 export interface ModelPageData {
   row: AdminModelRow;
@@ -26,6 +27,8 @@ export interface ModelPageData {
   to: number;
   /** Each failed start's message (with the engine's last lines), by replica. */
   errors: { replica: string; node: string; text: string }[];
+  /** Each replica's last engine lines, or why its node cannot give them. */
+  logs: ReplicaLog[];
 }
 
 const secretFlag = /(key|token|secret|password|passwd|auth)/i;
@@ -157,6 +160,8 @@ export const ModelPage: FC<{ ctx: PortalCtx; data: ModelPageData }> = ({ ctx, da
         <pre id="model-command" tabindex={0}><code>{commandLine(entry)}</code></pre>
         {entry.source && <p class="small muted">{t("model_source", { source: entry.source })}</p>}
       </section>
+
+      <EngineLogSection ctx={ctx} model={entry.name} logs={data.logs} />
 
       <section aria-labelledby="errors-h">
         <h2 id="errors-h">{t("model_errors")}</h2>
