@@ -64,10 +64,9 @@ export const EngineLogSection: FC<{ ctx: PortalCtx; model: string; logs: Replica
     <section aria-labelledby="log-h">
       <h2 id="log-h">{t("model_log")}</h2>
       <p class="small muted">{t("model_log_note", { lines: pageLogLines })}</p>
-      <p class="inline">
-        <input type="checkbox" id="log-follow" checked />
-        <label for="log-follow">{t("model_log_follow")}</label>
-      </p>
+      <label class="check">
+        <input type="checkbox" id="log-follow" checked /> {t("model_log_follow")}
+      </label>
       <p
         id="log-status"
         class="small muted"
