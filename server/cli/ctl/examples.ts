@@ -75,7 +75,11 @@ export const examples: Record<string, Record<string, string[]>> = {
   models: { list: ["ctl models list", "ctl models --json"] },
   prices: {
     list: ["ctl prices list"],
-    set: ["ctl prices set llama-3-8b --prompt 100 --completion 300 --cached 25"],
+    set: [
+      "ctl prices set llama-3-8b --prompt-per-1m 0.10 --completion-per-1m 0.30",
+      "ctl prices set llama-3-8b --prompt-per-1m 0.10 --completion-per-1m 0.30 --cached-per-1m 0.025",
+      "ctl prices set llama-3-8b --prompt 100 --completion 300",
+    ],
     clear: ["ctl prices clear llama-3-8b"],
   },
   guard: {

@@ -182,11 +182,11 @@ export const ModelPage: FC<{ ctx: PortalCtx; data: ModelPageData }> = ({ ctx, da
           <h2 id="prices-h">{t("model_prices")}</h2>
           <dl class="pairs">
             <dt>{t("col_price_prompt")}</dt>
-            <dd>{f.money(data.price.promptPer1k)}</dd>
+            <dd>{f.price(data.price.promptPer1k)}</dd>
             <dt>{t("col_price_completion")}</dt>
-            <dd>{f.money(data.price.completionPer1k)}</dd>
+            <dd>{f.price(data.price.completionPer1k)}</dd>
             <dt>{t("col_price_cached")}</dt>
-            <dd>{f.money(data.price.cachedPer1k)}</dd>
+            <dd>{f.price(data.price.cachedPer1k)}</dd>
           </dl>
         </div>
         <div>
