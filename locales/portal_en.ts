@@ -392,7 +392,8 @@ export const portalEn = {
   model_errors_none: "No start of this model has failed lately.",
   model_error_on: "Replica {replica} on {node}: the engine's last lines",
   model_log: "Engine log",
-  model_log_note: "The last {lines} lines each replica's engine printed, secrets hidden; read again every 5 seconds.",
+  model_log_note:
+    "The last {lines} lines each replica's engine printed, secrets hidden; read again every 5 seconds.",
   model_log_follow: "Keep reading new lines",
   model_log_updated: "Engine log updated at {time}.",
   model_log_on: "Replica {replica} on {node}",
@@ -401,7 +402,8 @@ export const portalEn = {
   model_log_agent_too_old: "This node's agent is too old to show logs; upgrade llmgw on {node}.",
   model_log_not_connected: "Node {node} is not connected, so its log cannot be read now.",
   model_log_no_answer: "Node {node} did not answer in time; trying again shortly.",
-  model_log_adopted: "An earlier agent started this engine: what it printed before this agent took over is not kept.",
+  model_log_adopted:
+    "An earlier agent started this engine: what it printed before this agent took over is not kept.",
   model_prices: "Prices",
   model_limits: "Limits",
   model_slots: "Requests at once per replica",

@@ -383,16 +383,19 @@ export const portalTr: Messages["portal"] = {
   model_errors_none: "Bu modelin son başlatmalarında hata olmadı.",
   model_error_on: "{node} üzerindeki {replica} kopyası: motorun son satırları",
   model_log: "Motor günlüğü",
-  model_log_note: "Her kopyanın motorunun yazdığı son {lines} satır, gizli değerler saklanmış; 5 saniyede bir yeniden okunur.",
+  model_log_note:
+    "Her kopyanın motorunun yazdığı son {lines} satır, gizli değerler saklanmış; 5 saniyede bir yeniden okunur.",
   model_log_follow: "Yeni satırları okumaya devam et",
   model_log_updated: "Motor günlüğü {time} itibarıyla güncellendi.",
   model_log_on: "{node} üzerindeki {replica} kopyası",
   model_log_empty: "Motor henüz bir şey yazmadı.",
   model_log_none: "Çalışan kopya yok, bu yüzden yazan motor da yok.",
-  model_log_agent_too_old: "Bu düğümün ajanı günlükleri göstermek için fazla eski; {node} üzerindeki llmgw'yi yükseltin.",
+  model_log_agent_too_old:
+    "Bu düğümün ajanı günlükleri göstermek için fazla eski; {node} üzerindeki llmgw'yi yükseltin.",
   model_log_not_connected: "{node} düğümü bağlı değil, günlüğü şimdi okunamıyor.",
   model_log_no_answer: "{node} düğümü zamanında yanıt vermedi; birazdan yeniden denenecek.",
-  model_log_adopted: "Bu motoru önceki bir ajan başlattı: bu ajan devralmadan önce yazdıkları saklanmadı.",
+  model_log_adopted:
+    "Bu motoru önceki bir ajan başlattı: bu ajan devralmadan önce yazdıkları saklanmadı.",
   model_prices: "Fiyatlar",
   model_limits: "Sınırlar",
   model_slots: "Kopya başına aynı anda istek",
