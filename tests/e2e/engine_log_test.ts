@@ -2,12 +2,13 @@
  * A replica's engine log end to end: an in-process control plane, an agent as a real process
  * joined over the cluster's TLS listener, a sim engine it runs. The admin API and `ctl model
  * logs` show the engine's own line (the sim engine prints `sim-engine serving MODEL …`) and the
- * agent's start note; a node whose agent predates the log request (a channel node saying hello
- * without the feature) is named too old, at once, rather than waited on.
+ * agent's start note, and `--follow` prints what the engine's restart adds (once); a node whose
+ * agent predates the log request (a channel node saying hello without the feature) is named too
+ * old, at once, rather than waited on.
  */
 import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
 import { UsageError } from "../../core/command.ts";
-import { eventually, quickAgentFlags } from "../helpers/llmgw_process.ts";
+import { eventually, quickAgentFlags, spawnLlmgw } from "../helpers/llmgw_process.ts";
 import { quickClusterFlags, startClusterControlPlane } from "../helpers/control_plane.ts";
 import { joinChannelNode } from "../helpers/channel_node.ts";
 
@@ -72,6 +73,32 @@ profiles: [{ engine: sim, gpus: 0, memory_gb: 1, cores: 1 }]
         UsageError,
         "--lines must be a whole number from 1 to 500",
       );
+    });
+
+    await t.step("ctl model logs --follow prints what a restart adds, once", async () => {
+      const before = await c.admin("GET", `models/tiny/replicas/${replica.id}/log`);
+      const pid = Number(
+        /engine started, pid (\d+)/.exec((before.body.lines as string[]).join("\n"))![1],
+      );
+      const follow = spawnLlmgw(
+        ["ctl", "model", "logs", "tiny", "--follow", "--url", c.url, "--token", c.token],
+        {},
+        "follow",
+      );
+      try {
+        await follow.waitFor(/sim-engine serving tiny/, 30_000);
+        // The agent restarts a killed engine under the same replica: new lines in the same log.
+        Deno.kill(pid, "SIGKILL");
+        await follow.waitFor(
+          /engine pid \d+ was killed by SIGKILL[\s\S]*engine started, pid/,
+          30_000,
+        );
+        await follow.waitFor(/sim-engine serving tiny[\s\S]*sim-engine serving tiny/, 30_000);
+        const out = follow.output();
+        assertEquals(out.split(`engine started, pid ${pid}\n`).length, 2, `printed once:\n${out}`);
+      } finally {
+        await follow.kill("SIGTERM");
+      }
     });
 
     await t.step("a node whose agent predates the request is named too old", async () => {

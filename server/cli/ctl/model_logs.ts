@@ -86,10 +86,12 @@ export const modelLogs: Verb = {
     if (!answers.some((a) => a.status === "ok")) return 1;
     if (!ctx.values.follow) return 0;
     const seen = new Map(answers.map((a) => [a.replica, a.lines]));
+    // A replica that goes (stopped, replaced) or a control plane that blinks only skips a round.
+    const readOrNot = (id: string) => read(id).catch(() => undefined);
     for (;;) {
       await new Promise((r) => setTimeout(r, 2000));
-      for (const a of await Promise.all(ids.map(read))) {
-        if (a.status !== "ok") continue;
+      for (const a of await Promise.all(ids.map(readOrNot))) {
+        if (a?.status !== "ok") continue;
         print(ctx, a, newLines(seen.get(a.replica) ?? [], a.lines), ids.length > 1);
         seen.set(a.replica, a.lines);
       }
