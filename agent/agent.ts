@@ -9,6 +9,7 @@
 import type { Logger } from "../core/log.ts";
 import type { EngineInstalled, GpuReport } from "../core/protocol/host_report.ts";
 import {
+  agentFeatures,
   type AgentMessage,
   protocolVersion,
   type ReplicaReport,
@@ -163,6 +164,7 @@ export class Agent {
         version: VERSION,
         name: this.#name(),
         labels,
+        features: Object.values(agentFeatures),
       }),
       onMessage: (m) => this.#onMessage(m),
       onRevoked: (reason) => this.#revoked(reason),
@@ -259,6 +261,18 @@ export class Agent {
       case "remove_weights":
         this.#weightsCommands.remove(m);
         return;
+      case "engine_log": {
+        const log = this.#supervisor.engineLog(m.replicaId, m.lines);
+        this.#channel?.send({
+          type: "engine_log_lines",
+          id: m.id,
+          replicaId: m.replicaId,
+          found: log !== undefined,
+          lines: log?.lines ?? [],
+          ...(log?.adopted ? { adopted: true } : {}),
+        });
+        return;
+      }
       case "pong":
       case "ping":
         return;

@@ -16,6 +16,8 @@ export interface SpawnPlan {
   readonly cwd: string;
   /** Replaced in the captured output. */
   readonly secrets: readonly string[];
+  /** The replica's log across its runs, which this run's output is added to as well. */
+  readonly log?: OutputTail;
 }
 
 export class EngineProcess {
@@ -28,6 +30,7 @@ export class EngineProcess {
   #child: Deno.ChildProcess;
   #readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
   #pumps: Promise<unknown>;
+  readonly #log: OutputTail | undefined;
 
   /** Throws what Deno.Command throws (e.g. NotFound for a missing binary). */
   static spawn(plan: SpawnPlan): EngineProcess {
@@ -48,12 +51,14 @@ export class EngineProcess {
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    return new EngineProcess(child, new OutputTail(plan.secrets));
+    // This run's own tail is what a failed start quotes: shorter than the replica's log.
+    return new EngineProcess(child, new OutputTail(plan.secrets, 200, 64 * 1024), plan.log);
   }
 
-  private constructor(child: Deno.ChildProcess, tail: OutputTail) {
+  private constructor(child: Deno.ChildProcess, tail: OutputTail, log?: OutputTail) {
     this.#child = child;
     this.tail = tail;
+    this.#log = log;
     this.pid = child.pid;
     this.procStart = readStat(child.pid)?.startTime;
     this.exited = child.status.then((s) => (this.#status = s));
@@ -72,7 +77,9 @@ export class EngineProcess {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        this.tail.push(decoder.decode(value, { stream: true }));
+        const text = decoder.decode(value, { stream: true });
+        this.tail.push(text);
+        this.#log?.push(text);
       }
     } catch {
       // cancelled or the pipe broke: either way there is no more output

@@ -6,6 +6,7 @@
 import type { EngineAdapter, LaunchPlan } from "./engines/engine_adapter.ts";
 import { LaunchPlanError } from "../core/engines/launch_plan_error.ts";
 import type { EngineProcess } from "./engine_process.ts";
+import { OutputTail } from "./output_tail.ts";
 import type { LaunchSpec, ReplicaHandle } from "./launch_spec.ts";
 import type { ReplicaRecord } from "./replica_registry.ts";
 
@@ -18,6 +19,8 @@ export interface Replica {
   readonly dir: string;
   handle: ReplicaHandle;
   proc?: EngineProcess;
+  /** What its engines printed, across restarts: the live log a model's page shows. */
+  readonly log: OutputTail;
   /** The current start or restart: resolves at ready, rejects when it gives up. */
   settled: Promise<void>;
   stopping: boolean;
@@ -87,6 +90,7 @@ export function prepareReplica(
       restarts: 0,
       ...(spec.profile?.parallel !== undefined ? { slots: spec.profile.parallel } : {}),
     },
+    log: new OutputTail([spec.apiKey]),
     settled: Promise.resolve(),
     stopping: false,
     attempts: 0,

@@ -282,6 +282,17 @@ export class Supervisor {
   }
 
   /**
+   * The last `lines` lines its engines printed (secrets hidden), across restarts. An engine an
+   * earlier agent started and this one adopted prints into pipes that went with that agent:
+   * `adopted` says so, as the lines begin only at this agent's own next start.
+   */
+  engineLog(replicaId: string, lines: number): { lines: string[]; adopted: boolean } | undefined {
+    const replica = this.#replicas.get(replicaId);
+    if (!replica) return undefined;
+    return { lines: replica.log.lines(lines), adopted: replica.adopted !== undefined };
+  }
+
+  /**
    * The key a replica's engine was started with: the held replica's, or, for an engine an earlier agent
    * left running, the one kept for it (0600, see replica_keys.ts). Never logged or reported.
    */
@@ -443,6 +454,7 @@ export class Supervisor {
         env: replicaEnv(replica),
         cwd: replica.dir,
         secrets: [spec.apiKey],
+        log: replica.log,
       });
     } catch (e) {
       const reason = e instanceof Deno.errors.NotFound
@@ -451,6 +463,7 @@ export class Supervisor {
       throw this.#startError(replica, reason, "");
     }
     replica.proc = proc;
+    replica.log.note(`[llmgw] engine started, pid ${proc.pid}`);
     replica.handle = { ...replica.handle, pid: proc.pid, startedAt: this.#clock.now() };
     this.#emit(replica);
     this.#saveRegistry();
@@ -466,7 +479,10 @@ export class Supervisor {
       cmd: plan.cmd,
       args: plan.args,
     });
-    proc.exited.then((status) => this.#onExit(replica, proc, status));
+    proc.exited.then((status) => {
+      replica.log.note(`[llmgw] engine pid ${proc.pid} ${describeExit(status)}`);
+      this.#onExit(replica, proc, status);
+    });
 
     const probe = this.#probe(replica);
     const timeoutMs = spec.readyTimeoutMs ?? defaults.readyTimeoutMs;

@@ -2,7 +2,8 @@
  * The command line as a person meets it, through real child processes: a mistyped command gets
  * one line naming the nearest, every command's --help ends in examples, and `llmgw completion
  * bash` (sourced into a real bash) completes commands, ctl areas, verbs and each verb's flags
- * from the same tables the commands run from.
+ * from the same tables the commands run from; `llmgw completion zsh` passes `zsh -n` and, loaded
+ * into an interactive zsh on a pseudo-terminal (zsh/zpty), completes a verb and a flag at Tab.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { selfCommand, selfCommandEnv } from "../core/self_command.ts";
@@ -140,14 +141,45 @@ const noZsh = (await new Deno.Command("sh", { args: ["-c", "command -v zsh"] }).
   ? undefined
   : "zsh is not installed here";
 
+/** The zpty driver: see the file's own comment. */
+const zptyDriver = new URL("./helpers/zpty_complete.zsh", import.meta.url).pathname;
+
 Deno.test({
-  name: "zsh completion loads the same function through bashcompinit" +
+  name: "zsh completion: the script parses (zsh -n) and completes a verb and a flag at Tab" +
     (noZsh ? ` (ignored: ${noZsh})` : ""),
   ignore: !!noZsh,
 }, async () => {
-  const { cmd, args } = selfCommand(["completion", "zsh"]);
-  const script = `source <(${[cmd, ...args].map((a) => `'${a}'`).join(" ")}); ` +
-    `COMP_WORDS=(llmgw ctl ke); COMP_CWORD=2; _llmgw; echo "\${COMPREPLY[*]}"`;
-  const out = await new Deno.Command("zsh", { args: ["-fc", script], env: env() }).output();
-  assertEquals(new TextDecoder().decode(out.stdout).trim(), "keys");
+  const dir = await Deno.makeTempDir({ prefix: "llmgw-zsh-" });
+  try {
+    const made = await llmgw("completion", "zsh");
+    assertEquals(made.code, 0, made.stderr);
+    await Deno.writeTextFile(`${dir}/llmgw.zsh`, made.stdout);
+    const parsed = await new Deno.Command("zsh", { args: ["-n", `${dir}/llmgw.zsh`] }).output();
+    assertEquals(parsed.code, 0, new TextDecoder().decode(parsed.stderr));
+    const lines = [
+      "llmgw ct",
+      "llmgw ctl ke",
+      "llmgw ctl model lo",
+      "llmgw ctl usage --fo",
+      "llmgw ctl keys create --exp",
+    ];
+    const driven = await new Deno.Command("zsh", {
+      args: ["-f", zptyDriver, `${dir}/out`, `${dir}/llmgw.zsh`, ...lines],
+      env: env(),
+      clearEnv: true,
+    }).output();
+    assertEquals(driven.code, 0, new TextDecoder().decode(driven.stderr));
+    const got = (await Deno.readTextFile(`${dir}/out`)).trimEnd().split("\n");
+    assertEquals(got, [
+      "READY",
+      "[llmgw ctl ]",
+      "[llmgw ctl keys ]",
+      "[llmgw ctl model logs ]",
+      "[llmgw ctl usage --format ]",
+      // Two flags begin so: Tab puts their common part on the line, as zsh does.
+      "[llmgw ctl keys create --expires-]",
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

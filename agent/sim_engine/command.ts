@@ -152,6 +152,8 @@ export const simEngineCommand: Command = {
     }
     // The one stdout line: scripts and the agent wait for it to learn the port.
     console.log(`sim-engine listening on ${engine.url}`);
+    // A line of its own, as a real engine's load log has, that an engine-log test can look for.
+    console.log(`sim-engine serving ${s.model} with ${s.slots} slot(s)`);
     log.info("sim-engine started", { ...s, port: engine.port, auth: Boolean(env.LLAMA_API_KEY) });
     await untilSignalled();
     log.info("sim-engine stopping");

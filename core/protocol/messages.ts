@@ -130,7 +130,18 @@ export const helloSchema = z.object({
   name: z.string().optional(),
   /** Labels from agent.yaml; they add to (and override) the join code's. */
   labels: z.record(z.string(), z.string()).optional(),
+  /**
+   * What the agent answers beyond its protocol version (`agentFeatures`): a request an agent
+   * does not list is never sent, since an older agent drops a message it cannot parse unanswered.
+   */
+  features: z.array(z.string()).optional(),
 });
+
+/** The features this release's agent says it has in its hello. */
+export const agentFeatures = { engineLog: "engine_log" } as const;
+
+/** The most lines of an engine's log one request may ask for (what an agent keeps). */
+export const engineLogMaxLines = 500;
 
 export const heartbeatSchema = z.object({
   type: z.literal("heartbeat"),
@@ -181,6 +192,20 @@ export const weightsProgressSchema = z.object({
 });
 export type WeightsProgress = z.infer<typeof weightsProgressSchema>;
 
+/** The answer to `engine_log`: the replica's last lines, secrets already hidden by the agent. */
+export const engineLogLinesSchema = z.object({
+  type: z.literal("engine_log_lines"),
+  /** The id of the `engine_log` request answered. */
+  id: z.string(),
+  replicaId: z.string(),
+  /** false: this agent holds no such replica. */
+  found: z.boolean(),
+  lines: z.array(z.string()).max(engineLogMaxLines),
+  /** Started by an earlier agent: what it printed before this agent took over is not here. */
+  adopted: z.boolean().optional(),
+});
+export type EngineLogLines = z.infer<typeof engineLogLinesSchema>;
+
 const pingSchema = z.object({ type: z.literal("ping"), id: z.string() });
 const pongSchema = z.object({ type: z.literal("pong"), id: z.string() });
 
@@ -190,6 +215,7 @@ export const agentMessageSchema = z.discriminatedUnion("type", [
   replicaStateSchema,
   commandResultSchema,
   weightsProgressSchema,
+  engineLogLinesSchema,
   pingSchema,
   pongSchema,
 ]);
@@ -265,12 +291,22 @@ export const removeWeightsSchema = z.object({
   epoch: leaderEpoch,
 });
 
+/** Asks for a replica's last log lines; answered by `engine_log_lines`. Changes nothing. */
+export const engineLogSchema = z.object({
+  type: z.literal("engine_log"),
+  id: z.string(),
+  replicaId: z.string(),
+  lines: z.number().int().min(1).max(engineLogMaxLines),
+  epoch: leaderEpoch,
+});
+
 export const serverMessageSchema = z.discriminatedUnion("type", [
   welcomeSchema,
   startReplicaSchema,
   stopReplicaSchema,
   fetchWeightsSchema,
   removeWeightsSchema,
+  engineLogSchema,
   pingSchema,
   pongSchema,
 ]);

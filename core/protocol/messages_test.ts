@@ -2,7 +2,14 @@ import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { decodeJoinCode, encodeJoinCode } from "./join_code.ts";
 import { Liveness } from "./liveness.ts";
 import { FakeClock } from "../clock.ts";
-import { agentMessageSchema, decodeMessage, serverMessageSchema } from "./messages.ts";
+import { z } from "zod";
+import {
+  agentFeatures,
+  agentMessageSchema,
+  decodeMessage,
+  engineLogMaxLines,
+  serverMessageSchema,
+} from "./messages.ts";
 
 Deno.test("messages: valid frames parse; invalid ones are refused with where they are wrong", () => {
   const ok = decodeMessage(
@@ -117,3 +124,73 @@ Deno.test("liveness: silence brings a ping; an answer keeps it; no answer declar
     l.stop();
   }
 });
+
+Deno.test("messages: the engine log request and its answer; an older hello has no features", () => {
+  const ask = decodeMessage(
+    serverMessageSchema,
+    JSON.stringify({ type: "engine_log", id: "q1", replicaId: "r1", lines: 50, epoch: 3 }),
+  );
+  assert(ask.ok);
+  assertEquals(ask.message.type, "engine_log");
+  for (const lines of [0, engineLogMaxLines + 1, 2.5]) {
+    const bad = decodeMessage(
+      serverMessageSchema,
+      JSON.stringify({ type: "engine_log", id: "q1", replicaId: "r1", lines }),
+    );
+    assert(!bad.ok, `lines ${lines} is refused`);
+  }
+  const answer = decodeMessage(
+    agentMessageSchema,
+    JSON.stringify({
+      type: "engine_log_lines",
+      id: "q1",
+      replicaId: "r1",
+      found: true,
+      lines: ["a", "b"],
+      adopted: false,
+    }),
+  );
+  assert(answer.ok);
+  if (answer.message.type === "engine_log_lines") assertEquals(answer.message.lines, ["a", "b"]);
+  const tooMany = decodeMessage(
+    agentMessageSchema,
+    JSON.stringify({
+      type: "engine_log_lines",
+      id: "q1",
+      replicaId: "r1",
+      found: true,
+      lines: Array(engineLogMaxLines + 1).fill("x"),
+    }),
+  );
+  assert(!tooMany.ok, "an answer is bounded as the request is");
+  // An agent before the feature says hello without `features`: the control plane never asks it.
+  const old = decodeMessage(
+    agentMessageSchema,
+    JSON.stringify({ type: "hello", protocol: 2, version: "0.1.0" }),
+  );
+  assert(old.ok);
+  if (old.message.type === "hello") assertEquals(old.message.features, undefined);
+  const now = decodeMessage(
+    agentMessageSchema,
+    JSON.stringify({ type: "hello", protocol: 2, version: "x", features: ["engine_log", "later"] }),
+  );
+  assert(now.ok);
+  if (now.message.type === "hello") assert(now.message.features?.includes(agentFeatures.engineLog));
+  // What an older agent's decoder makes of the request: not a message it knows, dropped.
+  assertEquals(
+    decodeMessage(
+      olderServerMessages,
+      JSON.stringify({ type: "engine_log", id: "q", replicaId: "r", lines: 1 }),
+    ).ok,
+    false,
+  );
+});
+
+/** The control plane's messages as a release before `engine_log` knew them. */
+const olderServerMessages = z.discriminatedUnion(
+  "type",
+  serverMessageSchema.options.filter((o) => o.shape.type.value !== "engine_log") as [
+    typeof serverMessageSchema.options[number],
+    ...typeof serverMessageSchema.options[number][],
+  ],
+);

@@ -16,6 +16,7 @@ import type { Logger } from "../../core/log.ts";
 import { Liveness } from "../../core/protocol/liveness.ts";
 import { forPeer } from "../../core/protocol/wire_names.ts";
 import {
+  agentFeatures,
   type AgentMessage,
   agentMessageSchema,
   decodeMessage,
@@ -33,6 +34,7 @@ import { type ReplicaTable, routeId } from "../router/replicas.ts";
 import { AppError } from "../../core/errors.ts";
 import type { DesiredReplica, NodeRow, NodeStore } from "./node_store.ts";
 import { replicaKey } from "./replica_key.ts";
+import { type EngineLogAnswer, EngineLogWaits } from "./engine_log_waits.ts";
 
 /** What the hub tells the rest of the control plane (notifications). */
 export interface NodeEvents {
@@ -65,6 +67,9 @@ interface Live {
   socket: WebSocket;
   /** The protocol the agent said it speaks in its hello (1 until it did: the older names). */
   protocol: number;
+  /** What its hello said it answers beyond the protocol (agentFeatures); empty until then. */
+  features: Set<string>;
+  version: string | null;
   liveness: Liveness;
   connectedAt: number;
   lastHeard: number;
@@ -130,6 +135,7 @@ export interface NodeView {
 export class NodeHub {
   readonly #live = new Map<string, Live>();
   readonly #weightsWaits = new Map<string, WeightsWait>();
+  readonly #logWaits: EngineLogWaits;
   readonly #held = new Map<string, Held>();
   /** Nodes gone and lost since (their grace over, or their kept engines silent), until back. */
   readonly #gone = new Set<string>();
@@ -159,6 +165,7 @@ export class NodeHub {
     },
   ) {
     this.#log = deps.logger.child({ component: "nodes" });
+    this.#logWaits = new EngineLogWaits(Math.max(deps.settings.answerMs, 3_000));
     this.#timer = setInterval(() => this.#sweep(), Math.min(500, deps.settings.lostAfterMs / 4));
   }
 
@@ -177,6 +184,8 @@ export class NodeHub {
       name: node.name,
       socket,
       protocol: 1,
+      features: new Set(),
+      version: null,
       connectedAt: now,
       lastHeard: now,
       replicas: carried,
@@ -235,6 +244,8 @@ export class NodeHub {
           lastHeardAt: live.lastHeard,
         });
         live.protocol = msg.protocol;
+        live.features = new Set(msg.features ?? []);
+        live.version = msg.version;
         if (msg.protocol !== protocolVersion) {
           this.#log.warn("node speaks another protocol version", {
             nodeId: node.id,
@@ -302,6 +313,8 @@ export class NodeHub {
         if (msg.replica) this.#onReplica(live, msg.replica);
         return this.onReport();
       }
+      case "engine_log_lines":
+        return this.#logWaits.answered(live.nodeId, msg);
       case "ping":
         return this.#send(live, { type: "pong", id: msg.id });
       case "pong":
@@ -469,6 +482,7 @@ export class NodeHub {
       w.reject(new Error(`the node went away while fetching weights (${reason})`));
     }
     this.#live.delete(live.nodeId);
+    this.#logWaits.gone(live.nodeId);
     this.deps.nodes.update(live.nodeId, { lastHeardAt: live.lastHeard }).catch(() => {});
     // The new connection carries the replicas on (accept).
     if (reason === replacedReason) return this.onReport();
@@ -623,6 +637,28 @@ export class NodeHub {
     this.#weightsWaits.set(id, { nodeId, resolve, reject, ...(onProgress ? { onProgress } : {}) });
     this.#send(live, { ...msg, id } as ServerMessage);
     return promise;
+  }
+
+  /**
+   * The last `lines` lines of a replica's engine log, from the connected node that runs it. Only
+   * an agent whose hello listed `engine_log` is asked: an older one would drop it unanswered.
+   * Throws not_found when no node runs or holds that replica of that model.
+   */
+  engineLog(model: string, replicaId: string, lines: number): Promise<EngineLogAnswer> {
+    const runs = (m: Map<string, ReplicaReport>) => m.get(replicaId)?.model === model;
+    const live = [...this.#live.values()].find((l) => runs(l.replicas));
+    if (!live) {
+      const held = [...this.#held.values()].find((h) => runs(h.replicas));
+      if (held) return Promise.resolve({ status: "not_connected", node: held.name });
+      throw new AppError("not_found", { path: `replica ${replicaId}` });
+    }
+    if (!live.features.has(agentFeatures.engineLog)) {
+      return Promise.resolve({ status: "agent_too_old", node: live.name, version: live.version });
+    }
+    const id = ulid();
+    const answer = this.#logWaits.wait(id, live.nodeId, live.name);
+    this.#send(live, { type: "engine_log", id, replicaId, lines });
+    return answer;
   }
 
   async stopReplica(idOrName: string, replicaId: string): Promise<void> {

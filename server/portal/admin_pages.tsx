@@ -28,6 +28,7 @@ import { TreePage } from "./pages/tree.tsx";
 import { limitsPages } from "./limits_pages.tsx";
 import type { DirectoryTrial } from "../auth/ldap/try_directory.ts";
 import { attempt, fragment, notFound, type Notice, page, readForm, signedIn } from "./render.ts";
+import { microsPer1kOf } from "../accounting/money.ts";
 
 export function adminPages(
   app: Hono<AppEnv>,
@@ -334,7 +335,8 @@ export function adminPages(
   app.post("/admin/prices/:model", async (c) => {
     const { ctx, v } = await gate(c, "settings");
     const form = await readForm(c);
-    const micros = (k: string) => Math.round(Number(form[k] ?? "0") * 1_000_000);
+    // The form's prices are the currency per 1M tokens; one not written so is refused (-1).
+    const micros = (k: string) => microsPer1kOf(form[k]?.trim() || "0") ?? -1;
     const r = await attempt(
       ctx,
       () =>

@@ -4,6 +4,7 @@
  * written the language's way through Intl (`93%` in English, `%93` in Turkish).
  */
 import { format, type Locale, locales, type Messages, messagesFor } from "../../locales/mod.ts";
+import { formatPrice, formatSpend } from "../accounting/money.ts";
 
 export const langCookie = "llmgw_lang";
 
@@ -45,7 +46,6 @@ export function validTimeZone(tz: string): boolean {
 export class Fmt {
   readonly #int: Intl.NumberFormat;
   readonly #pct: Intl.NumberFormat;
-  readonly #money: Intl.NumberFormat;
   readonly #dec: Intl.NumberFormat;
   readonly #dateTime: Intl.DateTimeFormat;
   readonly #day: Intl.DateTimeFormat;
@@ -55,12 +55,6 @@ export class Fmt {
   constructor(readonly locale: Locale, readonly timeZone: string, readonly currency = "USD") {
     this.#int = new Intl.NumberFormat(locale, { maximumFractionDigits: 0 });
     this.#pct = new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 0 });
-    this.#money = new Intl.NumberFormat(locale, {
-      style: "currency",
-      currency,
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 6,
-    });
     this.#dec = new Intl.NumberFormat(locale, { maximumFractionDigits: 1 });
     this.#dateTime = new Intl.DateTimeFormat(locale, {
       dateStyle: "medium",
@@ -82,9 +76,13 @@ export class Fmt {
   percent(share: number): string {
     return this.#pct.format(share);
   }
-  /** Micro-units as units (prices and budgets are kept in micro-units). */
+  /** A spend or budget (micro-units) in the currency, as ctl and the exports show it too. */
   money(micros: number): string {
-    return this.#money.format(micros / 1_000_000);
+    return formatSpend(micros, this.currency, this.locale);
+  }
+  /** A price (micro-units per 1,000 tokens, as kept) as the currency per 1M tokens. */
+  price(microsPer1k: number): string {
+    return formatPrice(microsPer1k, this.currency, this.locale);
   }
   bytes(n: number): string {
     const gib = n / 2 ** 30;

@@ -4,13 +4,13 @@
  * label repeats them, so a screen reader hears what a sighted reader sees.
  */
 import type { FC } from "hono/jsx";
+import { ChartFrame, chartWidth as width } from "./chart_frame.tsx";
 
 export interface Point {
   at: number;
   value: number | null;
 }
 
-const width = 300;
 const height = 80;
 const pad = 3;
 /** Two samples further apart than this are drawn as a gap, not a line across it. */
@@ -98,36 +98,36 @@ export const LinesChart: FC<{
   const count = Math.max(0, ...lines.map((l) => l.points.filter((p) => p.value !== null).length));
   const text = (l: Line) => `${l.name}: ${l.summary || empty}`;
   const label = count ? `${title}. ${lines.map(text).join("; ")}` : `${title}: ${empty}`;
+  const caption = (
+    <>
+      <strong>{title}</strong> {count === 0
+        ? <span class="muted">{empty}</span>
+        : lines.length === 1
+        ? <span class="muted">{lines[0]!.summary}</span>
+        : (
+          <ul class="legend plain">
+            {lines.map((l) => (
+              <li>
+                <span class={`swatch ${l.cls ?? "line-1"}`} aria-hidden="true"></span>
+                <span class="muted">{text(l)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+    </>
+  );
   return (
-    <figure class="chart line" aria-labelledby={`${id}-cap`}>
-      <figcaption id={`${id}-cap`}>
-        <strong>{title}</strong> {count === 0
-          ? <span class="muted">{empty}</span>
-          : lines.length === 1
-          ? <span class="muted">{lines[0]!.summary}</span>
-          : (
-            <ul class="legend plain">
-              {lines.map((l) => (
-                <li>
-                  <span class={`swatch ${l.cls ?? "line-1"}`} aria-hidden="true"></span>
-                  <span class="muted">{text(l)}</span>
-                </li>
-              ))}
-            </ul>
-          )}
-      </figcaption>
-      <svg
-        viewBox={`0 0 ${width} ${height}`}
-        role="img"
-        aria-label={label}
-        data-chart={id}
-        data-points={String(count)}
-        preserveAspectRatio="none"
-      >
-        <line x1="0" y1={height - pad} x2={width} y2={height - pad} class="axis" />
-        {lines.map((l) => <path d={pathOf(l, from, to)} class={`line ${l.cls ?? "line-1"}`} />)}
-      </svg>
-    </figure>
+    <ChartFrame
+      id={id}
+      cls="chart line"
+      caption={caption}
+      label={label}
+      height={height}
+      axisY={height - pad}
+      svg={{ "data-points": String(count), preserveAspectRatio: "none" }}
+    >
+      {lines.map((l) => <path d={pathOf(l, from, to)} class={`line ${l.cls ?? "line-1"}`} />)}
+    </ChartFrame>
   );
 };
 

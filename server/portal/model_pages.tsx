@@ -16,6 +16,7 @@ import { AppError } from "../../core/errors.ts";
 import { modelLimits } from "../models/model_limits.ts";
 import { keptMs } from "../observe/recent_samples.ts";
 import { ModelPage } from "./pages/model_page.tsx";
+import { EngineLogs, pageLogLines, type ReplicaLog } from "./pages/engine_log.tsx";
 import { type AdminModelRow, AdminModelsPage, AdminModelsTable } from "./pages/admin_models.tsx";
 import { RemovePage, type ServeFields } from "./pages/model_forms.tsx";
 import { attempt, fragment, type Notice, page, readForm } from "./render.ts";
@@ -72,6 +73,27 @@ export function modelPages(
   const done = (ctx: PortalCtx, r: { ok: true } | { ok: false; notice: Notice }): Notice =>
     r.ok ? { kind: "ok", text: ctx.words.t("saved") } : r.notice;
   const modelPath = (c: Context<AppEnv>) => `/models/${encodeURIComponent(c.req.param("name")!)}`;
+  /** Each replica's engine log (placed ones, starting ones too, and those the router holds). */
+  const engineLogs = async (c: Context<AppEnv>, row: AdminModelRow): Promise<ReplicaLog[]> => {
+    if (!deps.nodes) return [];
+    const ids = new Set([
+      ...row.placements.map((p) => p.id),
+      ...row.replicas.map((r) => r.id.slice(r.id.lastIndexOf("/") + 1)),
+    ]);
+    const logs = await Promise.all([...ids].map(async (rid) => {
+      try {
+        const path = `${modelPath(c)}/replicas/${
+          encodeURIComponent(rid)
+        }/log?lines=${pageLogLines}`;
+        return (await call(c, undefined, "GET", path)) as unknown as ReplicaLog;
+      } catch (e) {
+        // A replica placed but not (yet) on any node has no log to show.
+        if (e instanceof AppError && e.code === "not_found") return undefined;
+        throw e;
+      }
+    }));
+    return logs.filter((l) => l !== undefined);
+  };
 
   app.get("/admin/models", async (c) => {
     const { ctx, v } = await gate(c);
@@ -123,6 +145,9 @@ export function modelPages(
     const name = c.req.param("name");
     const row = (await rows(c)).find((r) => r.entry.name === name);
     if (!row) throw new AppError("not_found", { path: c.req.path });
+    if (c.req.query("part") === "log") {
+      return await fragment(c, <EngineLogs ctx={ctx} logs={await engineLogs(c, row)} />);
+    }
     const limits = modelLimits(row.entry);
     const to = deps.samples.now();
     const nodes = deps.nodes ? await deps.nodes.hub.list() : [];
@@ -146,6 +171,7 @@ export function modelPages(
           from: to - keptMs,
           to,
           errors,
+          logs: await engineLogs(c, row),
         }}
       />,
     );

@@ -39,6 +39,7 @@ import { type Notice, page, readForm, signedIn } from "./render.ts";
 import { loadStatic } from "./static_files.ts";
 import { budgetLines, usageReport } from "./usage_report.ts";
 import { csv } from "../csv.ts";
+import { spendDecimal } from "../accounting/money.ts";
 
 const loginCsrfCookie = "llmgw_csrf";
 
@@ -231,6 +232,8 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
         "prompt_tokens",
         "completion_tokens",
         "cost_micros",
+        // The same decimals ctl usage --format csv writes, in the cluster's currency.
+        `cost_${deps.people.prices.currency}`,
       ],
       ...report.cells.map((x) => [
         new Date(x.day).toISOString().slice(0, 10),
@@ -241,6 +244,7 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
         x.prompt,
         x.completion,
         x.micros,
+        spendDecimal(x.micros),
       ]),
     ]);
     c.header("content-type", "text/csv; charset=utf-8");

@@ -8,6 +8,7 @@ const files: Record<string, string> = {
   "live.js": "text/javascript; charset=utf-8",
   "copy.js": "text/javascript; charset=utf-8",
   "markdown.js": "text/javascript; charset=utf-8",
+  "engine_log.js": "text/javascript; charset=utf-8",
 };
 
 export function loadStatic(): Map<string, { type: string; body: string }> {

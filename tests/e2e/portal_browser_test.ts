@@ -3,7 +3,8 @@
  * `llmgw up`: the administrator signs in, sees the demo model with its description, chats (an
  * answer with Markdown and a code block streams, is stopped, is asked again), makes a key and
  * uses it with the OpenAI SDK, sees that request in the usage chart, makes a team and a member;
- * the member cannot open administration pages or see the other team's usage. Then every page the
+ * the member cannot open administration pages or see the other team's usage; a model's page shows
+ * its engine's log (the sim engine's own line) and reads it again. Then every page the
  * administrator, an operator, a tenant administrator and a member can reach is walked in English
  * and in Turkish at 1280 and 375 px: each passes the in-page accessibility check (labels, names,
  * contrast) and the layout check by element boxes (tests/helpers/portal_layout.ts), and a Turkish
@@ -455,6 +456,16 @@ Deno.test({
           if (path === "/admin/models/demo") {
             const points = await page.getAttribute("svg[data-chart=model-rps]", "data-points");
             assert(Number(points) >= 1, `${r.role}: the model's requests in the last hour`);
+            // The engine log: the sim engine's own line, from its node's agent; read again by
+            // web/engine_log.js from the same fragment, with one polite status, not the lines.
+            const log = await page.textContent("#engine-log pre.log");
+            assert(log?.includes("sim-engine serving demo"), `${r.role}: the engine log: ${log}`);
+            assertEquals(await page.getAttribute("#log-status", "role"), "status");
+            assertEquals(await page.getAttribute("#engine-log pre.log", "aria-live"), null);
+            const again = await page.evaluate(async () =>
+              await (await fetch("/admin/models/demo?part=log")).text()
+            );
+            assert(again.includes("sim-engine serving demo"), "the log's fragment");
           }
           if (path === limits) {
             const cols = await page.locator("table.limits thead th").count();

@@ -75,7 +75,11 @@ export const examples: Record<string, Record<string, string[]>> = {
   models: { list: ["ctl models list", "ctl models --json"] },
   prices: {
     list: ["ctl prices list"],
-    set: ["ctl prices set llama-3-8b --prompt 100 --completion 300 --cached 25"],
+    set: [
+      "ctl prices set llama-3-8b --prompt-per-1m 0.10 --completion-per-1m 0.30",
+      "ctl prices set llama-3-8b --prompt-per-1m 0.10 --completion-per-1m 0.30 --cached-per-1m 0.025",
+      "ctl prices set llama-3-8b --prompt 100 --completion 300",
+    ],
     clear: ["ctl prices clear llama-3-8b"],
   },
   guard: {
@@ -113,6 +117,10 @@ export const examples: Record<string, Record<string, string[]>> = {
     resources: ["ctl model resources tiny --memory 16 --cores 4"],
     judge: ["ctl model judge llama-guard llama-guard-3", "ctl model judge llama-guard off"],
     stop: ["ctl model stop tiny", "ctl model start tiny"],
+    logs: [
+      "ctl model logs tiny",
+      "ctl model logs tiny --replica rep_01J0ABC --lines 50 --follow",
+    ],
     remove: ["ctl model remove tiny", "ctl model remove tiny --keep-weights"],
   },
   replicas: { "": ["ctl replicas", "ctl replicas --model tiny --json"] },

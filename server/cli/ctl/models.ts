@@ -1,11 +1,12 @@
 /**
  * `llmgw ctl models`, `ctl model …`, `ctl replicas` and `ctl restart --model`: the models service
  * from a terminal (the list with each replica's load; plan, add, serve with progress, explain,
- * context, gpus, resources, stop/start, remove, rolling restart). Every command takes --json.
+ * context, gpus, resources, stop/start, logs, remove, rolling restart). Every command takes --json.
  */
 import { UsageError } from "../../../core/command.ts";
 import { formatBytes } from "../../models/memory_estimate.ts";
 import { waitForReplica } from "./serve_wait.ts";
+import { modelLogs } from "./model_logs.ts";
 import {
   col,
   type Ctx,
@@ -328,6 +329,7 @@ export const model: Noun = {
       `  model stop|start NAME                       Stop serving (clients are told) / serve again`,
     ),
     start: stopOrStart("start"),
+    logs: modelLogs,
     remove: {
       help:
         `  model remove NAME [--keep-weights]          Take it out of the catalog, and its files no other

@@ -1,6 +1,7 @@
 /** `ctl usage`: sums for finance, and with `list` the recent rows. */
 import { UsageError } from "../../../core/command.ts";
 import { csv } from "../../csv.ts";
+import { formatSpend, spendDecimal } from "../../accounting/money.ts";
 import { at, col, type Ctx, ided, lookupNames, type Noun, printList, str } from "./client.ts";
 
 interface SummaryJson {
@@ -48,14 +49,17 @@ export function renderUsage(s: SummaryJson, format: "table" | "csv" | "json"): s
       ...s.rows.map((r) => [
         String(r.group) || "-",
         ...columns.map((c) => Number(r[c] ?? 0)),
-        money(Number(r.costMicros ?? 0)),
+        spendDecimal(Number(r.costMicros ?? 0)),
       ]),
     ]);
   }
   const line = (group: string, r: Record<string, string | number>) => [
     group,
     ...columns.map((c) => String(r[c] ?? 0)),
-    money(Number(r.costMicros ?? 0)),
+    // As the portal shows it: the currency's sign, as many decimals as the amount has.
+    s.currency
+      ? formatSpend(Number(r.costMicros ?? 0), s.currency)
+      : spendDecimal(Number(r.costMicros ?? 0)),
   ];
   const body = s.rows.map((r) => line(String(r.group) || "-", r));
   const cells = [head, ...body, line("TOTAL", s.total)];
@@ -67,18 +71,12 @@ export function renderUsage(s: SummaryJson, format: "table" | "csv" | "json"): s
     ).join("\n");
 }
 
-/** Micro-units as currency units with six decimals: exact, no float rounding. */
-function money(micros: number): string {
-  const sign = micros < 0 ? "-" : "";
-  const a = Math.abs(micros);
-  return `${sign}${Math.floor(a / 1_000_000)}.${String(a % 1_000_000).padStart(6, "0")}`;
-}
-
 function snake(s: string): string {
   return s.replace(/[A-Z]/g, (m) => "_" + m.toLowerCase());
 }
 
-type UsageRows = { data: Record<string, unknown>[] };
+/** `currency`: absent from a server before money was shown one way. */
+type UsageRows = { data: Record<string, unknown>[]; currency?: string };
 
 /** In a table, a prompt count the gateway estimated (the engine reported none) reads `~N`. */
 function markEstimate(row: Record<string, unknown>): Record<string, unknown> {
@@ -107,6 +105,8 @@ export const usage: Noun = {
         const limit = str(ctx.values, "limit") ?? "20";
         const res = await ctx.api.get("usage", { searchParams: { limit } }).json<UsageRows>();
         if (ctx.json) return printList(true, res, []);
+        const spend = (v: unknown) =>
+          res.currency ? formatSpend(Number(v ?? 0), res.currency) : spendDecimal(Number(v ?? 0));
         const names = await lookupNames(ctx.api, ["keys"]);
         return printList(false, { data: res.data.map(markEstimate) }, [
           at("at", "When"),
@@ -114,7 +114,7 @@ export const usage: Noun = {
           col("model", "Model"),
           col("promptTokens", "Prompt tokens"),
           col("completionTokens", "Completion tokens"),
-          col("costMicros", "Cost (micros)"),
+          { key: "costMicros", head: "Cost", show: spend },
           col("status", "Status"),
           col("latencyMs", "Latency ms"),
         ]);

@@ -66,8 +66,14 @@ Deno.test("ctl usage list: the recent rows; a prompt the gateway estimated reads
     assertEquals(table.code, 0);
     const [head, stalled, whole] = table.out.split("\n");
     assertMatch(head!, /^When\s+Key\s+Model\s+Prompt tokens/);
-    assertMatch(stalled!, new RegExp(`demo\\s+~${rows[0]!.promptTokens}\\s+1\\s+\\d+\\s+504`));
-    assertMatch(whole!, new RegExp(`demo\\s+${rows[1]!.promptTokens}\\s+3\\s+\\d+\\s+200`));
+    assertMatch(
+      stalled!,
+      new RegExp(`demo\\s+~${rows[0]!.promptTokens}\\s+1\\s+\\$\\d+\\.\\d+\\s+504`),
+    );
+    assertMatch(
+      whole!,
+      new RegExp(`demo\\s+${rows[1]!.promptTokens}\\s+3\\s+\\$\\d+\\.\\d+\\s+200`),
+    );
   } finally {
     await stalling.close();
     await t.close();

@@ -1,8 +1,8 @@
 /**
  * One model for operators: its state and description, the last hour (requests a second, time to
  * first token, queue), its replicas with node and cards, the engine and the arguments the catalog
- * gives it (secret values hidden), what its engines last said when a start failed, its prices and
- * its limits.
+ * gives it (secret values hidden), the live tail of its engines' log, what its engines last said
+ * when a start failed, its prices and its limits.
  */
 import type { FC } from "hono/jsx";
 import type { ModelEntry } from "../../router/catalog.ts";
@@ -14,6 +14,7 @@ import { LineChart } from "../line_chart.tsx";
 import type { AdminModelRow } from "./admin_models.tsx";
 import { replicaKey } from "./admin_models.tsx";
 import { stateKey } from "./models.tsx";
+import { EngineLogSection, type ReplicaLog } from "./engine_log.tsx";
 
 export interface ModelPageData {
   row: AdminModelRow;
@@ -26,6 +27,8 @@ export interface ModelPageData {
   to: number;
   /** Each failed start's message (with the engine's last lines), by replica. */
   errors: { replica: string; node: string; text: string }[];
+  /** Each replica's last engine lines, or why its node cannot give them. */
+  logs: ReplicaLog[];
 }
 
 const secretFlag = /(key|token|secret|password|passwd|auth)/i;
@@ -158,6 +161,8 @@ export const ModelPage: FC<{ ctx: PortalCtx; data: ModelPageData }> = ({ ctx, da
         {entry.source && <p class="small muted">{t("model_source", { source: entry.source })}</p>}
       </section>
 
+      <EngineLogSection ctx={ctx} model={entry.name} logs={data.logs} />
+
       <section aria-labelledby="errors-h">
         <h2 id="errors-h">{t("model_errors")}</h2>
         {data.errors.length === 0 ? <p class="muted">{t("model_errors_none")}</p> : (
@@ -177,11 +182,11 @@ export const ModelPage: FC<{ ctx: PortalCtx; data: ModelPageData }> = ({ ctx, da
           <h2 id="prices-h">{t("model_prices")}</h2>
           <dl class="pairs">
             <dt>{t("col_price_prompt")}</dt>
-            <dd>{f.money(data.price.promptPer1k)}</dd>
+            <dd>{f.price(data.price.promptPer1k)}</dd>
             <dt>{t("col_price_completion")}</dt>
-            <dd>{f.money(data.price.completionPer1k)}</dd>
+            <dd>{f.price(data.price.completionPer1k)}</dd>
             <dt>{t("col_price_cached")}</dt>
-            <dd>{f.money(data.price.cachedPer1k)}</dd>
+            <dd>{f.price(data.price.cachedPer1k)}</dd>
           </dl>
         </div>
         <div>

@@ -44,8 +44,8 @@ export const ModelsPage: FC<{ ctx: PortalCtx; rows: ModelRow[] }> = ({ ctx, rows
                   <td class="num">
                     {r.context === null ? t("unknown") : t("tokens_unit", { n: f.int(r.context) })}
                   </td>
-                  <td class="num">{f.money(r.promptPer1k)}</td>
-                  <td class="num">{f.money(r.completionPer1k)}</td>
+                  <td class="num">{f.price(r.promptPer1k)}</td>
+                  <td class="num">{f.price(r.completionPer1k)}</td>
                 </tr>
                 {(r.description || r.simulated) && (
                   <tr class="desc">

@@ -1,6 +1,7 @@
 /** Settings: sign-in, prices and the cluster's live settings. */
 import type { FC } from "hono/jsx";
 import type { Price } from "../../accounting/price.ts";
+import { priceDecimal } from "../../accounting/money.ts";
 import type { OidcStatus } from "../../auth/oidc.ts";
 import type { PortalCtx, Viewer } from "../context.ts";
 import { Layout, Notice } from "../layout.tsx";
@@ -42,7 +43,8 @@ export const SettingsPage: FC<{
   const { t } = ctx.words;
   const f = ctx.fmt;
   const onOff = (b: boolean) => t(b ? "on" : "off");
-  const units = (m: number) => String(m / 1_000_000);
+  // Edited as the page shows prices: the currency per 1M tokens.
+  const units = (m: number) => priceDecimal(m);
   return (
     <Layout ctx={ctx} title={t("settings_title")} path="/admin/settings">
       {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
@@ -68,8 +70,8 @@ export const SettingsPage: FC<{
         <h2 id="s-prices">{t("settings_prices")}</h2>
         <p class="muted">{t("settings_live")}</p>
         <p>
-          {`${t("settings_default_price")}: ${f.money(defaultPrice.promptPer1k)} / ${
-            f.money(defaultPrice.completionPer1k)
+          {`${t("settings_default_price")}: ${f.price(defaultPrice.promptPer1k)} / ${
+            f.price(defaultPrice.completionPer1k)
           }`}
         </p>
         {prices.map(({ model, price }) => (
@@ -93,7 +95,7 @@ export const SettingsPage: FC<{
                   name={name}
                   type="number"
                   min="0"
-                  step="0.000001"
+                  step="0.001"
                   value={units(value)}
                   disabled={!canWrite}
                 />

@@ -92,6 +92,7 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "/models/{name}/smoke": "demo",
       "/models/{name}/restart": "demo",
       "/models/{name}": "demo",
+      "/models/{name}/replicas/{rid}/log": "demo",
       "/guard/policies/{name}": "acme-rules",
       "/guard/policies/{name}/test": "acme-rules",
       "/kb/collections/{id}": kbOfA.id,

@@ -35,7 +35,9 @@ export function priceRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): vo
     method: "get",
     path: "/prices",
     tag: "prices",
-    summary: "Model prices (micro-units of `currency` per 1,000 tokens) and the default",
+    summary: "Model prices and the default. Kept and sent in micro-units of `currency` per " +
+      "1,000 tokens (promptPer1k 150 = 0.15 of the currency per 1M tokens): the portal, ctl and " +
+      "the CSV exports show every price as `currency` per 1M tokens",
     access: "administrator, operator",
   }, (c, { actor }) => {
     requireRead(actor, "staff", staff, c.req.path);
@@ -46,7 +48,7 @@ export function priceRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): vo
     method: "put",
     path: "/prices/:model",
     tag: "prices",
-    summary: "Set a model's price",
+    summary: "Set a model's price (micro-units per 1,000 tokens, as GET /prices lists them)",
     body: priceBody,
     access: "administrator, operator",
   }, async (c, { actor, body }) => {

@@ -30,7 +30,8 @@ export function usageRoutes(
     method: "get",
     path: "/usage",
     tag: "usage",
-    summary: "Recent usage rows, newest first",
+    summary: "Recent usage rows, newest first; costMicros in micro-units of `currency`, which " +
+      "the portal and ctl show as that currency with up to six decimals",
     query: z.object({ limit: limitQuery }),
     access: "administrator and operator, all; others, their tenant's or their own keys'",
   }, async (c, { actor, query }) => {
@@ -38,11 +39,12 @@ export function usageRoutes(
     const all = actor.role === "administrator" || actor.role === "operator";
     const keyIds = all ? [] : (await deps.keys.list())
       .filter((k) => canRead(actor, "usage", placeOfKey(deps, k))).map((k) => k.id);
-    if (!all && keyIds.length === 0) return c.json({ data: [] });
+    const currency = deps.people.prices.currency;
+    if (!all && keyIds.length === 0) return c.json({ data: [], currency });
     const q = deps.store.db.select().from(usage);
     const rows = await (all ? q : q.where(inArray(usage.keyId, keyIds))).orderBy(desc(usage.at))
       .limit(limit);
-    return c.json({ data: rows });
+    return c.json({ data: rows, currency });
   });
 
   r.add({
@@ -50,7 +52,7 @@ export function usageRoutes(
     access: "administrator, operator",
     method: "get",
     path: "/usage/summary",
-    summary: "Usage sums (query: since, until, by)",
+    summary: "Usage sums (query: since, until, by); costMicros in micro-units of `currency`",
   }, async (c, { actor }) => {
     requireRead(actor, "staff", cluster, c.req.path);
     const by = (c.req.query("by") ?? "model") as UsageGrouping;
