@@ -30,7 +30,7 @@ export const settingDescriptionsTr: Readonly<Record<string, string>> = {
   "trusted_proxies":
     "X-Forwarded-For başlığı istemciyi adlandıran vekillerin adresleri ya da CIDR aralıkları, virgülle ayrılmış; adres başına her kuralda kullanılır (boş: hiçbirine inanılmaz)",
   "listener.proxy_protocol":
-    "trusted_proxies bağlantılarının istemciyi adlandıran bir PROXY protokolü başlığıyla (v1 ya da v2) başlayıp başlamadığı: off (hiç okunmaz), optional (gönderilirse okunur), required (başlıksız olan kapanır); başka birinin bu başlıkla başlayan bağlantısı kapanır. Düz HTTP dinleyicisi gerekir (TLS'i vekil sonlandırır)",
+    "trusted_proxies bağlantılarının istemciyi adlandıran bir PROXY protokolü başlığıyla (v1 ya da v2) başlayıp başlamadığı: kapalı (hiç okunmaz, varsayılan), isteğe bağlı (gönderilirse okunur) ya da zorunlu (başlıksız olan kapanır); başka birinin bu başlıkla başlayan bağlantısı kapanır. Düz HTTP dinleyicisi gerekir (TLS'i vekil sonlandırır)",
   "shutdown_grace_ms":
     "SIGTERM geldiğinde süren isteklerin (akışlar dahil) kesilmeden önce bitmek için ne kadar süresi olduğu (ms)",
   "log_format":

@@ -6,7 +6,7 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { startPlanes } from "../../tests/helpers/shared_store.ts";
 import { addReplica, engineKey } from "../../tests/helpers/routing.ts";
-import { startSimEngine } from "../../agent/sim_engine/serve.ts";
+import { startSimEngine } from "../../tests/helpers/sim_engine.ts";
 import { runMultiturn } from "../../bench/multiturn.ts";
 import { sessionPlaces } from "../../db/schema.ts";
 import type { RoutingSettings } from "./routing.ts";
