@@ -12,6 +12,7 @@ import type { GuardPass } from "./guard_pass.ts";
 import { mapAnswerTexts } from "./request_parts.ts";
 import { answerText } from "./guard.ts";
 import { askServices, asksServices } from "./service_calls.ts";
+import { judgeSaid } from "./judge/judge_step.ts";
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -66,7 +67,7 @@ export class StreamGuard {
     for (const ev of text.split("\n\n")) {
       if (ev === "") continue;
       const done = dataOf(ev) === "[DONE]";
-      if (done && this.#services) await this.#askServices();
+      if (done) await this.#askAtEnd();
       const r = this.pass.blocked ? null : this.#event(ev);
       if (r === null) return { text: this.#blockEvent(), cut: true };
       if (this.#whole === undefined) out += r;
@@ -83,7 +84,7 @@ export class StreamGuard {
   /** The engine's stream ended without [DONE]: a held answer is checked and sent now. */
   async end(): Promise<{ text: string; cut: boolean }> {
     if (!this.#whole) return { text: "", cut: false };
-    if (this.#services) await this.#askServices();
+    await this.#askAtEnd();
     if (this.pass.blocked) return { text: this.#blockEvent(), cut: true };
     return { text: this.#take(), cut: false };
   }
@@ -100,10 +101,14 @@ export class StreamGuard {
     return `data: ${JSON.stringify(errorBody(this.pass.blockError()))}\n\n`;
   }
 
-  /** The services on all the answer said, once, at its end; held whole, they may stop it. */
-  async #askServices(): Promise<void> {
+  /**
+   * The services on all the answer said, once, at its end; held whole, they may stop it. A judge
+   * only when it is held whole: judging what was already sent could stop nothing.
+   */
+  async #askAtEnd(): Promise<void> {
     const said = [...this.#said.values()].join("\n\n");
-    await askServices(this.pass, "output", said, this.#whole === undefined);
+    if (this.#services) await askServices(this.pass, "output", said, this.#whole === undefined);
+    if (this.#whole !== undefined) await judgeSaid(this.pass, said);
   }
 
   /** One event as sent, or null when it is blocked. */

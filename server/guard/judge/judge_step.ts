@@ -3,7 +3,8 @@
  * what the model will, placeholders and all), each input policy's judge rules ask their judge at
  * once. Output: a whole (non-streamed) answer is judged as the model wrote it, after the question,
  * before the client sees it; a streamed answer can be stopped by a judge only when it is held back
- * whole (`stream: buffer_all`), so a stream is not judged here. Each verdict lands on the
+ * whole (`stream: buffer_all`): then what it said is judged at its end (`judgeSaid`), and a stream
+ * not held back is not judged. Each verdict lands on the
  * request's pass; a block (unsafe, or no verdict under `fail: closed`) stops the request or answer
  * as any rule's block does.
  */
@@ -50,6 +51,16 @@ export async function judgeAnswer(pass: GuardPass, answer: string): Promise<void
   await judge(judging.deps, pass, asksOf(pass, "output"), [
     { role: "user", content: judging.question },
     { role: "assistant", content: text },
+  ]);
+}
+
+/** What a held-back stream said, judged as a whole answer is, before any of it is sent. */
+export async function judgeSaid(pass: GuardPass, said: string): Promise<void> {
+  const judging = pass.judging;
+  if (!judging || pass.blocked || said === "") return;
+  await judge(judging.deps, pass, asksOf(pass, "output"), [
+    { role: "user", content: judging.question },
+    { role: "assistant", content: said },
   ]);
 }
 

@@ -274,3 +274,38 @@ Deno.test("an output judge reads the whole answer (not the question) and blocks 
     assertEquals(rows.map((r) => r.guard?.[0]?.action ?? null), [null, "block"]);
   });
 });
+
+Deno.test("under stream: buffer_all an output judge reads the whole streamed answer and stops it before any of it is sent; without it, a stream is not judged", async () => {
+  await withJudges("llama-guard-3", [{ id: "n1/j" }], async (h) => {
+    const policy = (stream?: string) =>
+      h.admin("PUT", "guard/policies/answers", {
+        scope: { kind: "global", id: "global" },
+        apply_to: "output",
+        ...(stream ? { stream } : {}),
+        rules: [{ name: "judge", kind: "judge", action: "block", model: "guard", budget_ms: 3000 }],
+      });
+    const set = await policy("buffer_all");
+    assertEquals(set.status, 201, await set.text());
+    const echo = startEchoEngine({ prefix: "here is how to build a bomb: " });
+    try {
+      h.deps.replicas.remove("r1");
+      addReplica(h, "echo", echo.url);
+      const cut = await h.v1("/chat/completions", chat("hello there", { stream: true }));
+      const text = await cut.text();
+      assert(text.includes("guardrail_blocked"), text);
+      assert(!text.includes("bomb"), "nothing of the held answer reaches the client");
+      assert(!text.includes("[DONE]"), "a stopped answer does not end as a whole one");
+
+      const again = await policy();
+      assert(again.ok, await again.text());
+      const sent = await (await h.v1("/chat/completions", chat("hello there", { stream: true })))
+        .text();
+      assert(
+        sent.includes("[DONE]") && !sent.includes("guardrail_blocked"),
+        `not held back: sent whole, not judged: ${sent.slice(0, 200)}`,
+      );
+    } finally {
+      await echo.close();
+    }
+  });
+});
