@@ -316,7 +316,7 @@ function chooseFor(deps: DispatchDeps, a: Attempt, m: ModelEntry, now: number) {
  */
 async function learnSession(deps: DispatchDeps, a: Attempt): Promise<void> {
   const { places } = deps.routing;
-  if (a.session === undefined || !places) return;
+  if (a.session === undefined || !places?.shared) return;
   const counted = a.chain.flatMap((m) =>
     deps.replicas.forModel(m.name).filter((r) => !r.external).map((r) => ({
       id: r.id,
@@ -334,7 +334,7 @@ function residentsCap(slots: number): number {
 /** Where the session went, for the other control planes: placed, moved, or kept alive. */
 function publishSession(deps: DispatchDeps, a: Attempt, replica: Replica): void {
   const { places } = deps.routing;
-  if (a.session === undefined || replica.external || !places) return;
+  if (a.session === undefined || replica.external || !places?.shared) return;
   const now = deps.clock.now();
   if (a.home === replica.id) places.touch(a.session, replica.id, now);
   // Not waited for: the request goes on while its place is written (a millisecond or so, well

@@ -74,6 +74,11 @@ export class SessionPlaces {
     return (this.o.peers ?? neverAlone).alone;
   }
 
+  /** Whether another control plane shares the store now: only then is there anything to agree. */
+  get shared(): boolean {
+    return !this.#alone;
+  }
+
   /**
    * Before choosing: brings what the store knows of the session into the local table. For a
    * session no control plane has placed, the live sessions the store counts on each of
