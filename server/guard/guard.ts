@@ -7,7 +7,7 @@ import type { ApiKeyInfo } from "../keys/keys.ts";
 import type { Scope } from "../tenancy/tenancy.ts";
 import { GuardPass } from "./guard_pass.ts";
 import type { GuardPolicies } from "./policy_store.ts";
-import { mapAnswerTexts, mapRequestTexts } from "./request_parts.ts";
+import { mapRequestTexts, requestText } from "./request_parts.ts";
 import type { JudgeDeps } from "./judge/judge_step.ts";
 import { askServices, asksServices } from "./service_calls.ts";
 
@@ -48,16 +48,4 @@ export async function inspectInput(
   return { body: pass.blocked ? body : checked, pass };
 }
 
-/** Every text of a request, one after another, as one service call reads them. */
-export function requestText(body: Record<string, unknown>): string {
-  const texts: string[] = [];
-  mapRequestTexts(body, (t) => (texts.push(t), t));
-  return texts.join("\n\n");
-}
-
-/** Every text of a whole answer (chat or completions), as one service call reads them. */
-export function answerText(answer: Record<string, unknown>): string {
-  const texts: string[] = [];
-  mapAnswerTexts(answer, (t) => (texts.push(t), t));
-  return texts.join("\n\n");
-}
+export { answerText, requestText } from "./request_parts.ts";

@@ -85,3 +85,20 @@ function mapArray(a: unknown[], f: (v: unknown) => unknown): unknown[] {
   }
   return out ?? a;
 }
+
+/**
+ * Every text of a request, one after another, as a judge or an outside service reads them (blank
+ * ones tell them nothing and are left out).
+ */
+export function requestText(body: Record<string, unknown>): string {
+  const texts: string[] = [];
+  mapRequestTexts(body, (t) => (t.trim() && texts.push(t), t));
+  return texts.join("\n\n");
+}
+
+/** Every text of a whole answer (chat or completions), the same way. */
+export function answerText(answer: Record<string, unknown>): string {
+  const texts: string[] = [];
+  mapAnswerTexts(answer, (t) => (t.trim() && texts.push(t), t));
+  return texts.join("\n\n");
+}

@@ -10,7 +10,7 @@
  */
 import type { JudgeTurn } from "../../../core/judge_formats.ts";
 import type { GuardPass } from "../guard_pass.ts";
-import { mapAnswerTexts, mapRequestTexts } from "../request_parts.ts";
+import { answerText, requestText } from "../request_parts.ts";
 import type { JudgeAsker, JudgeOutcome } from "./ask_judge.ts";
 import { defaultJudgeBudgetMs, type JudgeRule } from "./judge_rule.ts";
 
@@ -46,7 +46,7 @@ export async function judgeInput(
 export async function judgeAnswer(pass: GuardPass, answer: string): Promise<void> {
   const judging = pass.judging;
   if (!judging || pass.blocked) return;
-  const text = answerText(answer);
+  const text = answerBodyText(answer);
   if (text === "") return;
   await judge(judging.deps, pass, asksOf(pass, "output"), [
     { role: "user", content: judging.question },
@@ -81,17 +81,8 @@ async function judge(
   asks.forEach(({ policy, rule }, i) => recordOutcome(pass, policy, rule, outcomes[i]!));
 }
 
-/** Every text of the request, as one turn: the judge reads the whole of what the model is sent. */
-function requestText(body: Record<string, unknown>): string {
-  const texts: string[] = [];
-  mapRequestTexts(body, (t) => {
-    if (t.trim()) texts.push(t);
-    return t;
-  });
-  return texts.join("\n\n");
-}
-
-function answerText(answer: string): string {
+/** A whole answer's body (JSON text) as the judge reads it; "" when it is not an answer. */
+function answerBodyText(answer: string): string {
   let json: unknown;
   try {
     json = JSON.parse(answer);
@@ -99,12 +90,7 @@ function answerText(answer: string): string {
     return "";
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) return "";
-  const texts: string[] = [];
-  mapAnswerTexts(json as Record<string, unknown>, (t) => {
-    if (t.trim()) texts.push(t);
-    return t;
-  });
-  return texts.join("\n\n");
+  return answerText(json as Record<string, unknown>);
 }
 
 async function ask(deps: JudgeDeps | undefined, rule: JudgeRule, turns: JudgeTurn[]) {
