@@ -10,11 +10,12 @@ export interface AppEnv {
     /** The peer as the listener saw it (never a forwarded header, which anyone can send). */
     remoteAddr?: { hostname?: string };
     /**
-     * Aborted when the shutdown grace has run out: a request still open sees its client gone.
-     * Kept apart from the request (not merged into its signal) because rebuilding every Request
-     * to merge signals cost a body proxy and a header copy per request.
+     * Aborted when the client leaves, or when the shutdown grace has run out (a request still
+     * open sees its client gone). The listener's, not the Request's own signal: a Request built
+     * around a signal costs a dependent signal per request, and merging a shutdown signal into
+     * it another.
      */
-    shutdownCut?: AbortSignal;
+    clientGone?: AbortSignal;
   };
   Variables: {
     requestId: string;

@@ -11,9 +11,11 @@ export interface SendWatch {
 }
 
 const bufferSize = 16 * 1024;
+const encoder = new TextEncoder();
 
 export class ConnBuffer {
   #buf = new Uint8Array(bufferSize);
+  #out = new Uint8Array(bufferSize);
   #start = 0;
   #end = 0;
   #pending: Promise<number | null> | undefined;
@@ -83,6 +85,35 @@ export class ConnBuffer {
     return n;
   }
 
+  /**
+   * Writes a head (text) and bytes as one write. Both go through a buffer of the connection's own
+   * when they fit, rather than a new array for the head and another joining the two.
+   */
+  writeHeadAnd(head: string, bytes: Uint8Array | undefined): Promise<void> {
+    const size = bytes?.byteLength ?? 0;
+    const out = this.#out;
+    const { read, written } = encoder.encodeInto(head, out);
+    if (read === head.length && written + size <= out.byteLength) {
+      if (bytes) out.set(bytes, written);
+      return this.write(out.subarray(0, written + size));
+    }
+    const h = encoder.encode(head);
+    if (!size) return this.write(h);
+    const joined = new Uint8Array(h.byteLength + size);
+    joined.set(h);
+    joined.set(bytes!, h.byteLength);
+    return this.write(joined);
+  }
+
+  /**
+   * The connection's write buffer for `n` bytes, to fill and pass to `write` (before any other
+   * write); undefined when they would not fit.
+   */
+  scratch(n: number): Uint8Array | undefined {
+    return n <= this.#out.byteLength ? this.#out : undefined;
+  }
+
+  /** One write at a time: the answer's writer awaits each before the next (`#out` is reused). */
   async write(bytes: Uint8Array): Promise<void> {
     this.#sendWatch?.arm();
     try {

@@ -48,6 +48,8 @@ export interface Edge {
   readonly addr: Deno.NetAddr;
   /** Stops accepting; each answer from now on is its connection's last; resolves when none is open. */
   shutdown(): Promise<void>;
+  /** Aborts every request being answered (each sees its client gone); connections stay open. */
+  cutRequests(reason: unknown): void;
   /** Closes every connection now. */
   closeAll(): void;
 }
@@ -61,6 +63,8 @@ interface Tracked extends ConnTrack {
   expiresFor: CutReason;
   /** When a write still waiting is cut for `send_timeout`; 0: none waits. */
   sendExpiresAt: number;
+  /** The request being answered on it. */
+  gone: AbortController | undefined;
 }
 
 export function startEdge(opts: EdgeOptions): Edge {
@@ -130,6 +134,10 @@ export function startEdge(opts: EdgeOptions): Edge {
       expiresAt: 0,
       expiresFor: "idle_timeout",
       sendExpiresAt: 0,
+      gone: undefined,
+      answering(gone) {
+        t.gone = gone;
+      },
       expire(ms, reason) {
         t.expiresAt = ms === null ? 0 : performance.now() + ms;
         if (reason) t.expiresFor = reason;
@@ -282,6 +290,9 @@ export function startEdge(opts: EdgeOptions): Edge {
         settle();
       }
       return allClosed.promise;
+    },
+    cutRequests(reason) {
+      for (const t of open) t.gone?.abort(reason);
     },
     closeAll() {
       for (const t of [...open]) t.cut("shutdown");

@@ -234,11 +234,11 @@ Deno.test("edge: HTTP/1.1 as clients speak it: keep-alive, pipelining, chunked b
 Deno.test("edge: a client that leaves aborts its request's signal, before the answer or mid-stream (the stream is cancelled)", async () => {
   const aborted: string[] = [];
   let cancelled = Promise.withResolvers<unknown>();
-  await using l = await listen({}, async (req) => {
+  await using l = await listen({}, async (req, env) => {
     const path = new URL(req.url).pathname;
-    req.signal.addEventListener("abort", () => aborted.push(path));
+    env.clientGone.addEventListener("abort", () => aborted.push(path));
     if (path === "/wait") {
-      await new Promise((r) => req.signal.addEventListener("abort", r));
+      await new Promise((r) => env.clientGone.addEventListener("abort", r));
       return new Response("too late");
     }
     return new Response(
@@ -264,4 +264,29 @@ Deno.test("edge: a client that leaves aborts its request's signal, before the an
   for (let i = 0; i < 50 && aborted.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
   assertEquals(aborted.sort(), ["/stream", "/wait"]);
   cancelled = Promise.withResolvers();
+});
+
+Deno.test("edge: an answer of declared length goes out whole and the connection is kept; one shorter than declared ends it", async () => {
+  await using l = await listen({}, (req) => {
+    const path = new URL(req.url).pathname;
+    const text = JSON.stringify({ path, pad: "x".repeat(100) });
+    const length = path === "/short" ? text.length + 10 : text.length;
+    return new Response(text, {
+      headers: { "content-type": "application/json", "content-length": String(length) },
+    });
+  });
+  const c = await RawClient.connect(l.port);
+  await c.send(get("/one"));
+  const one = await c.answer();
+  assertEquals(JSON.parse(one!.body).path, "/one");
+  assertEquals(one?.headers.get("content-length"), String(one!.body.length));
+  assertEquals(one?.headLines.filter((h) => h.startsWith("content-length:")).length, 1);
+  await c.send(get("/two"));
+  assertEquals(JSON.parse((await c.answer())!.body).path, "/two", "the connection was kept");
+  await c.send(get("/short"));
+  assert(
+    await c.closedWithin(1_000),
+    "a body short of its Content-Length would leave the client waiting",
+  );
+  c.close();
 });

@@ -41,7 +41,8 @@ export function requestBody(
 ): RequestBody {
   if (framing.kind === "none") return { stream: null, complete: true, reusable: true };
   if (framing.kind === "length" && io.buffered >= framing.length) {
-    const bytes = io.view().slice(0, framing.length);
+    // A view, not a copy: the Request copies a typed array it is given (WebIDL's BufferSource).
+    const bytes = io.view().subarray(0, framing.length);
     io.consume(framing.length);
     return { stream: bytes, complete: true, reusable: true };
   }

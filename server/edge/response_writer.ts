@@ -15,8 +15,8 @@ export interface WriteOptions {
   last: boolean;
   /** A write failed: the client is gone. */
   onGone(): void;
-  /** Aborted when the client is gone: the app's stream is cancelled (it may be waiting on an engine). */
-  gone: AbortSignal;
+  /** Calls `stop` when the client is gone (at once if it is): the app's stream is cancelled (it may be waiting on an engine). */
+  whenGone(stop: () => void): void;
 }
 
 /** What became of the connection: it may carry another request, or it must close. */
@@ -35,13 +35,20 @@ export async function writeResponse(
   const bodiless = opts.headOnly || status < 200 || status === 204 || status === 304;
   let head = `HTTP/1.1 ${status} ${res.statusText || reasonPhrase(status)}\r\n`;
   let declared: number | undefined;
-  for (const [name, value] of res.headers) {
-    if (hopByHop.has(name)) continue;
+  // forEach, not for-of: the iterator makes an object per header (about 5 µs for an answer's dozen).
+  res.headers.forEach((value, name) => {
+    if (hopByHop.has(name)) return;
     if (name === "content-length") declared = Number(value);
     head += `${name}: ${value}\r\n`;
-  }
+  });
   head += `date: ${httpDate()}\r\n`;
   let last = opts.last;
+  // Before `res.body`, which turns a body made in memory into a stream.
+  if (!bodiless && declared !== undefined && declared <= wholeBytesMax) {
+    return await declaredWhole(io, res, finish(head, last, opts), declared, opts)
+      ? keep(last)
+      : "close";
+  }
   const body = res.body;
   if (bodiless || body === null) {
     if (body) await body.cancel().catch(() => {});
@@ -50,9 +57,9 @@ export async function writeResponse(
   }
   const reader = body.getReader();
   let ended = false;
-  const stop = () => reader.cancel(opts.gone.reason).catch(() => {});
-  opts.gone.addEventListener("abort", stop, { once: true });
-  if (opts.gone.aborted) stop();
+  opts.whenGone(() =>
+    reader.cancel(new DOMException("the client is gone", "AbortError")).catch(() => {})
+  );
   try {
     const first = await reader.read();
     if (declared !== undefined) {
@@ -90,7 +97,9 @@ export async function writeResponse(
     head += "transfer-encoding: chunked\r\n";
     if (!await send(io, finish(head, last, opts), chunk(first.value), opts)) return "close";
     for (let r = await next; !r.done; r = await reader.read()) {
-      if (r.value.byteLength && !await send(io, undefined, chunk(r.value), opts)) return "close";
+      if (r.value.byteLength && !await send(io, undefined, chunk(r.value, io), opts)) {
+        return "close";
+      }
     }
     ended = true;
     return await send(io, undefined, lastChunk, opts) ? keep(last) : "close";
@@ -104,6 +113,31 @@ export async function writeResponse(
     }
     // No releaseLock: nobody reads the body after this, and releasing costs an Error's stack.
   }
+}
+
+/**
+ * A body of declared length small enough to hold is read whole: an answer made in memory (JSON, a
+ * page) then goes out without a stream's machinery (a reader and its reads cost about 4 µs).
+ */
+const wholeBytesMax = 1024 * 1024;
+
+async function declaredWhole(
+  io: ConnBuffer,
+  res: Response,
+  head: string,
+  declared: number,
+  opts: WriteOptions,
+): Promise<boolean> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await res.bytes();
+  } catch {
+    // The app's body failed before a byte went out: the client gets no half answer.
+    return false;
+  }
+  // A body other than its Content-Length would leave the client reading the next answer as this one.
+  if (bytes.byteLength !== declared) return false;
+  return await send(io, head, bytes, opts);
 }
 
 function keep(last: boolean): Written {
@@ -135,12 +169,17 @@ async function rawBody(
   return sent === declared;
 }
 
-/** A chunk of the chunked coding: size in hex, CRLF, the data, CRLF, in one buffer. */
-function chunk(data: Uint8Array): Uint8Array {
+/**
+ * A chunk of the chunked coding: size in hex, CRLF, the data, CRLF, in one buffer: the
+ * connection's own when it fits (a stream's every piece would otherwise be a new array).
+ */
+function chunk(data: Uint8Array, io?: ConnBuffer): Uint8Array {
   const size = data.byteLength;
   let digits = 1;
   while (size >= 16 ** digits) digits++;
-  const out = new Uint8Array(digits + 2 + size + 2);
+  const length = digits + 2 + size + 2;
+  const into = io?.scratch(length);
+  const out = into ? into.subarray(0, length) : new Uint8Array(length);
   for (let i = digits - 1, n = size; i >= 0; i--, n >>>= 4) out[i] = hex[n & 15]!;
   out[digits] = 13;
   out[digits + 1] = 10;
@@ -159,19 +198,9 @@ async function send(
   bytes: Uint8Array | undefined,
   opts: WriteOptions,
 ): Promise<boolean> {
-  let out = bytes ?? new Uint8Array();
-  if (head !== undefined) {
-    const h = encoder.encode(head);
-    if (!bytes?.byteLength) {
-      out = h;
-    } else {
-      out = new Uint8Array(h.byteLength + bytes.byteLength);
-      out.set(h);
-      out.set(bytes, h.byteLength);
-    }
-  }
   try {
-    await io.write(out);
+    if (head !== undefined) await io.writeHeadAnd(head, bytes);
+    else if (bytes?.byteLength) await io.write(bytes);
     return true;
   } catch {
     opts.onGone();

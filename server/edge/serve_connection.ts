@@ -13,7 +13,7 @@ import {
   type ProxyProtocolMode,
   proxySignature,
 } from "./proxy_protocol.ts";
-import { requestBody } from "./request_body.ts";
+import { type RequestBody, requestBody } from "./request_body.ts";
 import {
   BadRequest,
   bodyFraming,
@@ -54,9 +54,14 @@ export type CutReason =
   | "shed"
   | "shutdown";
 
+/**
+ * `signal` is aborted when the client leaves or the edge cuts its requests: the app watches it
+ * instead of the Request's own, since a Request built around a signal costs a dependent signal
+ * (about 5 µs) on every request.
+ */
 export type EdgeHandler = (
   req: Request,
-  info: { remoteAddr: Deno.NetAddr },
+  info: { remoteAddr: Deno.NetAddr; signal: AbortSignal },
 ) => Response | Promise<Response>;
 
 /** The listener's view of the connection, kept up to date by it. */
@@ -66,6 +71,8 @@ export interface ConnTrack {
   busy(): void;
   /** Answers from now on are the connection's last. */
   readonly draining: boolean;
+  /** The request being answered: `cut` aborts it (its client seen as gone), the connection kept. */
+  answering(gone: AbortController | undefined): void;
   /** Closes the connection for `reason` (a read or write under way fails). */
   cut(reason: CutReason): void;
   /**
@@ -218,9 +225,17 @@ async function serveRequest(
 ): Promise<boolean> {
   const framing = bodyFraming(head);
   const url = requestUrl(head, opts);
+  // Aborted when the client leaves, or by the listener's cut at shutdown. Only the client's leaving
+  // stops the answer's writer: a cut request still answers, however briefly.
   const gone = new AbortController();
-  const onGone = () =>
+  let left = false;
+  let stopAnswer: (() => void) | undefined;
+  const onGone = () => {
+    if (left) return;
+    left = true;
     gone.abort(new DOMException("the client closed the connection", "AbortError"));
+    stopAnswer?.();
+  };
   // The client is watched for leaving once its whole request is in; what it sends after that is
   // the next request, kept for later.
   const watch = () => {
@@ -239,26 +254,15 @@ async function serveRequest(
     onComplete: watch,
   });
   if (body.complete) watch();
-  let request: Request;
-  try {
-    // The head's own list, and the URL as text: the Request parses each once, not a copy again.
-    request = new Request(url, {
-      method: head.method,
-      headers: head.headers,
-      body: body.stream,
-      signal: gone.signal,
-      ...(body.stream instanceof ReadableStream ? { duplex: "half" } : {}),
-    } as RequestInit);
-  } catch {
-    throw new BadRequest(400, "malformed request target, Host or header");
-  }
+  const request = newRequest(url, head, body.stream);
   const client = opts.clientOf(peer.hostname, headerOf(head, "x-forwarded-for"));
   const remoteAddr: Deno.NetAddr = client === peer.hostname
     ? peer
     : { transport: "tcp", hostname: client, port: peer.port };
   let res: Response;
+  track.answering(gone);
   try {
-    res = await opts.handler(request, { remoteAddr });
+    res = await opts.handler(request, { remoteAddr, signal: gone.signal });
   } catch (e) {
     opts.onHandlerError(e);
     res = new Response("internal error", { status: 500 });
@@ -271,9 +275,33 @@ async function serveRequest(
     http10: head.http10,
     last: track.draining || !wantsKeepAlive(head) || !reusable,
     onGone,
-    gone: gone.signal,
+    whenGone: (stop) => {
+      stopAnswer = stop;
+      if (left) stop();
+    },
   });
+  track.answering(undefined);
   return written === "open";
+}
+
+/**
+ * The URL as text and the head's own list: the Request parses each once. Headers are appended to
+ * the Request's own rather than given in its init, which converts a list through WebIDL's
+ * sequence machinery first (about 2 µs a request).
+ */
+function newRequest(url: string, head: RequestHead, body: RequestBody["stream"]): Request {
+  try {
+    const request = new Request(url, {
+      method: head.method,
+      body,
+      ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
+    } as RequestInit);
+    const headers = request.headers;
+    for (const [name, value] of head.headers) headers.append(name, value);
+    return request;
+  } catch {
+    throw new BadRequest(400, "malformed request target, Host or header");
+  }
 }
 
 /** A header's value; several of one name are joined as one list (RFC 9110 §5.3). */

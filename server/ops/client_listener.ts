@@ -106,7 +106,7 @@ export function startClientListener(
   >,
   fetchApp: (
     req: Request,
-    env: { shutdownCut: AbortSignal; remoteAddr: Deno.NetAddr },
+    env: { clientGone: AbortSignal; remoteAddr: Deno.NetAddr },
   ) => Response | Promise<Response>,
   logger: Logger,
   tls: ClientTls | undefined,
@@ -121,8 +121,6 @@ export function startClientListener(
         `or set listener.proxy_protocol: off`,
     );
   }
-  // Past the grace, requests still open see this as their client leaving.
-  const cut = new AbortController();
   const trusted = trustedProxies(config.trustedProxies);
   const maxConnections = connectionBudget(openFileLimit(logger));
   let edge: Edge;
@@ -143,7 +141,7 @@ export function startClientListener(
       trusted,
       proxyProtocol: config.listenerProxyProtocol,
       handler: (req, info) =>
-        fetchApp(req, { shutdownCut: cut.signal, remoteAddr: info.remoteAddr }),
+        fetchApp(req, { clientGone: info.signal, remoteAddr: info.remoteAddr }),
       logger,
       ...(counters ? { counters } : {}),
     });
@@ -179,7 +177,8 @@ export function startClientListener(
               : "requests still open after the shutdown grace; cutting them",
             { graceMs },
           );
-          cut.abort(new DOMException("control plane stopping", "AbortError"));
+          // Past the grace, requests still open see this as their client leaving.
+          edge.cutRequests(new DOMException("control plane stopping", "AbortError"));
           // The cut ends each answer (its usage row written as the client's leaving); a
           // connection still open after that is closed under it.
           const late = setTimeout(() => edge.closeAll(), cutWaitMs);

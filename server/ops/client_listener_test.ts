@@ -77,14 +77,14 @@ Deno.test("plain HTTP only on loopback unless allow_plain_http", async () => {
   }
 });
 
-Deno.test("the app is told the peer's address and the shutdown cut with each request", async () => {
+Deno.test("the app is told the peer's address and the client-gone signal with each request", async () => {
   const dir = await Deno.makeTempDir({ prefix: "llmgw-peer-" });
   const config = await loadServerConfig({ flags: { data: dir, listen: "127.0.0.1:0" }, env: {} });
   const seen: { host?: string; cut?: boolean }[] = [];
   const listener = await startClientListener(
     config,
     (_req, env) => {
-      seen.push({ host: env.remoteAddr.hostname, cut: env.shutdownCut.aborted });
+      seen.push({ host: env.remoteAddr.hostname, cut: env.clientGone.aborted });
       return new Response("ok");
     },
     createLogger({ sink: () => {} }),
@@ -127,5 +127,32 @@ Deno.test("listener.proxy_protocol with HTTPS on the listener is refused: the he
     );
   } finally {
     await Deno.remove(t.dir, { recursive: true });
+  }
+});
+
+Deno.test("past the shutdown grace a request still open sees its client gone, and its answer still goes out", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "llmgw-cut-" });
+  const config = await loadServerConfig({ flags: { data: dir, listen: "127.0.0.1:0" }, env: {} });
+  const arrived = Promise.withResolvers<void>();
+  const listener = await startClientListener(
+    config,
+    async (_req, env) => {
+      arrived.resolve();
+      await new Promise((r) => env.clientGone.addEventListener("abort", r));
+      return new Response(`cut: ${(env.clientGone.reason as Error).message}`);
+    },
+    createLogger({ sink: () => {} }),
+    undefined,
+  );
+  try {
+    const answer = fetch(`${listener.url}/wait`).then((r) => r.text());
+    await arrived.promise;
+    const started = performance.now();
+    await listener.drain(100);
+    // The cut, not the connections' close 5 s later, ended the request.
+    assert(performance.now() - started < 2_000, "drained by the cut");
+    assertEquals(await answer, "cut: control plane stopping");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

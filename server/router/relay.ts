@@ -299,7 +299,12 @@ function answerWhole(
   }
   return new Response(bytes, {
     status: upstream.status,
-    headers: { "content-type": contentType, ...headers },
+    // Declared, so the listener writes the bytes without a stream's machinery.
+    headers: {
+      "content-type": contentType,
+      "content-length": String(bytes.byteLength),
+      ...headers,
+    },
   });
 }
 

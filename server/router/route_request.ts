@@ -84,8 +84,6 @@ export function routeRequest(
 ): RouteRequest {
   const started = performance.now();
   const model = requireModel(body);
-  const clientSignal = c.req.raw.signal;
-  const cut = c.env?.shutdownCut;
   return {
     requestId: c.get("requestId"),
     key: c.get("apiKey"),
@@ -100,7 +98,8 @@ export function routeRequest(
     meter: opts.meter,
     profileAsked: opts.profile ?? c.req.header(profileHeader),
     sessionId: c.req.header("x-session-id"),
-    signal: cut ? AbortSignal.any([clientSignal, cut]) : clientSignal,
+    // In app.request (tests, in-process callers) there is no listener: the Request's own.
+    signal: c.env?.clientGone ?? c.req.raw.signal,
     started,
     ownAccount: opts.ownAccount === true,
   };

@@ -5,7 +5,7 @@ import { type ClientListener, startClientListener } from "../../ops/client_liste
 
 export type Handler = (
   req: Request,
-  env: { remoteAddr: Deno.NetAddr },
+  env: { remoteAddr: Deno.NetAddr; clientGone: AbortSignal },
 ) => Response | Promise<Response>;
 
 export async function listen(flags: Record<string, string>, handler: Handler) {
