@@ -22,7 +22,7 @@ import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
 import { slotDemand } from "../../db/schema.ts";
 import type { Replica, ReplicaTable } from "../router/replicas.ts";
-import { neverAlone, type Peers } from "../control/peers.ts";
+import { alone, type Peers } from "../control/peers.ts";
 
 export interface SlotSharesOptions {
   store: Store;
@@ -90,7 +90,7 @@ export class SlotShares {
 
   /** One rebalance; one still running when the next is due is not doubled. */
   tick(): Promise<void> {
-    if ((this.o.peers ?? neverAlone).alone && !this.#running) return Promise.resolve(this.#solo());
+    if (alone(this.o.peers) && !this.#running) return Promise.resolve(this.#solo());
     this.#running ??= this.#rebalance().catch((e) => {
       this.o.logger.warn("slot shares not exchanged; will retry", { error: e });
     }).finally(() => {

@@ -15,7 +15,7 @@ import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
 import { rateCounts } from "../../db/schema.ts";
 import type { RateWindows } from "../accounting/rate_windows.ts";
-import { neverAlone, type Peers } from "../control/peers.ts";
+import { alone, type Peers } from "../control/peers.ts";
 
 /** The presence row's name: a control plane that reported lately counts in the share. */
 const presence = "";
@@ -74,7 +74,7 @@ export class WindowExchange {
 
   /** One exchange; a tick still running when the next is due is not doubled. */
   tick(): Promise<void> {
-    if ((this.o.peers ?? neverAlone).alone && !this.#running) return Promise.resolve(this.#solo());
+    if (alone(this.o.peers) && !this.#running) return Promise.resolve(this.#solo());
     this.#running ??= this.#exchange().catch((e) => {
       this.o.logger.warn("rate counts not exchanged; will retry", { error: e });
     }).finally(() => {

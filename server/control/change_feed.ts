@@ -14,7 +14,7 @@ import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import { changeCounters } from "../../db/schema.ts";
 import type { Store } from "../../db/store.ts";
-import { neverAlone, type Peers } from "./peers.ts";
+import { alone, type Peers } from "./peers.ts";
 
 export type ChangeTopic = "catalog" | "keys" | "limits" | "tenancy" | "settings";
 
@@ -82,9 +82,8 @@ export class StoreChangeFeed implements ChangeFeed {
         });
       }
     }
-    const peers = this.deps.peers ?? neverAlone;
     this.#poll = setInterval(() => {
-      if (!peers.alone) void this.#read(true);
+      if (!alone(this.deps.peers)) void this.#read(true);
     }, pollMs);
     this.#reload = setInterval(() => {
       for (const topic of this.#listeners.keys()) this.#fire(topic);

@@ -10,5 +10,10 @@ export interface Peers {
   onJoined(fn: () => void): void;
 }
 
-/** Wired without presence (the tests' harness, a store that is never shared): never alone. */
-export const neverAlone: Peers = { alone: false, onJoined() {} };
+/**
+ * Whether the exchanges may rest now: only with presence wired and nobody else alive. Wired
+ * without presence (the tests' harness, a store that is never shared), never alone.
+ */
+export function alone(peers: Peers | undefined): boolean {
+  return peers?.alone === true;
+}

@@ -16,7 +16,7 @@ import type { Store } from "../../db/store.ts";
 import { nodeOfRoute, type ReplicaState, type ReplicaTable, routeId } from "../router/replicas.ts";
 import type { ClusterListener } from "../nodes/cluster_listener.ts";
 import type { LeaderGate } from "./leadership.ts";
-import { neverAlone, type Peers } from "./peers.ts";
+import { alone, type Peers } from "./peers.ts";
 
 export interface SharedReplicasDeps {
   store: Store;
@@ -98,10 +98,10 @@ export class SharedReplicas {
     if (this.#busy) return;
     // Alone, the only work left is the rows mirrored while there were others: kept until they
     // age out or their nodes say hello here, as before.
-    if ((this.deps.peers ?? neverAlone).alone && this.#mirrored.size === 0) return;
+    if (alone(this.deps.peers) && this.#mirrored.size === 0) return;
     this.#busy = true;
     try {
-      if ((this.deps.peers ?? neverAlone).alone) {
+      if (alone(this.deps.peers)) {
         await this.#mirror();
         return;
       }

@@ -28,7 +28,7 @@ import type { Logger } from "../../core/log.ts";
 import { sessionPlaces } from "../../db/schema.ts";
 import type { Store } from "../../db/store.ts";
 import type { SessionTable } from "./session_table.ts";
-import { neverAlone, type Peers } from "../control/peers.ts";
+import { alone, type Peers } from "../control/peers.ts";
 
 export interface SessionPlacesOptions {
   store: Store;
@@ -71,7 +71,7 @@ export class SessionPlaces {
   constructor(private readonly o: SessionPlacesOptions, private readonly sessions: SessionTable) {}
 
   get #alone(): boolean {
-    return (this.o.peers ?? neverAlone).alone;
+    return alone(this.o.peers);
   }
 
   /** Whether another control plane shares the store now: only then is there anything to agree. */
