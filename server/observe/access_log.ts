@@ -64,8 +64,10 @@ export function accessLog(
       // Its length declared, the listener writes it without a stream's machinery (response_writer.ts).
       const bytes = await c.res.bytes();
       const { status, statusText, headers } = c.res;
-      headers.set("content-length", String(bytes.byteLength));
-      c.res = new Response(bytes, { status, statusText, headers });
+      // Set on the copy: the answer's own headers may be immutable (a Response from fetch).
+      const whole = new Response(bytes, { status, statusText, headers });
+      whole.headers.set("content-length", String(bytes.byteLength));
+      c.res = whole;
       return finish(bytes.byteLength);
     }
     const body = c.res.body;

@@ -7,6 +7,10 @@ import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { createLogger, logfmt } from "../../core/log.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
 import { buildApp } from "../app.ts";
+import { Hono } from "hono";
+import type { AppEnv } from "../app_env.ts";
+import { accessLog } from "./access_log.ts";
+import type { RequestTracer } from "./request_tracer.ts";
 
 Deno.test("access log: one JSON line per request, ids match, nothing secret", async () => {
   const h = await startHarness();
@@ -97,4 +101,30 @@ Deno.test("logfmt: key=value pairs, quoted when needed", () => {
     api_key: "sk-llmgw-abc",
   });
   assertMatch(lines[0]!, /^t=\S+ level=info msg=hi api_key=\[redacted\]$/);
+});
+
+Deno.test("access log: a whole answer passed on from fetch (its headers immutable) gets its length too", async () => {
+  const upstream = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => Response.json({ from: "upstream" }),
+  );
+  const app = new Hono<AppEnv>();
+  app.use(
+    "*",
+    accessLog(
+      createLogger({ sink: () => {} }),
+      { observeHttp() {} },
+      { ended() {} } as unknown as RequestTracer,
+    ),
+  );
+  app.get("/passed-on", () => fetch(`http://127.0.0.1:${upstream.addr.port}/`));
+  try {
+    const res = await app.request("/passed-on");
+    const text = await res.text();
+    assertEquals(res.status, 200);
+    assertEquals(JSON.parse(text), { from: "upstream" });
+    assertEquals(res.headers.get("content-length"), String(text.length));
+  } finally {
+    await upstream.shutdown();
+  }
 });
