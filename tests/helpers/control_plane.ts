@@ -299,7 +299,9 @@ export async function startClusterControlPlane(
     },
     chat: (key, model, extra) => shortChat(url, key, model, extra),
     async close() {
-      for (const p of agents) await p.kill("SIGTERM").catch(() => {});
+      // SIGINT, not SIGTERM: an agent sent SIGTERM leaves its engines running for the next agent
+      // to adopt, and a test's would outlive it.
+      for (const p of agents) await p.kill("SIGINT").catch(() => {});
       await cp.close();
       await Deno.remove(root, { recursive: true }).catch(() => {});
     },
