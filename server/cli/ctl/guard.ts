@@ -1,23 +1,13 @@
 /** `ctl guard`: guardrail policies, and what one does to a text without calling a model. */
 import { UsageError } from "../../../core/command.ts";
 import { arg, col, type Noun, printList, printOne, str } from "./client.ts";
+import type { JudgeCheck } from "../../guard/judge/judge_check.ts";
 
 interface Tried {
   blocked: { rule: string } | null;
   text: string | null;
   verdicts: { rule: string; action: string; silent?: boolean; reason?: string }[];
   latency_us: number;
-}
-
-interface JudgeCheck {
-  model: string;
-  budget_ms: number;
-  verdict: "ok" | "tight" | "slow";
-  single_ms: (number | null)[];
-  burst: { size: number; wall_ms: number; answered: number };
-  per_second: number;
-  advice: string[];
-  late?: string;
 }
 
 function judgeCheckText(j: JudgeCheck): string {
