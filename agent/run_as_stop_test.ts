@@ -91,7 +91,7 @@ async function withUsers(
 interface Outcome {
   problems: string[];
   pid: number;
-  /** The engine's real uid as /proc says, read while it ran. */
+  /** The engine's real uid as /proc says, read by the harness while it ran. */
   engineUid: string;
   result: { stopped?: boolean; error?: string; state?: string; ms: number };
 }
@@ -151,11 +151,7 @@ async function runHarness(
       const line = JSON.parse(buf.slice(0, nl));
       buf = buf.slice(nl + 1);
       lines.push(line);
-      if (typeof line.started === "number") {
-        engineUid = /^Uid:\s*(\d+)/m.exec(
-          await Deno.readTextFile(`/proc/${line.started}/status`).catch(() => ""),
-        )?.[1] ?? "";
-      }
+      if (typeof line.started === "number") engineUid = String(line.uid ?? "");
     }
   }
   const err = await new Response(child.stderr).text();

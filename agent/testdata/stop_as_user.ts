@@ -22,7 +22,9 @@ const sup = new Supervisor({
 });
 say({ problems: ownRunAsProblems(runAs) });
 const h = await sup.ensure(tinySpec("sk-llmgw-run-as-test", { readyTimeoutMs: 60_000 }));
-say({ started: h.pid });
+// Read here, before the stop: the test reading it after this line arrives raced the stop below.
+const uid = /^Uid:\s*(\d+)/m.exec(Deno.readTextFileSync(`/proc/${h.pid}/status`))?.[1] ?? "";
+say({ started: h.pid, uid });
 const began = Date.now();
 try {
   await sup.stop(h.replicaId);
