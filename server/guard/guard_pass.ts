@@ -58,7 +58,18 @@ export class GuardPass {
    * normalised form, then), else as it was. A `block` sets `blocked` and stops there.
    */
   check(text: string, direction: Direction): string {
-    if (this.blocked || text.length === 0) return text;
+    const found = this.scan(text, direction);
+    if (found === null || found.spans.length === 0) return text;
+    return this.#redact(found.norm, found.spans, direction === "input");
+  }
+
+  /**
+   * The rules of one direction over a text's normalised form: what the `redact` rules found in
+   * it (merged, in order), or null when a `block` rule ended the request. Verdicts are noted.
+   */
+  scan(text: string, direction: Direction): { norm: string; spans: Span[] } | null {
+    if (this.blocked) return null;
+    if (text.length === 0) return { norm: text, spans: [] };
     const t0 = performance.now();
     const norm = normalizeText(text);
     const redact: Span[] = [];
@@ -71,14 +82,18 @@ export class GuardPass {
         if (rule.action === "block") {
           this.blocked = v;
           this.#spend(t0);
-          return text;
+          return null;
         }
         if (rule.action === "redact") redact.push(...found);
       }
     }
-    const out = redact.length ? this.#redact(norm, redact, direction === "input") : text;
     this.#spend(t0);
-    return out;
+    return { norm, spans: mergeSpans(redact) };
+  }
+
+  /** What an answer's own value is replaced with: the client's placeholder when it is theirs. */
+  outputPlaceholder(label: string, value: string): string {
+    return this.#placeholder(label, value, false);
   }
 
   /**
@@ -142,12 +157,10 @@ export class GuardPass {
   }
 
   /** `keep`: the values are the client's, to be given back (an answer's own are not). */
-  #redact(text: string, spans: Span[], keep: boolean): string {
-    spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  #redact(text: string, spans: readonly Span[], keep: boolean): string {
     let out = "";
     let at = 0;
     for (const s of spans) {
-      if (s.start < at) continue;
       out += text.slice(at, s.start) + this.#placeholder(s.label, text.slice(s.start, s.end), keep);
       at = s.end;
     }
@@ -166,6 +179,22 @@ export class GuardPass {
     if (this.restore) this.#values.set(ph, value);
     return ph;
   }
+}
+
+/**
+ * Spans in order with overlaps joined, so a value two rules found differently is replaced whole
+ * (skipping the later one left its tail in the text). The first span's label names the join.
+ */
+export function mergeSpans(spans: Span[]): Span[] {
+  if (spans.length < 2) return spans;
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: Span[] = [{ ...spans[0]! }];
+  for (const s of spans.slice(1)) {
+    const last = out[out.length - 1]!;
+    if (s.start < last.end) last.end = Math.max(last.end, s.end);
+    else out.push({ ...s });
+  }
+  return out;
 }
 
 const placeholderPattern = /\[[A-Z0-9_]+_\d+\]/g;

@@ -265,6 +265,34 @@ Deno.test("an output rule ends a stream with an error event and no [DONE]; a who
   });
 });
 
+Deno.test("an output redact rule applies to a stream: a value split across chunks reaches the client replaced, whole answer alike", async () => {
+  await withEcho(async (h) => {
+    await putPolicy(h, "out", {
+      scope: global,
+      apply_to: "output",
+      rules: [
+        { name: "mail", kind: "pii", action: "redact", types: ["email"] },
+        { name: "keys", kind: "secrets", action: "redact" },
+      ],
+    });
+    const prompt = "mail ana@example.com the key sk-proj-abcdefghijklmnopqrstuvwx then stop";
+    const want = "mail [EMAIL] the key [SECRET] then stop";
+    const s = await streamed(await h.v1("/chat/completions", chat(prompt, { stream: true })));
+    assertEquals(s.text, want);
+    assert(!s.raw.includes("ana@") && !s.raw.includes("abcdefgh"), s.raw);
+    assert(s.raw.includes("data: [DONE]"));
+    assertEquals(await chatText(await h.v1("/chat/completions", chat(prompt))), want);
+    const rows = await usageRows(h);
+    assertEquals(rows.length, 2);
+    for (const r of rows) {
+      assertEquals(r.guard?.map((v) => `${v.rule}:${v.action}`).sort(), [
+        "keys:redact",
+        "mail:redact",
+      ]);
+    }
+  });
+});
+
 Deno.test("policies stack: a global one and a project's both apply to the project's key; another key only gets the global one", async () => {
   await withEcho(async (h, e) => {
     const org = await (await h.admin("POST", "orgs", { name: "acme" })).json();
