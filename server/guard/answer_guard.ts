@@ -267,8 +267,7 @@ export class StreamGuard {
 
   /** Whether part `k` has text not yet sent. */
   #holding(k: string): boolean {
-    if (this.#held.get(k)) return true;
-    return this.#unsent.has(k);
+    return !!this.#held.get(k) || this.#unsent.has(k);
   }
 
   #flushAll(): string | null {

@@ -9,8 +9,8 @@ import { compilePolicy } from "./compiled_policy.ts";
 import { GuardPass } from "./guard_pass.ts";
 import type { GuardRule } from "./policy.ts";
 
-function guardOf(rules: GuardRule[], opts: { bufferAll?: boolean } = {}): StreamGuard {
-  const policy = compilePolicy({
+function policyOf(rules: GuardRule[], opts: { bufferAll?: boolean } = {}) {
+  return compilePolicy({
     name: "out",
     scope: { kind: "global", id: "global" },
     applyTo: "output",
@@ -20,7 +20,10 @@ function guardOf(rules: GuardRule[], opts: { bufferAll?: boolean } = {}): Stream
     rules,
     updatedAt: 0,
   });
-  return new StreamGuard(new GuardPass([policy]));
+}
+
+function guardOf(rules: GuardRule[], opts: { bufferAll?: boolean } = {}): StreamGuard {
+  return new StreamGuard(new GuardPass([policyOf(rules, opts)]));
 }
 
 const mail: GuardRule = { name: "mail", kind: "pii", action: "redact", types: ["email"] };
@@ -159,19 +162,9 @@ Deno.test("stream hold: under buffer_all the whole answer is sent redacted at it
 });
 
 Deno.test("overlapping finds are replaced as one value, with no tail left behind", () => {
-  const policy = compilePolicy({
-    name: "p",
-    scope: { kind: "global", id: "global" },
-    applyTo: "output",
-    restore: false,
-    fail: "open",
-    bufferAll: false,
-    rules: [
-      { name: "first", kind: "pattern", action: "redact", patterns: ["abc def"] },
-      { name: "second", kind: "pattern", action: "redact", patterns: ["def ghi"] },
-    ],
-    updatedAt: 0,
-  });
-  const pass = new GuardPass([policy]);
+  const pass = new GuardPass([policyOf([
+    { name: "first", kind: "pattern", action: "redact", patterns: ["abc def"] },
+    { name: "second", kind: "pattern", action: "redact", patterns: ["def ghi"] },
+  ])]);
   assertEquals(pass.check("x abc def ghi y", "output"), "x [FIRST] y");
 });

@@ -185,7 +185,7 @@ export class GuardPass {
  * Spans in order with overlaps joined, so a value two rules found differently is replaced whole
  * (skipping the later one left its tail in the text). The first span's label names the join.
  */
-export function mergeSpans(spans: Span[]): Span[] {
+function mergeSpans(spans: Span[]): Span[] {
   if (spans.length < 2) return spans;
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const out: Span[] = [{ ...spans[0]! }];
