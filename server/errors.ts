@@ -110,10 +110,11 @@ export interface ErrorBody {
   };
 }
 
-export function errorBody(err: AppError, requestId?: string): ErrorBody {
+/** The one envelope; `message` replaces the English text where the caller reads another language. */
+export function errorBody(err: AppError, requestId?: string, message = err.message): ErrorBody {
   return {
     error: {
-      message: err.message,
+      message,
       type: statusOf(err.code).type,
       param: err.param,
       code: err.code,
@@ -122,9 +123,9 @@ export function errorBody(err: AppError, requestId?: string): ErrorBody {
   };
 }
 
-export function errorResponse(err: AppError, requestId?: string): Response {
+export function errorResponse(err: AppError, requestId?: string, message?: string): Response {
   return withHints(
-    Response.json(errorBody(err, requestId), { status: statusOf(err.code).status }),
+    Response.json(errorBody(err, requestId, message), { status: statusOf(err.code).status }),
     err,
   );
 }

@@ -4,8 +4,8 @@
  * reason and usage, then message_stop. Whatever one engine read brings goes out as one write, as
  * the relay does; a stream the engine breaks ends with Anthropic's `error` event.
  */
-import { createParser } from "eventsource-parser";
 import { isRecord } from "../router/json_fields.ts";
+import { type EventTranslator, translatedStream } from "../router/translated_stream.ts";
 import { anthropicErrorBody } from "./error_body.ts";
 import {
   type AnthropicUsage,
@@ -20,7 +20,7 @@ type Json = Record<string, unknown>;
 type BlockKind = "text" | "thinking" | "tool_use";
 
 /** The translation itself, one OpenAI chunk at a time; it knows nothing of bytes or streams. */
-export class StreamTranslator {
+export class StreamTranslator implements EventTranslator {
   #out: string[] = [];
   #started = false;
   #ended = false;
@@ -196,50 +196,10 @@ export class StreamTranslator {
   }
 }
 
-const encoder = new TextEncoder();
-
 /** The relay's OpenAI event stream as an Anthropic event stream; cancelling it cancels the relay. */
 export function translateStream(
   source: ReadableStream<Uint8Array>,
   ctx: MessageContext,
 ): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
-  const decoder = new TextDecoder();
-  const t = new StreamTranslator(ctx);
-  const parser = createParser({ onEvent: (ev) => t.push(ev.data) });
-  const flush = (ctrl: ReadableStreamDefaultController<Uint8Array>) => {
-    const text = t.take();
-    if (text !== "") ctrl.enqueue(encoder.encode(text));
-    return text !== "";
-  };
-  return new ReadableStream<Uint8Array>({
-    async pull(ctrl) {
-      for (;;) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch {
-          t.fail("the engine stopped mid-answer");
-          flush(ctrl);
-          ctrl.close();
-          return;
-        }
-        if (chunk.done) {
-          parser.feed(decoder.decode());
-          // A stream that ends without [DONE] still gets a proper end.
-          t.end();
-          flush(ctrl);
-          ctrl.close();
-          return;
-        }
-        // After message_stop the relay's stream is read to its end, not cancelled, so its usage
-        // is recorded as a whole answer.
-        parser.feed(decoder.decode(chunk.value, { stream: true }));
-        if (flush(ctrl)) return;
-      }
-    },
-    cancel() {
-      reader.cancel().catch(() => {});
-    },
-  });
+  return translatedStream(source, new StreamTranslator(ctx));
 }

@@ -9,7 +9,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app_env.ts";
 import type { PortalDeps } from "./portal_deps.ts";
-import { statusOf } from "../errors.ts";
+import { errorResponse } from "../errors.ts";
 import { AppError } from "../../core/errors.ts";
 import type { ApiKeyInfo } from "../keys/keys.ts";
 import { dispatch } from "../router/dispatch.ts";
@@ -70,6 +70,11 @@ export function errorText(words: Words, e: AppError): string {
   return format(words.errors[e.code], e.params);
 }
 
+/** The portal's JSON refusals: the API's one envelope, its message in the person's language. */
+export function portalErrorResponse(c: Context<AppEnv>, words: Words, e: AppError): Response {
+  return errorResponse(e, c.get("requestId"), errorText(words, e));
+}
+
 export async function portalChat(
   deps: PortalDeps,
   c: Context<AppEnv>,
@@ -92,9 +97,6 @@ export async function portalChat(
     });
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
-    return c.json(
-      { error: { code: e.code, message: errorText(words, e) } },
-      statusOf(e.code).status,
-    );
+    return portalErrorResponse(c, words, e);
   }
 }

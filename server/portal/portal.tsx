@@ -24,7 +24,7 @@ import { adminPages } from "./admin_pages.tsx";
 import { kbPages } from "./kb_pages.tsx";
 import { mcpPages } from "./mcp_pages.tsx";
 import { guardPages } from "./guard_pages.tsx";
-import { errorText, portalChat } from "./chat_route.ts";
+import { errorText, portalChat, portalErrorResponse } from "./chat_route.ts";
 import { checkCsrf, type PortalCtx, portalCtx, type Viewer } from "./context.ts";
 import { isLocale, langCookie, validTimeZone } from "./i18n.ts";
 import { modelRows } from "./model_rows.ts";
@@ -151,14 +151,14 @@ export function portalRoutes(deps: PortalDeps, opts: PortalOptions): Hono<AppEnv
     const ctx = await load(c);
     if (!ctx.viewer) {
       const e = new AppError("unauthorized");
-      return c.json({ error: { code: e.code, message: errorText(ctx.words, e) } }, 401);
+      return portalErrorResponse(c, ctx.words, e);
     }
     try {
       // JSON only, so the token travels in the header (a cross-site form cannot set it).
       checkCsrf(c, c.req.header("x-csrf-token"));
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
-      return c.json({ error: { code: e.code, message: errorText(ctx.words, e) } }, 403);
+      return portalErrorResponse(c, ctx.words, e);
     }
     return await portalChat(deps, c, ctx.viewer.person, ctx.words);
   });

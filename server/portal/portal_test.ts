@@ -128,7 +128,11 @@ dialectTest(
         body,
       });
       assertEquals(noToken.status, 403);
-      await noToken.body?.cancel();
+      // The portal's refusals are the API's one envelope (type and param too), not a shape of its own.
+      const refused = await noToken.json();
+      assertEquals(refused.error.code, "csrf_failed");
+      assertEquals(typeof refused.error.type, "string");
+      assert("param" in refused.error, JSON.stringify(refused));
       const res = await app.request("/portal/chat", {
         method: "POST",
         headers: { cookie: mel, "content-type": "application/json", "x-csrf-token": csrf },

@@ -6,8 +6,8 @@
  * engine breaks ends with an `error` event, which the SDKs raise.
  */
 import { fileCitations } from "./file_search.ts";
-import { createParser } from "eventsource-parser";
 import { isRecord } from "../router/json_fields.ts";
+import { type EventTranslator, translatedStream } from "../router/translated_stream.ts";
 import { reasoningOf } from "../anthropic/response.ts";
 import {
   envelope,
@@ -31,7 +31,7 @@ interface OpenItem {
   name?: string;
 }
 
-export class ResponsesStreamTranslator {
+export class ResponsesStreamTranslator implements EventTranslator {
   #out: string[] = [];
   #seq = 0;
   #started = false;
@@ -278,8 +278,6 @@ export class ResponsesStreamTranslator {
   }
 }
 
-const encoder = new TextEncoder();
-
 /**
  * The relay's chat event stream as a Responses event stream; cancelling it cancels the relay.
  * `onCompleted` gets the finished response (to store it) before the stream closes.
@@ -289,48 +287,14 @@ export function translateStream(
   ctx: ResponseContext,
   onCompleted: (response: Json) => Promise<void>,
 ): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
-  const decoder = new TextDecoder();
   const t = new ResponsesStreamTranslator(ctx);
-  const parser = createParser({ onEvent: (ev) => t.push(ev.data) });
   let stored = false;
-  const flush = async (ctrl: ReadableStreamDefaultController<Uint8Array>) => {
-    // Stored before response.completed goes out, so a client's next turn finds it.
+  // Stored before response.completed goes out, so a client's next turn finds it.
+  const storeFinished = async () => {
     if (t.final && !stored) {
       stored = true;
       await onCompleted(t.final);
     }
-    const text = t.take();
-    if (text !== "") ctrl.enqueue(encoder.encode(text));
-    return text !== "";
   };
-  return new ReadableStream<Uint8Array>({
-    async pull(ctrl) {
-      for (;;) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch {
-          t.fail("the engine stopped mid-answer");
-          await flush(ctrl);
-          ctrl.close();
-          return;
-        }
-        if (chunk.done) {
-          parser.feed(decoder.decode());
-          t.end();
-          await flush(ctrl);
-          ctrl.close();
-          return;
-        }
-        // After response.completed the relay's stream is read to its end, not cancelled, so its
-        // usage is recorded as a whole answer.
-        parser.feed(decoder.decode(chunk.value, { stream: true }));
-        if (await flush(ctrl)) return;
-      }
-    },
-    cancel() {
-      reader.cancel().catch(() => {});
-    },
-  });
+  return translatedStream(source, t, storeFinished);
 }
