@@ -7,7 +7,7 @@
  * before collecting it. With 512 streams open the gateway held about 45 MB of live objects in a
  * 150 MB heap, 310 MB resident. A smaller young generation (8 MB semi-spaces, half the default)
  * and old-generation growth of 10% between collections keep it at about 190 MB for about 5%
- * more CPU (`llmgw bench overhead`, README).
+ * more CPU (`llmgw bench overhead`, docs/performance.md).
  *
  * `--enable-experimental-regexp-engine-on-excessive-backtracks`: a regular expression that
  * backtracks too much is run again on V8's non-backtracking engine, in linear time, so no

@@ -1,5 +1,5 @@
 /**
- * The README's budgets, through the front door on the harness's FakeClock: a monthly money budget
+ * docs/people-and-money.md's budgets, through the front door on the harness's FakeClock: a monthly money budget
  * refuses once what was spent reaches it, with a 429 `budget_exceeded` that names the period, the
  * level and when it resets (the 1st of next month, UTC; Retry-After counts down to it); at the
  * month's start the same key is served again. A daily token budget says its reset the same way.

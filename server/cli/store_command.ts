@@ -1,6 +1,6 @@
 /**
  * `llmgw store copy --to postgres://… [--data DIR]`: moves a single box's store into
- * PostgreSQL, the first step of growing the box into a cluster (README). The control plane must
+ * PostgreSQL, the first step of growing the box into a cluster (docs/scaling-out.md). The control plane must
  * be stopped: the command holds the data directory's lock while it copies.
  */
 import type { Command } from "../../core/command.ts";

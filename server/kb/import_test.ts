@@ -1,5 +1,5 @@
 /**
- * Imports at size and under strain: 1,000 passages timed (the README's figure), embedded in
+ * Imports at size and under strain: 1,000 passages timed (docs/knowledge-bases.md's figure), embedded in
  * batches of 32 through /v1/embeddings with progress readable meanwhile; a model with no replica
  * yet is waited out, not a failed document; a model that refuses outright fails it with its words.
  */

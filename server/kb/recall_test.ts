@@ -3,7 +3,7 @@
  * questions written for it, each with the passage that answers it (its document and a phrase
  * only that part of the document has). Recall@5 — the share of questions whose passage is in the
  * first five results — for the lexical sim embeddings alone, keywords alone, and both fused
- * (printed; the README's figures come from here).
+ * (printed; docs/knowledge-bases.md's figures come from here).
  */
 import { assert } from "../../tests/assert.ts";
 import { addDocument, makeCollection, search, startKb } from "../../tests/helpers/kb.ts";

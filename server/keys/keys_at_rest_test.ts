@@ -1,5 +1,5 @@
 /**
- * The README's "keys are shown once, stored as sha256": a real control plane on a data folder,
+ * docs/people-and-money.md's "keys are shown once, stored as sha256": a real control plane on a data folder,
  * a key made through the admin API and used through /v1; then every file under the data folder
  * (the database, its WAL, whatever else is there) is read byte by byte, running and after a clean
  * stop: the key appears nowhere, nor any run of its secret part past the shown prefix; the store

@@ -1,5 +1,5 @@
 /**
- * The README's "a connect error ... is tried on another replica", for the error a dead machine
+ * docs/routing.md's "a connect error ... is tried on another replica", for the error a dead machine
  * gives: no answer at all to the connection attempt. The first replica's address is a real
  * listening socket that never accepts, its queue filled, so the kernel drops further attempts
  * silently; past the upstream's connect timeout (5 s) the request goes to the second replica,

@@ -23,7 +23,7 @@ export interface KbSearchDeps {
 const searchBody = z.object({
   query: z.string().min(1).max(10_000),
   max_num_results: z.number().int().min(1).max(50).optional(),
-  /** hybrid (the default), or one half alone: to compare them, as the README's figures do. */
+  /** hybrid (the default), or one half alone: to compare them, as docs/knowledge-bases.md's figures do. */
   mode: z.enum(searchModes).optional(),
 });
 

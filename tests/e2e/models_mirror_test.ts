@@ -1,6 +1,6 @@
 /**
  * Adding a model with an hf: source pins it and starts mirroring exactly that pin onto the
- * control plane, as the README promises, so an offline node finds it there; the progress is the
+ * control plane, as docs/weights.md promises, so an offline node finds it there; the progress is the
  * mirror's (`ctl mirror list`). server.yaml's hf: models are mirrored once pinned, too.
  */
 import { assertEquals } from "../assert.ts";

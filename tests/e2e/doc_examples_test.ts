@@ -1,20 +1,21 @@
 /**
- * The README's shell examples, run as written against a real `llmgw up` (only where they name the
- * place: `ctl`, the data directory and the address are this appliance's, and the bench is short).
- * An example that cannot work as written fails here.
+ * The docs' shell examples (the README's detail pages), run as written against a real `llmgw up`
+ * (only where they name the place: `ctl`, the data directory and the address are this appliance's,
+ * and the bench is short). An example that cannot work as written fails here.
  */
 import { assert, assertEquals } from "../assert.ts";
 import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
 import { type Appliance, startAppliance } from "../helpers/appliance.ts";
 
-const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+const page = (path: string) => Deno.readTextFile(new URL(`../../${path}`, import.meta.url));
 const noJq = !(await new Deno.Command("sh", { args: ["-c", "command -v jq"] }).output()).success;
 
-/** The first ```sh block after `marker`. */
-function block(marker: string): string {
-  const at = readme.indexOf(marker);
-  assert(at >= 0, `the README has ${marker}`);
-  const m = /```sh\n([\s\S]*?)```/.exec(readme.slice(at));
+/** The first ```sh block after `marker` in the page at `path`. */
+async function block(path: string, marker: string): Promise<string> {
+  const text = await page(path);
+  const at = text.indexOf(marker);
+  assert(at >= 0, `${path} has ${marker}`);
+  const m = /```sh\n([\s\S]*?)```/.exec(text.slice(at));
   assert(m, `a sh block after ${marker}`);
   return m[1]!;
 }
@@ -37,7 +38,7 @@ async function run(app: Appliance, script: string) {
   return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
 }
 
-/** The README's own way of calling the CLI, as the test's. */
+/** The docs' own way of calling the CLI, as the test's. */
 const asHere = (app: Appliance, text: string) =>
   text
     .replace(/^ctl\(\) \{.*\}$/m, "")
@@ -47,14 +48,14 @@ const asHere = (app: Appliance, text: string) =>
     .replaceAll("http://127.0.0.1:8080", app.url);
 
 Deno.test({
-  name: "README, People and money: the ctl example runs as written",
+  name: "docs/people-and-money.md: the ctl example runs as written",
   ignore: noJq,
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
     const app = await startAppliance();
     try {
-      const text = block("## People and money");
+      const text = await block("docs/people-and-money.md", "# People and money");
       const r = await run(app, asHere(app, text));
       assertEquals(r.code, 0, `${r.stdout}\n${r.stderr}`);
       // `--actor` takes a person's username (or an actor id): one the example made.
@@ -71,15 +72,15 @@ Deno.test({
 
 Deno.test({
   name:
-    "README, Performance: the bench example's load is served, not refused by the default limits",
+    "docs/performance.md: the bench example's load is served, not refused by the default limits",
   ignore: noJq,
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
     const app = await startAppliance();
     try {
-      const text = block("`llmgw bench` puts load");
-      // Shorter than the README's 10 s, and as JSON to read the errors.
+      const text = await block("docs/performance.md", "`llmgw bench` puts load");
+      // Shorter than the page's 10 s, and as JSON to read the errors.
       const short = asHere(app, text).replace(/--duration \S+/, "--duration 3s --json");
       assert(short.includes("--json"), "the example names a duration");
       const r = await run(app, short);
