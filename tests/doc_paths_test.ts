@@ -133,3 +133,17 @@ Deno.test("every path the README, CONTRIBUTING.md and docs/architecture.md name 
   assert(checked > 100, `only ${checked} paths read: the reader has stopped seeing them`);
   assertEquals(missing, [], "paths named in the docs that are not in the tree");
 });
+
+Deno.test("the README's map names every room of server/ and every top-level folder", async () => {
+  const readme = await Deno.readTextFile(new URL("README.md", root));
+  const unnamed: string[] = [];
+  for await (const e of Deno.readDir(new URL("server/", root))) {
+    if (e.isDirectory && !readme.includes(`\`${e.name}/\``)) unnamed.push(`server/${e.name}/`);
+  }
+  for await (const e of Deno.readDir(root)) {
+    if (!e.isDirectory || e.name.startsWith(".") || e.name === "node_modules") continue;
+    if (["data", "dist"].includes(e.name)) continue;
+    if (!new RegExp(`^${e.name}/ `, "m").test(readme)) unnamed.push(`${e.name}/`);
+  }
+  assertEquals(unnamed.sort(), [], "folders the README's map leaves out");
+});
