@@ -6,13 +6,15 @@ import { SlidingWindow, windowMs } from "./window.ts";
 
 export class RateWindows {
   readonly #windows = new Map<string, SlidingWindow>();
+  /** How many control planes counted at the last exchange; a new window starts with it. */
+  planes = 1;
 
   /** `ms` is a minute in production; a test may shorten it. */
   constructor(readonly ms: number = windowMs) {}
 
   get(name: string): SlidingWindow {
     let w = this.#windows.get(name);
-    if (!w) this.#windows.set(name, w = new SlidingWindow(this.ms));
+    if (!w) this.#windows.set(name, w = new SlidingWindow(this.ms, this.planes));
     return w;
   }
 

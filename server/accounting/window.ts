@@ -26,7 +26,13 @@ export class SlidingWindow {
   /** How many control planes count (this one included), as of the last report. */
   #planes = 1;
 
-  constructor(readonly ms: number = windowMs) {}
+  /**
+   * `planes` is how many control planes counted at the last exchange: a window made after it (a
+   * fresh key's) must share its room from its first request, not only after the next exchange.
+   */
+  constructor(readonly ms: number = windowMs, planes = 1) {
+    this.#planes = Math.max(1, planes);
+  }
 
   #roll(now: number): void {
     const start = now - (now % this.ms);

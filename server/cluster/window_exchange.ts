@@ -106,6 +106,7 @@ export class WindowExchange {
   #solo(): void {
     const now = this.o.clock.now();
     if (this.#gauges.size) this.o.running.runningElsewhere(new Map());
+    this.o.windows.planes = 1;
     for (const [, w] of this.o.windows.entries()) w.synced(now, w.pending(), new Map(), 1);
   }
 
@@ -171,6 +172,7 @@ export class WindowExchange {
     // A window another control plane counts on exists here too, before its first request here.
     for (const name of byName.keys()) windows.get(name);
     this.o.running.runningElsewhere(elsewhere);
+    windows.planes = planes.size;
     for (const [name, w] of windows.entries()) {
       w.synced(after, sent.get(name) ?? 0, byName.get(name) ?? new Map(), planes.size);
     }

@@ -77,6 +77,28 @@ async function sixtyAMinuteOverThree(kind: StoreKind): Promise<void> {
   }
 }
 
+Deno.test("a fresh key's burst over three control planes is shared like an old key's: at most 60 + 10 %", async () => {
+  const { planes, close } = await threePlanes();
+  try {
+    // The control planes know of each other; the key has never been used, so no window for it
+    // exists anywhere until the burst makes one on each control plane at once.
+    for (let round = 0; round < 2; round++) {
+      for (const p of planes) await p.people.exchange.tick();
+    }
+    const key = planes[0]!.key;
+    const statuses = await Promise.all(
+      Array.from({ length: 240 }, (_, i) => ask(planes[i % 3]!, key)),
+    );
+    const admitted = statuses.filter((s) => s === 200).length;
+    assertEquals(statuses.filter((s) => s !== 200 && s !== 429), []);
+    // Before, each control plane's new window believed itself alone: 180 admitted.
+    assert(admitted <= 66, `admitted ${admitted} of 240 on a 60 rpm key`);
+    assert(admitted >= 54, `admitted only ${admitted}: the burst should get about its limit`);
+  } finally {
+    await close();
+  }
+});
+
 Deno.test("rate counts are absolute per minute: a repeated exchange changes nothing", async () => {
   const { planes, close } = await threePlanes();
   try {
