@@ -716,6 +716,22 @@ export class NodeHub {
   /** Closes every channel with `code`: the nodes dial another control plane. */
   release(code: number, reason: string): void {
     for (const live of [...this.#live.values()]) this.#drop(live, code, reason);
+    this.forgetAbsences();
+  }
+
+  /**
+   * Forgets what this hub judged of nodes that went away: the graces running and the nodes
+   * counted lost. A control plane that stops leading must not carry those judgments into the next
+   * time it leads, when the nodes may be well and reconnecting (its reconciler would replace
+   * their engines within milliseconds of taking the lease); the new term judges from the nodes'
+   * own reports, after the reconnect grace the reconciler gives on taking over.
+   */
+  forgetAbsences(): void {
+    for (const [nodeId, held] of this.#held) {
+      for (const id of held.replicas.keys()) this.deps.replicas.remove(routeId(nodeId, id));
+    }
+    this.#held.clear();
+    this.#gone.clear();
   }
 
   close(): void {

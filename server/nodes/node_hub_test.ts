@@ -7,6 +7,7 @@ import { assert, assertEquals } from "../../tests/assert.ts";
 import { nodeCredential, openChannel } from "../../tests/helpers/channel_node.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
 import { hasUsable } from "../router/choose.ts";
+import { notLeaderCloseCode, notLeaderReason } from "../../core/protocol/close_codes.ts";
 
 Deno.test("node hub: refuses bad credentials, drops invalid frames, routes the replicas nodes report", async () => {
   const t = await startTestControlPlane();
@@ -96,6 +97,41 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, routes the r
     second.ws.close(1000, "agent stopping");
     await until(() => lines.some((l) => l.includes('"node left"')));
     assertEquals(cp.notifications.notifier.isOpen("node_lost", "n2"), false);
+  } finally {
+    client.close();
+    await t.close();
+  }
+});
+
+Deno.test("node hub: a term that ends forgets the nodes it judged lost, so the next term does not act on them", async () => {
+  // The grace is short, so a node that goes is lost within the test.
+  const t = await startTestControlPlane({ flags: { "nodes-replace-after-ms": "300" } });
+  const { cp, caPem } = t;
+  const client = Deno.createHttpClient({ caCerts: [caPem] });
+  const hub = cp.deps.nodes!.hub;
+  const until = async (f: () => boolean) => {
+    for (let i = 0; i < 150 && !f(); i++) await new Promise((r) => setTimeout(r, 20));
+    assert(f());
+  };
+  try {
+    const credential = await nodeCredential(cp, "n1");
+    const { ws, inbox } = await openChannel(cp, client, credential);
+    ws.send(JSON.stringify({ type: "hello", protocol: 2, version: "test" }));
+    await until(() => inbox.some((m) => m.type === "welcome"));
+    const nodeId = (await hub.get("n1")).id;
+    ws.close();
+    await until(() => hub.absence(nodeId) === "lost");
+    // The lease is lost (the duty's stop), and later won again (its start): by then the node
+    // may be well and on its way back, so nothing of the old term's verdict is left to act on.
+    hub.release(notLeaderCloseCode, notLeaderReason);
+    assertEquals(hub.absence(nodeId), undefined);
+    const again = await openChannel(cp, client, credential);
+    again.ws.send(JSON.stringify({ type: "hello", protocol: 2, version: "test" }));
+    await until(() => again.inbox.some((m) => m.type === "welcome"));
+    again.ws.close(1000, "agent stopping");
+    await until(() => hub.connected().length === 0);
+    // Left on purpose: not lost, and no grace.
+    assertEquals(hub.absence(nodeId), undefined);
   } finally {
     client.close();
     await t.close();

@@ -106,7 +106,8 @@ export async function startClusterListener(
   // A control plane that stops leading sends its nodes on to the one that does.
   deps.leadership?.duty({
     name: "nodes' channels",
-    start: () => {},
+    // A new term judges nodes from their own reports, not from what an earlier term saw.
+    start: () => hub.forgetAbsences(),
     stop: () => hub.release(notLeaderCloseCode, notLeaderReason),
   });
   const { hostname, port } = parseListen(config.clusterListen);
