@@ -5,7 +5,7 @@
  */
 import { systemClock } from "../core/clock.ts";
 import { engineTraits } from "../core/engines/engine_traits.ts";
-import type { Command } from "../core/command.ts";
+import { type Command, UsageError } from "../core/command.ts";
 import { createLogger, LevelControl } from "../core/log.ts";
 import { settingsHelp } from "../core/settings.ts";
 import { shutdownSignals } from "../core/signals.ts";
@@ -49,12 +49,7 @@ export const upCommand: Command = {
     // a run refused for it makes nothing, so no one-time password is shown for nothing.
     const location = await loadServerConfig({ flags: values, env });
     await requireModelFile(gguf);
-    if (!(await exists(`${location.dataDir}/llmgw.db`))) {
-      const listen = typeof values.listen === "string" ? values.listen : undefined;
-      printInitResult(
-        await initDataDir(location.dataDir, { clock: systemClock, ...(listen ? { listen } : {}) }),
-      );
-    }
+    await initWhereItServes(location.dataDir, location.storeUrl, values.listen);
     const config = await loadServerConfig({ flags: values, env });
     const logLevel = new LevelControl(config.logLevel);
     // Log lines and the startup's progress line share the terminal: each line clears it first.
@@ -151,4 +146,32 @@ function banner(o: {
     `\nTry it:\n  curl ${o.url}/v1/chat/completions -H "Authorization: Bearer ${bearer}" \\\n` +
     `    -H "Content-Type: application/json" -d '{"model":"${o.modelName}","messages":[{"role":"user","content":"Hello"}]}'\n\n` +
     `Ctrl-C stops llmgw and its engines.`;
+}
+
+/**
+ * Init, where needed, in the store that will serve: the data directory's SQLite file, or the
+ * PostgreSQL store `--store-url` (or LLMGW_STORE_URL, or server.yaml) names. A data directory made
+ * for its own SQLite file is refused on PostgreSQL: its administrator and admin token live in that
+ * file, so the printed key would answer and every `ctl` call get 401.
+ */
+async function initWhereItServes(
+  dataDir: string,
+  storeUrl: string,
+  listenFlag: unknown,
+): Promise<void> {
+  const listen = typeof listenFlag === "string" ? listenFlag : undefined;
+  const opts = { clock: systemClock, ...(listen ? { listen } : {}) };
+  if (!storeUrl) {
+    if (!(await exists(`${dataDir}/llmgw.db`))) printInitResult(await initDataDir(dataDir, opts));
+    return;
+  }
+  if (await exists(`${dataDir}/llmgw.db`)) {
+    throw new UsageError(
+      `${dataDir} holds its own store (llmgw.db), not the PostgreSQL one --store-url names. ` +
+        `Move it there with 'llmgw store copy --to URL --data ${dataDir}', or give up another --data`,
+    );
+  }
+  // Seeding is idempotent: a store that has its administrator and limits is left as it is.
+  const result = await initDataDir(dataDir, { ...opts, storeUrl });
+  if (result.created.length > 0) printInitResult(result);
 }
