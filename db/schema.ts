@@ -691,6 +691,8 @@ export const controlPlanes = sqliteTable("control_planes", {
   /** The https URLs nodes dial. */
   clusterUrls: text("cluster_urls", { mode: "json" }).$type<string[]>().notNull(),
   seenAt: integer("seen_at").notNull(),
+  /** The running process's own id: two processes given one control id write different ones. */
+  bootId: text("boot_id"),
 });
 
 /**

@@ -480,6 +480,8 @@ export const controlPlanes = pgTable("control_planes", {
   /** The https URLs nodes dial. */
   clusterUrls: text("cluster_urls").$type<string[]>().notNull(),
   seenAt: bigint("seen_at", { mode: "number" }).notNull(),
+  /** The running process's own id: two processes given one control id write different ones. */
+  bootId: text("boot_id"),
 });
 
 export const routableReplicas = pgTable("routable_replicas", {

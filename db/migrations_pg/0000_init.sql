@@ -114,7 +114,8 @@ CREATE TABLE "control_planes" (
 	"id" text PRIMARY KEY NOT NULL,
 	"url" text NOT NULL,
 	"cluster_urls" text NOT NULL,
-	"seen_at" bigint NOT NULL
+	"seen_at" bigint NOT NULL,
+	"boot_id" text
 );
 --> statement-breakpoint
 CREATE TABLE "file_chunks" (

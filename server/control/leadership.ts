@@ -188,6 +188,7 @@ export class Leadership implements LeaderGate {
   async #claim(now: number, ttlMs: number): Promise<number | undefined> {
     const url = this.#url;
     const id = this.id;
+    const keep = this.#leading;
     return await this.deps.store.write(async (tx) => {
       const inserted = await tx.insert(controlLeases)
         .values({ name: leaseName, holderId: id, holderUrl: url, epoch: 1, expiresAt: now + ttlMs })
@@ -199,7 +200,11 @@ export class Leadership implements LeaderGate {
           holderId: id,
           holderUrl: url,
           epoch:
-            sql`case when ${controlLeases.holderId} = ${id} then ${controlLeases.epoch} else ${controlLeases.epoch} + 1 end`,
+            // Kept only by a renewal within this process's term: a restart with the same id (or
+            // a term that lapsed and is taken again) is a new term, so fencing can tell them apart.
+            keep
+              ? sql`case when ${controlLeases.holderId} = ${id} then ${controlLeases.epoch} else ${controlLeases.epoch} + 1 end`
+              : sql`${controlLeases.epoch} + 1`,
           expiresAt: now + ttlMs,
         })
         .where(and(

@@ -104,3 +104,38 @@ Deno.test("a leader that stops gives the lease up: the standby takes it at its n
     await t.close();
   }
 });
+
+Deno.test("a restart with the same id is a new term: it takes its lease back at once, at the next epoch", async () => {
+  const dir = await Deno.makeTempDir();
+  const clock = new FakeClock();
+  const stores: Store[] = [];
+  const start = async () => {
+    const store = await openStore(`${dir}/llmgw.db`);
+    stores.push(store);
+    return new Leadership({
+      store,
+      clock,
+      logger: silentLogger,
+      id: "a",
+      url: "http://a.test",
+      ttlMs: () => ttlMs,
+      monotonic: () => clock.now(),
+    });
+  };
+  try {
+    const first = await start();
+    await first.tick();
+    await first.tick();
+    assertEquals([first.isLeader, first.epoch], [true, 1], "renewals keep the epoch");
+    // Killed: no stop, the lease unlapsed. The next process under the same id leads at once,
+    // but fenced apart from the one before (whose commands a node may still be reading).
+    const second = await start();
+    await second.tick();
+    assertEquals([second.isLeader, second.epoch], [true, 2]);
+    await second.tick();
+    assertEquals(second.epoch, 2);
+  } finally {
+    for (const s of stores) s.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

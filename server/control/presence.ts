@@ -3,7 +3,9 @@
  * `control_planes` table), so a join code carries every live one's cluster URLs and a node can
  * move to another when its own goes.
  */
-import { and, gt, ne } from "drizzle-orm";
+import { and, eq, gt, ne } from "drizzle-orm";
+import { ConfigError } from "../../core/settings.ts";
+import { newUlid } from "../../core/ulid.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import { controlPlanes } from "../../db/schema.ts";
@@ -32,6 +34,8 @@ export class ControlPresence implements Peers {
   /** Until the first look: alone, since the look comes before anything is served. */
   #alone = true;
   readonly #joined: (() => void)[] = [];
+  /** This process's own id, beside the control id that names its place in the cluster. */
+  readonly bootId = newUlid();
 
   constructor(private readonly deps: PresenceDeps) {}
 
@@ -47,6 +51,7 @@ export class ControlPresence implements Peers {
   async start(url: string, clusterUrls: string[]): Promise<void> {
     this.#url = url;
     this.#clusterUrls = clusterUrls;
+    await this.#refuseATwin();
     await this.#announce();
     await this.#look();
     this.#timer = setInterval(() => void this.#announce(), this.deps.everyMs());
@@ -56,6 +61,31 @@ export class ControlPresence implements Peers {
   stop(): void {
     clearInterval(this.#timer);
     clearInterval(this.#watch);
+  }
+
+  /**
+   * Another running process with this control id (a cloned VM with the packaged data directory,
+   * a second `llmgw server` on one) would renew this one's lease as its own, and both would lead.
+   * A row under this id that another process keeps fresh says so: wait one announce and look
+   * again. A row left by this id's previous process (a restart) goes stale and is taken over.
+   */
+  async #refuseATwin(): Promise<void> {
+    const read = async () => {
+      const [row] = await this.deps.store.db.select().from(controlPlanes)
+        .where(eq(controlPlanes.id, this.deps.id));
+      return row;
+    };
+    const first = await read().catch(() => undefined);
+    const freshSince = this.deps.clock.now() - 3 * this.deps.everyMs();
+    if (!first?.bootId || first.bootId === this.bootId || first.seenAt <= freshSince) return;
+    await new Promise((r) => setTimeout(r, this.deps.everyMs() + 250));
+    const second = await read().catch(() => undefined);
+    if (!second?.bootId || second.bootId === this.bootId || second.seenAt <= first.seenAt) return;
+    throw new ConfigError(
+      `Another control plane is running with control id '${this.deps.id}' (its API at ` +
+        `${second.url}, seen in the store just now). Two processes with one id would both ` +
+        `lead: give each machine its own control.id (LLMGW_CONTROL_ID), or stop the other.`,
+    );
   }
 
   /** One indexed read of a table of a few rows: what being alone costs, once a second. */
@@ -100,6 +130,7 @@ export class ControlPresence implements Peers {
       url: this.#url,
       clusterUrls: this.#clusterUrls,
       seenAt: this.deps.clock.now(),
+      bootId: this.bootId,
     };
     try {
       await this.deps.store.write((tx) =>

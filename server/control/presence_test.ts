@@ -75,3 +75,40 @@ Deno.test("alone, the rate exchange writes nothing; a second control plane start
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a second running process with one control id is refused at start; a restart is not", async () => {
+  const dir = await Deno.makeTempDir();
+  const stores = [
+    await openStore(`${dir}/llmgw.db`),
+    await openStore(`${dir}/llmgw.db`),
+    await openStore(`${dir}/llmgw.db`),
+  ];
+  const { systemClock } = await import("../../core/clock.ts");
+  const presence = (i: number) =>
+    new ControlPresence({
+      store: stores[i]!,
+      clock: systemClock,
+      logger: silentLogger,
+      id: "cloned-vm:/var/lib/llmgw",
+      everyMs: () => 100,
+    });
+  const running = presence(0);
+  try {
+    await running.start("http://10.0.0.1:8080", []);
+    const twin = presence(1);
+    const refused = await twin.start("http://10.0.0.2:8080", []).then(() => undefined, (e) => e);
+    twin.stop();
+    assert(refused instanceof Error, "the twin is refused");
+    assert(/Another control plane is running with control id/.test(refused.message));
+    assert(refused.message.includes("http://10.0.0.1:8080"), refused.message);
+    // The first stops (a crash leaves its row fresh); the next process under the id goes on.
+    running.stop();
+    const restarted = presence(2);
+    await restarted.start("http://10.0.0.1:8080", []);
+    restarted.stop();
+  } finally {
+    running.stop();
+    for (const s of stores) s.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -362,3 +362,41 @@ async function copyDir(from: string, to: string): Promise<void> {
     else if (e.isFile) await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
   }
 }
+
+Deno.test({
+  name:
+    "a second llmgw server with the leader's control id exits, saying why; the leader serves on",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const root = await Deno.makeTempDir({ prefix: "llmgw-planes-" });
+    const procs: LlmgwProcess[] = [];
+    try {
+      const { dirs } = await threeDataDirs(root, "sqlite");
+      // The id a cloned VM would carry: the same host name and packaged data directory.
+      const server = (dir: string, label: string) => {
+        const p = spawnLlmgw(
+          ["server", "--data", dir, ...loopbackListeners, ...serverFlags, "--control-id", "twin"],
+          {},
+          label,
+        );
+        procs.push(p);
+        return p;
+      };
+      const leader = server(dirs[0]!, "leader");
+      const url = (await leader.waitFor(/control plane on (http:\/\/\S+)/))[1]!;
+      await eventually("it leads", async () => (await leaderOf(url)).self.leader || undefined);
+      const twin = server(dirs[1]!, "twin");
+      const status = await twin.status;
+      assert(status.code !== 0, twin.output());
+      assert(
+        twin.output().includes("Another control plane is running with control id 'twin'"),
+        twin.output(),
+      );
+      assert((await leaderOf(url)).self.leader, "the first still leads");
+    } finally {
+      for (const p of procs) await p.kill("SIGINT").catch(() => {});
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});

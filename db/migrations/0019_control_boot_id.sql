@@ -1,0 +1,1 @@
+ALTER TABLE `control_planes` ADD `boot_id` text;
