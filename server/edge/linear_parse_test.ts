@@ -6,6 +6,7 @@
  * is generous against a loaded CI box, but a quadratic function takes seconds.
  */
 import { assert } from "../../tests/assert.ts";
+import { chunkedDecoder } from "../router/upstream/chunked.ts";
 import { parseProxyHeader } from "./proxy_protocol.ts";
 import {
   bodyFraming,
@@ -136,4 +137,23 @@ Deno.test("linear: the PROXY header", () => {
     "at the end of a v1 line": (r: string) => `PROXY TCP4 1.2.3.4 5.6.7.8 1 2${r}`,
   };
   assertAllFast("parseProxyHeader", worstCases(shapes), (s) => parseProxyHeader(enc.encode(s)));
+});
+
+Deno.test("linear: the chunked decoder (request bodies), whole and in 1 KiB pieces", () => {
+  const shapes = {
+    "before a size": (r: string) => `${r}5\r\nhello\r\n0\r\n\r\n`,
+    "after a size": (r: string) => `5${r}\r\nhello\r\n0\r\n\r\n`,
+    "in an extension": (r: string) => `5;a${r}=b\r\nhello\r\n0\r\n\r\n`,
+    "in a quoted extension value": (r: string) => `5;a="${r}"\r\nhello\r\n0\r\n\r\n`,
+    "in the data": (r: string) => `${r.length.toString(16)}\r\n${r}\r\n0\r\n\r\n`,
+    "in a trailer name": (r: string) => `5\r\nhello\r\n0\r\nx${r}: 1\r\n\r\n`,
+    "in a trailer value": (r: string) => `5\r\nhello\r\n0\r\nx: 1${r}1\r\n\r\n`,
+    "after the end": (r: string) => `5\r\nhello\r\n0\r\n\r\n${r}`,
+  };
+  assertAllFast("chunkedDecoder", worstCases(shapes), (s) => {
+    const bytes = enc.encode(s);
+    chunkedDecoder().decode(bytes.slice());
+    const d = chunkedDecoder();
+    for (let at = 0; at < bytes.byteLength; at += 1024) d.decode(bytes.slice(at, at + 1024));
+  });
 });
