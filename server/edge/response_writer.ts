@@ -95,7 +95,10 @@ export async function writeResponse(
       return "close";
     }
     head += "transfer-encoding: chunked\r\n";
-    if (!await send(io, finish(head, last, opts), chunk(first.value), opts)) return "close";
+    // An empty piece framed as a chunk would be the last chunk: the answer would end there, and
+    // what follows be read by the client (or a proxy's next client) as the next answer.
+    const opening = first.value.byteLength ? chunk(first.value) : undefined;
+    if (!await send(io, finish(head, last, opts), opening, opts)) return "close";
     for (let r = await next; !r.done; r = await reader.read()) {
       if (r.value.byteLength && !await send(io, undefined, chunk(r.value, io), opts)) {
         return "close";
