@@ -10,6 +10,7 @@ import { chunkedDecoder } from "../router/upstream/chunked.ts";
 import { parseProxyHeader } from "./proxy_protocol.ts";
 import {
   bodyFraming,
+  indexOfBareLf,
   indexOfHeadEnd,
   parseRequestHead,
   type RequestHead,
@@ -81,15 +82,17 @@ Deno.test("linear: parseRequestHead", () => {
   assertAllFast("parseRequestHead", worstCases(headShapes), (s) => parseRequestHead(enc.encode(s)));
 });
 
-Deno.test("linear: indexOfHeadEnd, from the start and resumed as bytes arrive", () => {
-  assertAllFast("indexOfHeadEnd", worstCases(headShapes), (s) => {
-    const bytes = enc.encode(`${s}\r\n\r\n`);
-    indexOfHeadEnd(bytes);
-    // As readHead resumes it, 1 KiB at a time: each call looks only at what is new.
-    for (let end = 1024; end < bytes.byteLength; end += 1024) {
-      indexOfHeadEnd(bytes.subarray(0, end), Math.max(0, end - 1024 - 3));
-    }
-  });
+Deno.test("linear: indexOfHeadEnd and indexOfBareLf, from the start and resumed as bytes arrive", () => {
+  for (const find of [indexOfHeadEnd, indexOfBareLf]) {
+    assertAllFast(find.name, worstCases(headShapes), (s) => {
+      const bytes = enc.encode(`${s}\r\n\r\n`);
+      find(bytes);
+      // As readHead resumes it, 1 KiB at a time: each call looks only at what is new.
+      for (let end = 1024; end < bytes.byteLength; end += 1024) {
+        find(bytes.subarray(0, end), Math.max(0, end - 1024 - 3));
+      }
+    });
+  }
 });
 
 const headWith = (name: string, value: string): RequestHead => ({

@@ -42,6 +42,14 @@ export function indexOfHeadEnd(buf: Uint8Array, from = 0): number {
   return -1;
 }
 
+/** Where a LF not preceded by CR is, looking from `from` on, or -1. */
+export function indexOfBareLf(buf: Uint8Array, from = 0): number {
+  for (let i = buf.indexOf(10, from); i >= 0; i = buf.indexOf(10, i + 1)) {
+    if (i === 0 || buf[i - 1] !== 13) return i;
+  }
+  return -1;
+}
+
 const ascii = new TextDecoder();
 
 /** Bytes as Latin-1 text: header values are bytes, and a byte above 127 must stay one char. */
@@ -64,9 +72,7 @@ function latin1(bytes: Uint8Array): string {
 
 export function parseRequestHead(bytes: Uint8Array): RequestHead {
   const lines = latin1(bytes).split("\r\n");
-  // A blank line or two before a request is allowed (RFC 9112 §2.2): some clients send one. More
-  // is no client's habit, and shifting thousands would cost a pass over the list each.
-  for (let k = 0; k < 2 && lines.length > 1 && lines[0] === ""; k++) lines.shift();
+  // Blank lines before the request line are the reader's to skip (serve_connection's readHead).
   const line = lines[0] ?? "";
   if (line.length > maxRequestLine) throw new BadRequest(414, "request line too long");
   if (lines.length - 1 > maxHeaderFields) throw new BadRequest(431, "too many header fields");

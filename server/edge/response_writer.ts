@@ -35,13 +35,16 @@ export async function writeResponse(
   const bodiless = opts.headOnly || status < 200 || status === 204 || status === 304;
   let head = `HTTP/1.1 ${status} ${res.statusText || reasonPhrase(status)}\r\n`;
   let declared: number | undefined;
+  let dated = false;
   // forEach, not for-of: the iterator makes an object per header (about 5 µs for an answer's dozen).
   res.headers.forEach((value, name) => {
     if (hopByHop.has(name)) return;
     if (name === "content-length") declared = Number(value);
+    else if (name === "date") dated = true;
     head += `${name}: ${value}\r\n`;
   });
-  head += `date: ${httpDate()}\r\n`;
+  // The app's own Date (a relayed answer's) stands; two would leave the client to pick one.
+  if (!dated) head += `date: ${httpDate()}\r\n`;
   let last = opts.last;
   // Before `res.body`, which turns a body made in memory into a stream.
   if (!bodiless && declared !== undefined && declared <= wholeBytesMax) {
