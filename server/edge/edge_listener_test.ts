@@ -290,3 +290,31 @@ Deno.test("edge: an answer of declared length goes out whole and the connection 
   );
   c.close();
 });
+
+Deno.test("edge: a stream whose first piece is empty still delivers the later pieces, and the connection is kept", async () => {
+  await using l = await listen(
+    {},
+    (req) =>
+      new URL(req.url).pathname === "/next" ? new Response("next") : new Response(
+        new ReadableStream<Uint8Array>({
+          async start(c) {
+            c.enqueue(new Uint8Array(0));
+            await new Promise((r) => setTimeout(r, 20));
+            c.enqueue(new TextEncoder().encode("data: one\n\n"));
+            await new Promise((r) => setTimeout(r, 20));
+            c.enqueue(new Uint8Array(0));
+            c.enqueue(new TextEncoder().encode("data: two\n\n"));
+            c.close();
+          },
+        }),
+      ),
+  );
+  const c = await RawClient.connect(l.port);
+  await c.send(get("/stream"));
+  const a = await c.answer();
+  assertEquals(a?.headers.get("transfer-encoding"), "chunked");
+  assertEquals(a?.pieces, ["data: one\n\n", "data: two\n\n"]);
+  await c.send(get("/next"));
+  assertEquals((await c.answer())?.body, "next", "the stream's end was misread");
+  c.close();
+});

@@ -27,8 +27,6 @@ export interface RequestBody {
   stream: ReadableStream<Uint8Array> | Uint8Array | null;
   /** Every byte of the body has been read (the next request may follow on the connection). */
   readonly complete: boolean;
-  /** The next request's bytes may already be buffered after a chunked body's end: do not reuse. */
-  readonly reusable: boolean;
 }
 
 const pieceBytes = 64 * 1024;
@@ -39,35 +37,34 @@ export function requestBody(
   framing: BodyFraming,
   opts: { expectContinue: boolean; rate: BodyRate; onComplete(): void },
 ): RequestBody {
-  if (framing.kind === "none") return { stream: null, complete: true, reusable: true };
+  if (framing.kind === "none") return { stream: null, complete: true };
   if (framing.kind === "length" && io.buffered >= framing.length) {
     // A view, not a copy: the Request copies a typed array it is given (WebIDL's BufferSource).
     const bytes = io.view().subarray(0, framing.length);
     io.consume(framing.length);
-    return { stream: bytes, complete: true, reusable: true };
+    return { stream: bytes, complete: true };
   }
   let complete = false;
-  let reusable = true;
   let started = 0;
   let received = 0;
   let continueSent = !opts.expectContinue;
-  const readMore = async (): Promise<Uint8Array | null> => {
+  /** Waits for bytes to be buffered; false when the client closed. */
+  const arrived = async (): Promise<boolean> => {
     if (!continueSent) {
       continueSent = true;
       if (io.buffered === 0) await io.write(continueLine);
     }
+    if (io.buffered > 0) return true;
     const { rate } = opts;
     if (started === 0) started = performance.now();
-    if (rate.minBytesPerSecond > 0 && io.buffered === 0) {
+    if (rate.minBytesPerSecond > 0) {
       const deadline = started + rate.graceMs + (received / rate.minBytesPerSecond) * 1000;
       rate.arm(Math.max(0, deadline - performance.now()));
     }
     try {
-      const piece = await io.take(
-        framing.kind === "length" ? Math.min(pieceBytes, left) : pieceBytes,
-      );
-      if (piece) received += piece.byteLength;
-      return piece;
+      const n = await io.fill();
+      if (n !== null) received += n;
+      return n !== null;
     } finally {
       rate.disarm();
     }
@@ -83,30 +80,33 @@ export function requestBody(
         throw new AppError("invalid_request", { detail: `the body: ${(e as Error).message}` });
       }
     },
+  }, {
+    // Nothing is read (and no 100 Continue sent) until the app reads: an answer made without the
+    // body (401, 413) goes out before the client sends it.
+    highWaterMark: 0,
   });
+  const ended = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    complete = true;
+    controller.close();
+    opts.onComplete();
+  };
   const pullPiece = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
     for (;;) {
-      const piece = await readMore();
-      if (piece === null) throw new Deno.errors.UnexpectedEof("the client closed mid-body");
+      if (!await arrived()) throw new Deno.errors.UnexpectedEof("the client closed mid-body");
       if (!decoder) {
+        const piece = (await io.take(Math.min(pieceBytes, left)))!;
         left -= piece.byteLength;
         controller.enqueue(piece);
-        if (left === 0) {
-          complete = true;
-          controller.close();
-          opts.onComplete();
-        }
+        if (left === 0) ended(controller);
         return;
       }
-      const out = decoder.decode(piece);
-      if (out.extra) reusable = false;
+      // A copy, decoded in place; only the body's own bytes are consumed: what follows its end is
+      // the next request's.
+      const view = io.view();
+      const out = decoder.decode(view.slice(0, Math.min(pieceBytes, view.byteLength)));
+      io.consume(out.used);
       if (out.data.byteLength) controller.enqueue(out.data);
-      if (out.ended) {
-        complete = true;
-        controller.close();
-        opts.onComplete();
-        return;
-      }
+      if (out.ended) return ended(controller);
       if (out.data.byteLength) return;
     }
   };
@@ -114,9 +114,6 @@ export function requestBody(
     stream,
     get complete() {
       return complete;
-    },
-    get reusable() {
-      return reusable;
     },
   };
 }

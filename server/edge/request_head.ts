@@ -42,6 +42,14 @@ export function indexOfHeadEnd(buf: Uint8Array, from = 0): number {
   return -1;
 }
 
+/** Where a LF not preceded by CR is, looking from `from` on, or -1. */
+export function indexOfBareLf(buf: Uint8Array, from = 0): number {
+  for (let i = buf.indexOf(10, from); i >= 0; i = buf.indexOf(10, i + 1)) {
+    if (i === 0 || buf[i - 1] !== 13) return i;
+  }
+  return -1;
+}
+
 const ascii = new TextDecoder();
 
 /** Bytes as Latin-1 text: header values are bytes, and a byte above 127 must stay one char. */
@@ -64,8 +72,7 @@ function latin1(bytes: Uint8Array): string {
 
 export function parseRequestHead(bytes: Uint8Array): RequestHead {
   const lines = latin1(bytes).split("\r\n");
-  // A blank line or two before a request is allowed (RFC 9112 §2.2): some clients send one.
-  while (lines.length > 1 && lines[0] === "") lines.shift();
+  // Blank lines before the request line are the reader's to skip (serve_connection's readHead).
   const line = lines[0] ?? "";
   if (line.length > maxRequestLine) throw new BadRequest(414, "request line too long");
   if (lines.length - 1 > maxHeaderFields) throw new BadRequest(431, "too many header fields");
@@ -87,11 +94,28 @@ export function parseRequestHead(bytes: Uint8Array): RequestHead {
     const colon = h.indexOf(":");
     const name = colon > 0 ? h.slice(0, colon) : "";
     if (!nameRe.test(name)) throw new BadRequest(400, "malformed header line");
-    const value = h.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
+    const value = trimOws(h, colon + 1);
     if (hasControl(value, true)) throw new BadRequest(400, "malformed header value");
     headers.push([name.toLowerCase(), value]);
   }
   return { method, target, http10: version === "HTTP/1.0", headers };
+}
+
+/**
+ * `s` from `from` without the optional whitespace around a field value (RFC 9110 §5.5), by index:
+ * the pattern `/^[ \t]+|[ \t]+$/g` retries its second half at every space of a run inside a value,
+ * quadratic in the run (60,000 spaces cost 3.9 s of event loop).
+ */
+function trimOws(s: string, from: number): string {
+  let start = from;
+  let end = s.length;
+  while (start < end && isOws(s.charCodeAt(start))) start++;
+  while (end > start && isOws(s.charCodeAt(end - 1))) end--;
+  return s.slice(start, end);
+}
+
+function isOws(c: number): boolean {
+  return c === 0x20 || c === 0x09;
 }
 
 /** A control character (or, in a target, a space) that has no place there. */

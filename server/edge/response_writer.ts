@@ -35,13 +35,16 @@ export async function writeResponse(
   const bodiless = opts.headOnly || status < 200 || status === 204 || status === 304;
   let head = `HTTP/1.1 ${status} ${res.statusText || reasonPhrase(status)}\r\n`;
   let declared: number | undefined;
+  let dated = false;
   // forEach, not for-of: the iterator makes an object per header (about 5 µs for an answer's dozen).
   res.headers.forEach((value, name) => {
     if (hopByHop.has(name)) return;
     if (name === "content-length") declared = Number(value);
+    else if (name === "date") dated = true;
     head += `${name}: ${value}\r\n`;
   });
-  head += `date: ${httpDate()}\r\n`;
+  // The app's own Date (a relayed answer's) stands; two would leave the client to pick one.
+  if (!dated) head += `date: ${httpDate()}\r\n`;
   let last = opts.last;
   // Before `res.body`, which turns a body made in memory into a stream.
   if (!bodiless && declared !== undefined && declared <= wholeBytesMax) {
@@ -95,7 +98,10 @@ export async function writeResponse(
       return "close";
     }
     head += "transfer-encoding: chunked\r\n";
-    if (!await send(io, finish(head, last, opts), chunk(first.value), opts)) return "close";
+    // An empty piece framed as a chunk would be the last chunk: the answer would end there, and
+    // what follows be read by the client (or a proxy's next client) as the next answer.
+    const opening = first.value.byteLength ? chunk(first.value) : undefined;
+    if (!await send(io, finish(head, last, opts), opening, opts)) return "close";
     for (let r = await next; !r.done; r = await reader.read()) {
       if (r.value.byteLength && !await send(io, undefined, chunk(r.value, io), opts)) {
         return "close";

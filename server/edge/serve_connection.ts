@@ -17,12 +17,14 @@ import { type RequestBody, requestBody } from "./request_body.ts";
 import {
   BadRequest,
   bodyFraming,
+  indexOfBareLf,
   indexOfHeadEnd,
   parseRequestHead,
   type RequestHead,
   wantsKeepAlive,
 } from "./request_head.ts";
-import { reasonPhrase, writeResponse } from "./response_writer.ts";
+import { linger, refuse } from "./refusal.ts";
+import { writeResponse } from "./response_writer.ts";
 
 export interface EdgeTimeouts {
   headerMs: number;
@@ -143,11 +145,14 @@ export async function serveConnection(
       const head = await readHead(io);
       disarm();
       if (head === null) return;
-      const more = await serveRequest(io, head, peer, track, opts, { arm, disarm });
-      if (!more) return;
+      const after = await serveRequest(io, head, peer, track, opts, { arm, disarm });
+      if (after === "linger") await linger(io);
+      if (after !== "open") return;
     }
   } catch (e) {
-    if (e instanceof BadRequest) await refuse(io, e);
+    if (!(e instanceof BadRequest)) return;
+    disarm();
+    if (await refuse(io, e)) await linger(io);
   } finally {
     disarm();
     track.end();
@@ -198,17 +203,38 @@ async function proxiedPeer(
   }
 }
 
+/**
+ * A server should ignore at least one empty line before a request line (RFC 9112 §2.2): some
+ * clients end a body with an extra CRLF. Two are taken; a third is a malformed request line.
+ */
+const maxBlankLines = 2;
+
 /** Reads one request head; null when the client closed before sending one. */
 async function readHead(io: ConnBuffer): Promise<RequestHead | null> {
   let from = 0;
+  let blank = 0;
   for (;;) {
     const view = io.view();
+    if (blank < maxBlankLines && from === 0 && view[0] === 13) {
+      if (view.byteLength < 2) {
+        if ((await io.fill()) === null) return null;
+        continue;
+      }
+      if (view[1] === 10) {
+        io.consume(2);
+        blank++;
+        continue;
+      }
+    }
     const at = indexOfHeadEnd(view, from);
     if (at >= 0) {
       const head = parseRequestHead(view.subarray(0, at));
       io.consume(at + 4);
       return head;
     }
+    // Lines end in CRLF only: a head of bare LFs would otherwise wait for its end until the header
+    // timeout, and be closed without an answer.
+    if (indexOfBareLf(view, from) >= 0) throw new BadRequest(400, "a line of the head ends in LF");
     if (view.byteLength >= maxHeadBytes) throw new BadRequest(431, "request headers too large");
     from = Math.max(0, view.byteLength - 3);
     if ((await io.fill()) === null) return null;
@@ -222,7 +248,7 @@ async function serveRequest(
   track: ConnTrack,
   opts: ConnOptions,
   timer: { arm(ms: number, reason: CutReason): void; disarm(): void },
-): Promise<boolean> {
+): Promise<"open" | "close" | "linger"> {
   const framing = bodyFraming(head);
   const url = requestUrl(head, opts);
   // Aborted when the client leaves, or by the listener's cut at shutdown. Only the client's leaving
@@ -269,7 +295,7 @@ async function serveRequest(
   }
   // A body the app left unread (or a GET's that could not be given to it) is not skipped over:
   // the connection ends with this answer instead.
-  const reusable = (hasBody || framing.kind === "none") && body.complete && body.reusable;
+  const reusable = (hasBody || framing.kind === "none") && body.complete;
   const written = await writeResponse(io, res, {
     headOnly: head.method === "HEAD",
     http10: head.http10,
@@ -281,7 +307,10 @@ async function serveRequest(
     },
   });
   track.answering(undefined);
-  return written === "open";
+  if (written === "open") return "open";
+  // Closing on bytes the client is still sending (a body the app left unread, a pipelined request)
+  // would reset the connection under the answer.
+  return !left && (!body.complete || io.buffered > 0) ? "linger" : "close";
 }
 
 /**
@@ -315,6 +344,13 @@ function headerOf(head: RequestHead, name: string): string | null {
 const hostRe = /^[^\s/?#@\\]+$/;
 
 function requestUrl(head: RequestHead, opts: ConnOptions): string {
+  let hosts = 0;
+  for (const [name] of head.headers) if (name === "host") hosts++;
+  // RFC 9112 §3.2: an HTTP/1.1 request names its host once; which of two a proxy in front routed
+  // by is anyone's guess.
+  if (hosts > 1 || (hosts === 0 && !head.http10)) {
+    throw new BadRequest(400, hosts ? "more than one Host header" : "no Host header");
+  }
   if (head.target.startsWith("/")) {
     const host = headerOf(head, "host") || opts.authority;
     if (hostRe.test(host)) return `${opts.scheme}://${host}${head.target}`;
@@ -322,16 +358,4 @@ function requestUrl(head: RequestHead, opts: ConnOptions): string {
     return head.target;
   }
   throw new BadRequest(400, "malformed request target or Host");
-}
-
-/** A request that cannot be read gets its status and the connection closes. */
-async function refuse(io: ConnBuffer, e: BadRequest): Promise<void> {
-  const text = `${e.message}\n`;
-  const head = `HTTP/1.1 ${e.status} ${reasonPhrase(e.status)}\r\ncontent-type: text/plain\r\n` +
-    `content-length: ${text.length}\r\nconnection: close\r\n\r\n${text}`;
-  try {
-    await io.write(new TextEncoder().encode(head));
-  } catch {
-    // The client is gone.
-  }
 }
