@@ -135,8 +135,22 @@ export function replicaEnv(replica: Replica): Record<string, string> {
     HOME: replica.dir,
     LANG: Deno.env.get("LANG") ?? "C.UTF-8",
     ...(gpus ? { CUDA_VISIBLE_DEVICES: gpus.join(",") } : {}),
+    ...runMarks(),
     ...replica.plan.env,
   };
+}
+
+/**
+ * The test suite's marks (tests/leftovers.ts), carried so an engine left running is traced to the
+ * run that started it. They hold random ids and nothing else; absent outside the tests.
+ */
+function runMarks(): Record<string, string> {
+  const marks: Record<string, string> = {};
+  for (const name of ["LLMGW_TEST_SUITE", "LLMGW_TEST_OWNER"]) {
+    const value = Deno.env.get(name);
+    if (value && /^[0-9a-f-]{36}$/.test(value)) marks[name] = value;
+  }
+  return marks;
 }
 
 /** What the registry keeps about a running replica; no secret. */

@@ -1,5 +1,5 @@
 /**
- * Micro-benchmarks of the control plane's own request path (server/app.ts), in-process:
+ * Micro-benchmarks of the control plane's own request path (server/wiring/app.ts), in-process:
  *
  *   deno bench -A bench/app_bench.ts
  *

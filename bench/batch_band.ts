@@ -10,7 +10,7 @@
  */
 import OpenAI, { toFile } from "openai";
 import { startHarness } from "../tests/helpers/harness.ts";
-import { dispatchDeps } from "../server/app.ts";
+import { dispatchDeps } from "../server/wiring/app.ts";
 import { BatchRunner } from "../server/batches/batch_runner.ts";
 import { selfCommand, selfCommandEnv } from "../core/self_command.ts";
 

@@ -1,6 +1,6 @@
 /**
  * The cluster settings' descriptions in Turkish, by setting key. The English ones are the
- * settings' own (server/config.ts); a new setting needs its line here too
+ * settings' own (server/wiring/config.ts); a new setting needs its line here too
  * (server/portal/setting_words_test.ts checks every listed setting has one).
  */
 export const settingDescriptionsTr: Readonly<Record<string, string>> = {

@@ -5,7 +5,7 @@
  * what this would write (a key added or changed without regenerating).
  */
 import type { Setting, SettingDefs } from "../core/settings.ts";
-import { locationSettings, serverSettings } from "../server/config.ts";
+import { locationSettings, serverSettings } from "../server/wiring/config.ts";
 import { agentLocation, agentSettings } from "../agent/agent_config.ts";
 import { ctlSettings } from "../server/cli/ctl/client.ts";
 import { simEngineSettings } from "../agent/sim_engine/command.ts";

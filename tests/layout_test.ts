@@ -6,6 +6,7 @@
  * type-only import, a re-export and a dynamic import all count.
  */
 import { assert, assertEquals } from "./assert.ts";
+import { cycleOf, roomArrows, topFloorBreaks, upwardImports } from "./floors.ts";
 
 /** One import: the importing file and line, and the file imported, both relative to the root. */
 export interface ImportEdge {
@@ -77,7 +78,7 @@ interface InfoDependency {
 }
 
 /** The tree's imports of its own files, as Deno's module graph has them. */
-async function treeImports(): Promise<{ files: string[]; edges: ImportEdge[] }> {
+export async function treeImports(): Promise<{ files: string[]; edges: ImportEdge[] }> {
   const files = await sourceFiles(root);
   const dir = await Deno.makeTempDir({ prefix: "llmgw-layout-" });
   try {
@@ -166,4 +167,39 @@ Deno.test("the layout rules name each kind of break, with file and line", () => 
     ]),
     [],
   );
+});
+
+Deno.test("only the top floor imports the top floor, and the rooms' only cycles are listed", async () => {
+  const { edges } = await treeImports();
+  assertEquals(topFloorBreaks(edges), []);
+  const arrows = roomArrows(edges);
+  const stale = Object.keys(upwardImports).filter((a) => !arrows.has(a));
+  assertEquals(stale, [], "listed upward imports that no longer exist: take them off the list");
+  const rest = new Set([...arrows.keys()].filter((a) => !(a in upwardImports)));
+  const cycle = cycleOf(rest);
+  assertEquals(
+    cycle,
+    undefined,
+    `a cycle among server/'s rooms: ${cycle?.join(" -> ")}; the first import of each arrow:\n  ${
+      cycle?.slice(1).map((to, i) => {
+        const e = arrows.get(`${cycle[i]} -> ${to}`)!;
+        return `${e.from}:${e.line} imports ${e.to}`;
+      }).join("\n  ")
+    }`,
+  );
+});
+
+Deno.test("the floor rules name a room that imports the top floor, and find a cycle", () => {
+  const edge = (from: string, to: string): ImportEdge => ({ from, line: 3, to });
+  assertEquals(
+    topFloorBreaks([
+      edge("server/routes/v1.ts", "server/wiring/deps.ts"),
+      edge("server/cli/server.ts", "server/wiring/serve.ts"),
+      edge("server/wiring/app.ts", "server/wiring/deps.ts"),
+      edge("server/portal/portal_test.ts", "server/wiring/app.ts"),
+    ]),
+    ["server/routes/v1.ts:3 imports server/wiring/deps.ts: only the top floor imports the top floor"],
+  );
+  assertEquals(cycleOf(new Set(["a -> b", "b -> c"])), undefined);
+  assertEquals(cycleOf(new Set(["a -> b", "b -> c", "c -> a"])), ["a", "b", "c", "a"]);
 });

@@ -1,7 +1,7 @@
 /** Money always says which: `accounting.currency` in the prices, limits, usage sums, refusals. */
 import { assertEquals, assertMatch, assertRejects } from "../../tests/assert.ts";
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
-import { loadServerConfig } from "../config.ts";
+import { loadServerConfig } from "../wiring/config.ts";
 import { renderUsage } from "../cli/ctl/usage.ts";
 import { Fmt } from "../portal/i18n.ts";
 

@@ -3,7 +3,7 @@ import { startHarness } from "../../tests/helpers/harness.ts";
 import { portalBrowser } from "../../tests/helpers/portal_browser.ts";
 import { makeTenant } from "../../tests/helpers/tenants.ts";
 import { runCommand } from "../../tests/helpers/control_plane.ts";
-import { buildApp } from "../app.ts";
+import { buildApp } from "../wiring/app.ts";
 import { ctlCommand } from "../cli/ctl/mod.ts";
 import { formatPrice, formatSpend, microsPer1kOf, priceDecimal, spendDecimal } from "./money.ts";
 

@@ -3,8 +3,8 @@ import { systemClock } from "../../core/clock.ts";
 import { type Command, UsageError } from "../../core/command.ts";
 import { isPostgresUrl } from "../../db/store.ts";
 import { resolveSettings, settingsHelp } from "../../core/settings.ts";
-import { locationSettings } from "../config.ts";
-import { initDataDir, type InitResult } from "../setup/init_data_dir.ts";
+import { locationSettings } from "../wiring/config.ts";
+import { initDataDir, type InitResult } from "../wiring/init_data_dir.ts";
 
 export const initCommand: Command = {
   name: "init",

@@ -5,7 +5,7 @@
 import { HTTPError, NetworkError } from "ky";
 import type { Command } from "../../core/command.ts";
 import { UsageError } from "../../core/command.ts";
-import { locationSettings } from "../config.ts";
+import { locationSettings } from "../wiring/config.ts";
 import { col, connect, ctlSettings, printList as print } from "./ctl/client.ts";
 import { Progress } from "./progress.ts";
 import { didYouMean } from "../../core/suggest.ts";

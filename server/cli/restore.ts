@@ -8,7 +8,7 @@ import type { Command } from "../../core/command.ts";
 import { UsageError } from "../../core/command.ts";
 import { resolveSettings } from "../../core/settings.ts";
 import { StoreError } from "../../db/store.ts";
-import { locationSettings } from "../config.ts";
+import { locationSettings } from "../wiring/config.ts";
 import { lockDataDir } from "../ops/data_lock.ts";
 import { parseFlags } from "../../core/flags.ts";
 

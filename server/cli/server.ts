@@ -2,8 +2,8 @@ import type { Command } from "../../core/command.ts";
 import { createLogger, LevelControl } from "../../core/log.ts";
 import { settingsHelp } from "../../core/settings.ts";
 import { shutdownSignals } from "../../core/signals.ts";
-import { loadServerConfig, locationSettings, serverSettings } from "../config.ts";
-import { startControlPlane } from "../serve.ts";
+import { loadServerConfig, locationSettings, serverSettings } from "../wiring/config.ts";
+import { startControlPlane } from "../wiring/serve.ts";
 import { parseFlags } from "../../core/flags.ts";
 
 export const serverCommand: Command = {

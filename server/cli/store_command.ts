@@ -8,7 +8,7 @@ import { UsageError } from "../../core/command.ts";
 import { parseFlags } from "../../core/flags.ts";
 import { resolveSettings } from "../../core/settings.ts";
 import { isPostgresUrl, openStore } from "../../db/store.ts";
-import { locationSettings } from "../config.ts";
+import { locationSettings } from "../wiring/config.ts";
 import { copyStore } from "../ops/copy_store.ts";
 import { copyFileBytes } from "../files/file_store.ts";
 import { lockDataDir } from "../ops/data_lock.ts";

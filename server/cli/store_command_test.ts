@@ -13,7 +13,7 @@ import { freshDatabase, postgresMissing } from "../../tests/helpers/postgres.ts"
 import { skipNote } from "../../tests/helpers/skip.ts";
 import { tablesInOrder } from "../ops/copy_store.ts";
 import { lockDataDir } from "../ops/data_lock.ts";
-import { initDataDir } from "../setup/init_data_dir.ts";
+import { initDataDir } from "../wiring/init_data_dir.ts";
 
 const main = new URL("../../main.ts", import.meta.url).pathname;
 

@@ -14,7 +14,7 @@ import type { Logger } from "../../core/log.ts";
 import { modelDemand, replicaUse, routableReplicas } from "../../db/schema.ts";
 import type { Store } from "../../db/store.ts";
 import { nodeOfRoute, type ReplicaState, type ReplicaTable, routeId } from "../router/replicas.ts";
-import type { ClusterListener } from "../nodes/cluster_listener.ts";
+import type { NodeHub } from "../nodes/node_hub.ts";
 import type { LeaderGate } from "./leadership.ts";
 import { alone, type Peers } from "./peers.ts";
 
@@ -251,6 +251,13 @@ export class SharedReplicas {
 /** How often replicas and their use go through the store between control planes. */
 const everyMs = 1_000;
 
+/** What sharing reads of this control plane's own cluster listener. */
+export interface OwnCluster {
+  services: { hub: Pick<NodeHub, "connected" | "onHello"> };
+  /** The engine key of replica `nodeId/replicaId`. */
+  replicaKeyOf(id: string): string;
+}
+
 /** Started for a control plane with a cluster listener: its hub's replicas are its own. */
 export function shareReplicas(
   deps:
@@ -266,7 +273,7 @@ export function shareReplicas(
       | "demandMs"
       | "peers"
     >
-    & { listener: ClusterListener },
+    & { listener: OwnCluster },
 ): SharedReplicas {
   const { listener, ...rest } = deps;
   const shared = new SharedReplicas({

@@ -10,7 +10,7 @@ import { type Harness, startHarness } from "../../tests/helpers/harness.ts";
 import { addReplica } from "../../tests/helpers/routing.ts";
 import { type EchoEngine, startEchoEngine } from "../../tests/helpers/echo_engine.ts";
 import { startCompanyMcp } from "../../tests/helpers/company_mcp.ts";
-import { dispatchDeps } from "../app.ts";
+import { dispatchDeps } from "../wiring/app.ts";
 import { BatchRunner } from "../batches/batch_runner.ts";
 import { Client, StreamableHTTPClientTransport } from "../mcp/sdk.ts";
 

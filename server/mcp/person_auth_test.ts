@@ -9,7 +9,7 @@ import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { type Harness, startHarness } from "../../tests/helpers/harness.ts";
 import { startOAuthMcp } from "../../tests/helpers/oauth_mcp.ts";
 import { makeTenant, ok, signIn, type Tenant } from "../../tests/helpers/tenants.ts";
-import { buildApp } from "../app.ts";
+import { buildApp } from "../wiring/app.ts";
 import { Client, StreamableHTTPClientTransport } from "./sdk.ts";
 
 const textOf = (r: unknown) =>

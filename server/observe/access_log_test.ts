@@ -6,7 +6,7 @@
 import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { createLogger, logfmt } from "../../core/log.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
-import { buildApp } from "../app.ts";
+import { buildApp } from "../wiring/app.ts";
 import { Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import { accessLog } from "./access_log.ts";

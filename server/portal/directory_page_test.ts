@@ -8,7 +8,7 @@ import { portalBrowser } from "../../tests/helpers/portal_browser.ts";
 import { skipNote } from "../../tests/helpers/skip.ts";
 import { slapdMissing, startSlapd } from "../../tests/helpers/slapd.ts";
 import { ldapConfig } from "../../tests/helpers/directory_fixture.ts";
-import { buildApp } from "../app.ts";
+import { buildApp } from "../wiring/app.ts";
 
 const password = "correct horse battery staple";
 

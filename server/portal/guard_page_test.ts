@@ -7,7 +7,7 @@ import { assert, assertEquals } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
 import { portalBrowser } from "../../tests/helpers/portal_browser.ts";
 import { makeTenant } from "../../tests/helpers/tenants.ts";
-import { buildApp } from "../app.ts";
+import { buildApp } from "../wiring/app.ts";
 
 Deno.test("portal /admin/guard: set a level's policy from the form (audited before/after), try it, refused above one's level", async () => {
   const h = await startHarness();

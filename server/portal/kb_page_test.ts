@@ -3,7 +3,7 @@ import { assert, assertEquals } from "../../tests/assert.ts";
 import { makeCollection, settled, startKb } from "../../tests/helpers/kb.ts";
 import { portalBrowser } from "../../tests/helpers/portal_browser.ts";
 import { makeTenant, ok } from "../../tests/helpers/tenants.ts";
-import { buildApp } from "../app.ts";
+import { buildApp } from "../wiring/app.ts";
 
 Deno.test("portal /admin/kb: a tenant admin sees their collections, uploads a file, sees it embedded", async () => {
   const { h, tenant, close } = await startKb();

@@ -6,7 +6,7 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { startHarness } from "../../tests/helpers/harness.ts";
 import { portalBrowser } from "../../tests/helpers/portal_browser.ts";
-import { buildApp } from "../app.ts";
+import { buildApp } from "../wiring/app.ts";
 
 const password = "correct horse battery staple";
 

@@ -9,7 +9,7 @@ import { dialectTest } from "../../tests/helpers/stores.ts";
 import type { Store } from "../../db/store.ts";
 import { portalBrowser } from "../../tests/helpers/portal_browser.ts";
 import { makeTenant } from "../../tests/helpers/tenants.ts";
-import { buildApp } from "../app.ts";
+import { buildApp } from "../wiring/app.ts";
 
 const password = "correct horse battery staple";
 

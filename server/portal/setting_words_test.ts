@@ -1,6 +1,6 @@
 /** Every cluster setting the settings page lists has its description in Turkish too. */
 import { assert, assertEquals } from "../../tests/assert.ts";
-import { serverSettings } from "../config.ts";
+import { serverSettings } from "../wiring/config.ts";
 import { settingDescriptionsTr } from "../../locales/settings_tr.ts";
 
 Deno.test("setting descriptions: every listed setting has a Turkish one, and no stale ones", () => {

@@ -2,6 +2,11 @@
 import { AppError } from "../../core/errors.ts";
 import { isRecord } from "./json_fields.ts";
 
+/** The one limit a route that reads a body needs (`server.max_body_bytes`, live). */
+export interface BodyLimit {
+  readonly maxBodyBytes: number;
+}
+
 export async function readJsonBody(req: Request, limit: number): Promise<Record<string, unknown>> {
   return (await readJsonRequest(req, limit)).body;
 }

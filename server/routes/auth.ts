@@ -20,8 +20,7 @@ import type { PeopleServices } from "../tenancy/services.ts";
 import { AppError } from "../../core/errors.ts";
 import { readJsonBody } from "../router/read_body.ts";
 import { parse } from "./parse_input.ts";
-import { forgetFirstPassword } from "../setup/first_password.ts";
-import { adminUsername } from "../setup/init_data_dir.ts";
+import { adminUsername, forgetFirstPassword } from "../setup/first_password.ts";
 
 const loginCsrfCookie = "llmgw_csrf";
 const oidcStateCookie = "llmgw_oidc_state";

@@ -6,7 +6,7 @@ import OpenAI, { NotFoundError, toFile } from "openai";
 import { assert, assertEquals, assertRejects } from "../../tests/assert.ts";
 import { type Harness, type HarnessOptions, startHarness } from "../../tests/helpers/harness.ts";
 import { usage } from "../../db/schema.ts";
-import { dispatchDeps } from "../app.ts";
+import { dispatchDeps } from "../wiring/app.ts";
 import { BatchRunner } from "../batches/batch_runner.ts";
 
 function client(h: Harness, key = h.key): OpenAI {

@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app_env.ts";
-import type { Limits } from "../deps.ts";
+import type { BodyLimit } from "../router/read_body.ts";
 import type { KeyService } from "../keys/keys.ts";
 import { AppError } from "../../core/errors.ts";
 import type { KnowledgeBases } from "../kb/knowledge_bases.ts";
@@ -16,7 +16,7 @@ import { requireApiKey } from "./require_api_key.ts";
 
 export interface KbSearchDeps {
   keys: Pick<KeyService, "check">;
-  limits: Pick<Limits, "maxBodyBytes">;
+  limits: BodyLimit;
   kb: Pick<KnowledgeBases, "resolve" | "search">;
 }
 

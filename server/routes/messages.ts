@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import type { Limits } from "../deps.ts";
+import type { BodyLimit } from "../router/read_body.ts";
 import type { KeyService } from "../keys/keys.ts";
 import { dispatch, type DispatchDeps } from "../router/dispatch.ts";
 import { readJsonBody } from "../router/read_body.ts";
@@ -21,7 +21,7 @@ import type { PeopleServices } from "../tenancy/services.ts";
 /** Mounted at /v1. */
 export function messagesRoutes(deps: {
   keys: Pick<KeyService, "check">;
-  limits: Pick<Limits, "maxBodyBytes">;
+  limits: BodyLimit;
   catalog: Pick<ModelCatalog, "get">;
   people: Pick<PeopleServices, "admission">;
   dispatch: DispatchDeps;

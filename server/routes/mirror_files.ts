@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
 import { bearerToken } from "../auth/admin_tokens.ts";
-import type { AppDeps } from "../deps.ts";
+import type { AdminTokens } from "../auth/admin_tokens.ts";
 import { AppError } from "../../core/errors.ts";
 import { serveMirrorFile } from "../weights/serve_mirror_file.ts";
 import type { MirrorService } from "../weights/mirror.ts";
@@ -17,7 +17,7 @@ import type { MirrorService } from "../weights/mirror.ts";
  * node credential never travels outside the cluster's TLS.
  */
 export async function mayReadMirror(
-  deps: Pick<AppDeps, "adminTokens">,
+  deps: { adminTokens: AdminTokens },
   req: Request,
 ): Promise<boolean> {
   const token = bearerToken(req);
@@ -25,7 +25,7 @@ export async function mayReadMirror(
 }
 
 export function mirrorFileRoutes(
-  deps: Pick<AppDeps, "adminTokens">,
+  deps: { adminTokens: AdminTokens },
   mirror: MirrorService,
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

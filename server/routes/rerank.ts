@@ -4,7 +4,7 @@
  */
 import { type Context, Hono } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import type { Limits } from "../deps.ts";
+import type { BodyLimit } from "../router/read_body.ts";
 import type { KeyService } from "../keys/keys.ts";
 import { AppError } from "../../core/errors.ts";
 import type { ModelCatalog, ModelEntry } from "../router/catalog.ts";
@@ -31,7 +31,7 @@ export function offersRerank(model: Pick<ModelEntry, "args" | "engine">): boolea
 /** Mounted at the root: the paths carry their own prefix. */
 export function rerankRoutes(deps: {
   keys: Pick<KeyService, "check">;
-  limits: Pick<Limits, "maxBodyBytes">;
+  limits: BodyLimit;
   catalog: Pick<ModelCatalog, "get">;
   dispatch: DispatchDeps;
 }): Hono<AppEnv> {

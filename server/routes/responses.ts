@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AppEnv } from "../app_env.ts";
-import type { Limits } from "../deps.ts";
+import type { BodyLimit } from "../router/read_body.ts";
 import type { KeyService } from "../keys/keys.ts";
 import { AppError } from "../../core/errors.ts";
 import { newUlid } from "../../core/ulid.ts";
@@ -33,7 +33,7 @@ type Json = Record<string, unknown>;
 
 export interface ResponsesDeps {
   keys: Pick<KeyService, "check">;
-  limits: Pick<Limits, "maxBodyBytes">;
+  limits: BodyLimit;
   dispatch: DispatchDeps;
   responses: Pick<ResponseStore, "put" | "get" | "delete" | "end" | "renew">;
   clock: Clock;

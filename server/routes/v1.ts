@@ -4,7 +4,7 @@ import type { AppEnv } from "../app_env.ts";
 import { bearerToken } from "../auth/admin_tokens.ts";
 import { clientAddr } from "../auth/actor.ts";
 import { keyRefusal } from "../keys/refusal.ts";
-import type { Limits } from "../deps.ts";
+import type { BodyLimit } from "../router/read_body.ts";
 import type { KeyService } from "../keys/keys.ts";
 import type { PeopleServices } from "../tenancy/services.ts";
 import { AppError } from "../../core/errors.ts";
@@ -21,7 +21,7 @@ export interface V1Deps {
   keys: Pick<KeyService, "check">;
   catalog: Pick<ModelCatalog, "list" | "get" | "knowledgeBasesOf">;
   people: Pick<PeopleServices, "admission">;
-  limits: Pick<Limits, "maxBodyBytes">;
+  limits: BodyLimit;
   dispatch: DispatchDeps;
   /** Collections a chat request names in `x-llmgw-kb` (retrieval-augmented chat). */
   kb: Pick<KnowledgeBases, "resolve" | "search">;

@@ -5,6 +5,9 @@
  * sign-in deletes it.
  */
 
+/** The first administrator, made by init; their first password is kept until they sign in. */
+export const adminUsername = "admin";
+
 export const firstPasswordPath = (dataDir: string) => `${dataDir}/initial-admin-password`;
 
 /** Replaces any file left by an init that failed before the administrator was stored. */

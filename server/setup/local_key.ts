@@ -5,7 +5,7 @@
  * "My keys" and usage show it (a key of no one is in nobody's own view).
  */
 import type { KeyService } from "../keys/keys.ts";
-import { writeIfAbsent } from "./init_data_dir.ts";
+import { writeIfAbsent } from "./write_if_absent.ts";
 
 export async function ensureLocalKey(
   dataDir: string,

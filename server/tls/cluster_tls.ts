@@ -40,6 +40,12 @@ export function tlsPaths(dataDir: string): TlsPaths {
 }
 
 /** The names and addresses the certificate is made for when none are configured. */
+/** The names the cluster certificate is made for: `tls.names` (comma-separated), else this host's. */
+export function tlsNames(setting: string): string[] {
+  const names = setting.split(",").map((s) => s.trim()).filter(Boolean);
+  return names.length > 0 ? names : defaultSans();
+}
+
 export function defaultSans(): string[] {
   const names = ["localhost", "127.0.0.1", "::1"];
   try {

@@ -3,12 +3,12 @@ import { startHarness } from "../../tests/helpers/harness.ts";
 import { sha256Hex } from "../../tests/helpers/fake_hf.ts";
 import { silentLogger } from "../../core/log.ts";
 import { FakeClock } from "../../core/clock.ts";
-import { buildApp } from "../app.ts";
+import { buildApp } from "../wiring/app.ts";
 import { WeightsFetcher } from "../../core/weights/fetcher.ts";
 import { sizeIfThere } from "../../core/weights/checksum_file.ts";
 import { hubFixture, shard1, tinyFiles } from "../../tests/helpers/hub_fixture.ts";
 import { generatedBytes } from "../../tests/helpers/fake_hf.ts";
-import { startMirror } from "./start_mirror.ts";
+import { startMirror } from "../wiring/start_mirror.ts";
 import { mirrorCommand } from "../cli/mirror.ts";
 import type { MirrorVersion } from "./mirror.ts";
 

@@ -278,7 +278,8 @@ async function threePlanesSurviveTheLeader(kind: StoreKind): Promise<void> {
     assertEquals(res.headers.get("x-llmgw-served-model"), "later");
     await res.body?.cancel();
   } finally {
-    for (const p of procs) await p.kill("SIGTERM").catch(() => {});
+    // SIGINT stops each agent's engines with it (SIGTERM would leave them for adoption).
+    for (const p of procs) await p.kill("SIGINT").catch(() => {});
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
 }

@@ -11,9 +11,9 @@ import { eventually } from "../helpers/llmgw_process.ts";
 import { generatedBytes, sha256Hex, startFakeHub } from "../helpers/fake_hf.ts";
 import { systemClock } from "../../core/clock.ts";
 import { createLogger } from "../../core/log.ts";
-import { loadServerConfig } from "../../server/config.ts";
-import { type ControlPlane, startControlPlane } from "../../server/serve.ts";
-import { initDataDir } from "../../server/setup/init_data_dir.ts";
+import { loadServerConfig } from "../../server/wiring/config.ts";
+import { type ControlPlane, startControlPlane } from "../../server/wiring/serve.ts";
+import { initDataDir } from "../../server/wiring/init_data_dir.ts";
 
 Deno.test({
   name: "models: server.yaml's hf: sources are pinned at start, kept on restart, retried when down",

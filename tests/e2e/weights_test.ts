@@ -16,7 +16,7 @@ import {
   startClusterControlPlane,
 } from "../helpers/control_plane.ts";
 import { type FakeHub, generatedBytes, sha256Hex, startFakeHub } from "../helpers/fake_hf.ts";
-import type { ControlPlane } from "../../server/serve.ts";
+import type { ControlPlane } from "../../server/wiring/serve.ts";
 import { mirrorCommand } from "../../server/cli/mirror.ts";
 
 interface Cluster {

@@ -3,7 +3,7 @@
  * listener and speaks the channel protocol from the test, so a test can send exact heartbeats
  * (cards, disks, replicas) and drop the channel when it likes.
  */
-import type { ControlPlane } from "../../server/serve.ts";
+import type { ControlPlane } from "../../server/wiring/serve.ts";
 
 export interface ChannelNode {
   nodeId: string;

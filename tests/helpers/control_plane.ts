@@ -11,9 +11,9 @@ import { createLogger, LevelControl, type Logger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import type { Command } from "../../core/command.ts";
 import { ctlCommand } from "../../server/cli/ctl/mod.ts";
-import { loadServerConfig, type ServerConfig } from "../../server/config.ts";
-import { type ControlPlane, startControlPlane } from "../../server/serve.ts";
-import { initDataDir } from "../../server/setup/init_data_dir.ts";
+import { loadServerConfig, type ServerConfig } from "../../server/wiring/config.ts";
+import { type ControlPlane, startControlPlane } from "../../server/wiring/serve.ts";
+import { initDataDir } from "../../server/wiring/init_data_dir.ts";
 import { copyDataDir } from "../../server/cli/store_command.ts";
 import { type RunningSimEngine, startSimEngine } from "../../agent/sim_engine/serve.ts";
 

@@ -3,6 +3,7 @@
  * what it prints, and waits for lines in it: how the node tests drive a control plane and agents.
  */
 import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
+import { marked, suiteMark } from "../leftovers.ts";
 
 export interface LlmgwProcess {
   readonly pid: number;
@@ -19,13 +20,22 @@ export function spawnLlmgw(
   label = args[0] ?? "llmgw",
 ): LlmgwProcess {
   const { cmd, args: full } = selfCommand(args);
+  // Every process it starts carries this mark, so what is left after a full stop can be found.
+  const owner = crypto.randomUUID();
+  const suite = Deno.env.get(suiteMark);
   const child = new Deno.Command(cmd, {
     args: full,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
     clearEnv: true,
-    env: { ...selfCommandEnv(), PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...env },
+    env: {
+      ...selfCommandEnv(),
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      [ownerMark]: owner,
+      ...(suite ? { [suiteMark]: suite } : {}),
+      ...env,
+    },
   }).spawn();
   let text = "";
   const pump = async (s: ReadableStream<Uint8Array>) => {
@@ -63,9 +73,35 @@ export function spawnLlmgw(
       } catch {
         // Already gone.
       }
-      return await status;
+      const ended = await status;
+      // SIGINT is a full stop: the engines go with their agent. (SIGTERM and SIGKILL leave them
+      // for the next agent to adopt, which the tests that send them go on to check.)
+      if (signal === "SIGINT") await noneLeft(label, owner);
+      return ended;
     },
   };
+}
+
+const ownerMark = "LLMGW_TEST_OWNER";
+
+/** Fails (having killed them) when processes started under `owner` outlive a full stop. */
+async function noneLeft(label: string, owner: string): Promise<void> {
+  let left: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    left = marked(ownerMark, owner, new Set([Deno.pid]));
+    if (left.length === 0) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  for (const p of left) {
+    try {
+      Deno.kill(Number(p.split(" ")[0]), "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  throw new Error(
+    `${label} left ${left.length} process(es) running after SIGINT:\n  ${left.join("\n  ")}`,
+  );
 }
 
 /** True while `pid` is a live process (not gone, not a zombie). */

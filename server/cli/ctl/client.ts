@@ -2,7 +2,7 @@
 import ky, { type KyInstance } from "ky";
 import { UsageError } from "../../../core/command.ts";
 import { resolveSettings, text } from "../../../core/settings.ts";
-import { loadServerConfig, locationSettings, parseListen } from "../../config.ts";
+import { loadServerConfig, locationSettings, parseListen } from "../../wiring/config.ts";
 import { cellText, named, renderTable, when } from "../table.ts";
 
 export const ctlSettings = {

@@ -6,7 +6,7 @@
 import { HTTPError, NetworkError } from "ky";
 import type { Command } from "../../../core/command.ts";
 import { UsageError } from "../../../core/command.ts";
-import { locationSettings } from "../../config.ts";
+import { locationSettings } from "../../wiring/config.ts";
 import { parseFlags } from "../../../core/flags.ts";
 import { didYouMean } from "../../../core/suggest.ts";
 import { examples } from "./examples.ts";

@@ -1,7 +1,7 @@
 /** The client listener on a loopback port with the given flags, for the edge's own tests. */
 import { createLogger } from "../../../core/log.ts";
-import { loadServerConfig } from "../../config.ts";
-import { type ClientListener, startClientListener } from "../../ops/client_listener.ts";
+import { loadServerConfig } from "../../wiring/config.ts";
+import { type ClientListener, startClientListener } from "../../wiring/client_listener.ts";
 
 export type Handler = (
   req: Request,

@@ -1,6 +1,6 @@
 /** The audit trail: read-only (append-only: no route changes it), narrowed to the caller's org. */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { AppError } from "../../../core/errors.ts";
 import { canRead } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";
@@ -8,7 +8,7 @@ import type { AdminRegistry } from "./registry.ts";
 /** Milliseconds since 1970 (since) or a count (limit), as the query string carries them. */
 const digits = z.string().regex(/^\d+$/).optional();
 
-export function auditRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): void {
+export function auditRoutes(r: AdminRegistry, deps: Pick<AdminDeps, "people">): void {
   r.add({
     method: "get",
     path: "/audit",

@@ -1,12 +1,12 @@
 /** A consistent copy of the store, taken while serving. */
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { snapshotStream } from "../../ops/backup.ts";
 import { requireWrite } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";
 
 const cluster = { orgId: null, teamId: null };
 
-export function backupRoutes(r: AdminRegistry, deps: Pick<AppDeps, "store">): void {
+export function backupRoutes(r: AdminRegistry, deps: Pick<AdminDeps, "store">): void {
   // The snapshot streams back to the caller (ctl backup writes it where the operator is).
   r.add({
     tag: "operations",

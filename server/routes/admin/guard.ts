@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { AppError } from "../../../core/errors.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { GuardPass } from "../../guard/guard_pass.ts";
 import {
   type GuardPolicy,
@@ -27,7 +27,7 @@ const testBody = z.strictObject({
 
 export function guardRoutes(
   r: AdminRegistry,
-  deps: Pick<AppDeps, "guardPolicies" | "people" | "keys">,
+  deps: Pick<AdminDeps, "guardPolicies" | "people" | "keys">,
 ): void {
   const policies = deps.guardPolicies;
 

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { AppError } from "../../../core/errors.ts";
 import { judgeFormatNames } from "../../../core/judge_formats.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { JudgeAsker } from "../../guard/judge/ask_judge.ts";
 import { budgetFor, checkJudge } from "../../guard/judge/judge_check.ts";
 import type { CompiledPolicy } from "../../guard/compiled_policy.ts";
@@ -26,7 +26,7 @@ const cluster = { orgId: null, teamId: null };
 
 export function judgeRoutes(
   r: AdminRegistry,
-  deps: Pick<AppDeps, "catalog" | "replicas" | "guardPolicies">,
+  deps: Pick<AdminDeps, "catalog" | "replicas" | "guardPolicies">,
 ): void {
   const asker = new JudgeAsker({ catalog: deps.catalog, replicas: deps.replicas });
 

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { AppError } from "../../../core/errors.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { importCaller, type KnowledgeBases } from "../../kb/knowledge_bases.ts";
 import type { Collection, KbDocument } from "../../kb/kb_store.ts";
 import { documentFormats } from "../../kb/read_document.ts";
@@ -36,7 +36,7 @@ const documentQuery = z.strictObject({
 
 export function kbRoutes(
   r: AdminRegistry,
-  deps: Pick<AppDeps, "people" | "catalog" | "kb">,
+  deps: Pick<AdminDeps, "people" | "catalog" | "kb">,
 ): void {
   const { kb } = deps;
   const tenancy = deps.people.tenancy;
@@ -212,7 +212,7 @@ export function kbRoutes(
 
 /** The place a new collection is made at: a project, else an organisation. */
 function whereOf(
-  deps: Pick<AppDeps, "people">,
+  deps: Pick<AdminDeps, "people">,
   body: { project_id?: string | undefined; org_id?: string | undefined },
 ): { orgId: string; projectId: string | null } {
   const t = deps.people.tenancy;

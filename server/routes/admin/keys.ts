@@ -1,6 +1,6 @@
 /** API keys: a person's key within a project, or a project's service key. Shown once. */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { AppError } from "../../../core/errors.ts";
 import { type Actor, canRead, requireRead, requireWrite } from "../../tenancy/access.ts";
 import { placeOfKey } from "../../tenancy/place_of_key.ts";
@@ -18,7 +18,7 @@ const createKey = z.strictObject({
 
 export function keyRoutes(
   r: AdminRegistry,
-  deps: Pick<AppDeps, "clock" | "keys" | "people">,
+  deps: Pick<AdminDeps, "clock" | "keys" | "people">,
 ): void {
   const p = () => deps.people;
   const visible = async (actor: Actor) =>

@@ -1,8 +1,8 @@
 /** Who the caller is: the credential, and the person behind it if any. */
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import type { AdminRegistry } from "./registry.ts";
 
-export function meRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): void {
+export function meRoutes(r: AdminRegistry, deps: Pick<AdminDeps, "people">): void {
   r.add({
     method: "get",
     path: "/me",

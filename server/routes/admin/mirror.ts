@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../app_env.ts";
 import { bearerToken } from "../../auth/admin_tokens.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminTokens } from "../../auth/admin_tokens.ts";
 import { AppError } from "../../../core/errors.ts";
 import { readJsonBody } from "../../router/read_body.ts";
 import type { MirrorService } from "../../weights/mirror.ts";
@@ -19,7 +19,7 @@ const addInput = z.strictObject({
 });
 
 export function mirrorRoutes(
-  deps: Pick<AppDeps, "adminTokens">,
+  deps: { adminTokens: AdminTokens },
   mirror: MirrorService,
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -9,7 +9,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../app_env.ts";
 import { authenticate } from "../../auth/actor.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { auditRoutes } from "./audit.ts";
 import { backupRoutes } from "./backup.ts";
 import { guardRoutes } from "./guard.ts";
@@ -33,26 +33,7 @@ import { scimTokenRoutes } from "./scim_tokens.ts";
 import { treeRoutes } from "./tree.ts";
 import { usageRoutes } from "./usage.ts";
 
-/** What the admin API serves, from the composition root's record; each resource takes its part. */
-export type AdminDeps = Pick<
-  AppDeps,
-  | "people"
-  | "adminTokens"
-  | "keys"
-  | "catalog"
-  | "replicas"
-  | "routing"
-  | "store"
-  | "clock"
-  | "nodes"
-  | "modelServices"
-  | "settings"
-  | "keyOwners"
-  | "notifySender"
-  | "mcp"
-  | "guardPolicies"
-  | "kb"
->;
+export type { AdminDeps };
 
 export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

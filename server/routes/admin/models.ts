@@ -3,7 +3,7 @@
  * context / gpus / resources, stop / start / restart, remove. Bodies are snake_case as in YAML.
  */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { AppError } from "../../../core/errors.ts";
 import { engineNames } from "../../../core/engines/engine_traits.ts";
 import type { ModelServices } from "../../models/model_services.ts";
@@ -41,7 +41,7 @@ const resourcesInput = z.strictObject({
 const cluster = { orgId: null, teamId: null };
 
 /** The models service, or a conflict where this control plane places none. */
-export function modelServicesOf(deps: Pick<AppDeps, "modelServices">): ModelServices {
+export function modelServicesOf(deps: Pick<AdminDeps, "modelServices">): ModelServices {
   if (!deps.modelServices) {
     throw new AppError("conflict", {
       detail: "this control plane places no models (cluster_listen is empty)",
@@ -52,7 +52,7 @@ export function modelServicesOf(deps: Pick<AppDeps, "modelServices">): ModelServ
 
 export function modelRoutes(
   r: AdminRegistry,
-  deps: Pick<AppDeps, "catalog" | "modelServices" | "replicas" | "routing">,
+  deps: Pick<AdminDeps, "catalog" | "modelServices" | "replicas" | "routing">,
 ): void {
   const svc = () => modelServicesOf(deps);
   const base = { tag: "models", access: "administrator, operator" };

@@ -1,5 +1,5 @@
 /** A test notification to each webhook, and how each answered. */
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { requireWrite } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";
 
@@ -7,7 +7,7 @@ const cluster = { orgId: null, teamId: null };
 
 export function notifyRoutes(
   r: AdminRegistry,
-  deps: Pick<AppDeps, "clock" | "notifySender">,
+  deps: Pick<AdminDeps, "clock" | "notifySender">,
 ): void {
   r.add({
     tag: "operations",

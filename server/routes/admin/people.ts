@@ -8,8 +8,7 @@ import { type Actor, canGrant, canRead, requireRead, requireWrite } from "../../
 import { roles } from "../../../db/schema.ts";
 import type { Person } from "../../tenancy/tenancy.ts";
 import type { AdminRegistry } from "./registry.ts";
-import { forgetFirstPassword } from "../../setup/first_password.ts";
-import { adminUsername } from "../../setup/init_data_dir.ts";
+import { adminUsername, forgetFirstPassword } from "../../setup/first_password.ts";
 
 const role = z.enum(roles);
 const createPerson = z.strictObject({

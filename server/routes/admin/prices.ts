@@ -1,6 +1,6 @@
 /** Model prices: listed, set per model, or returned to the default; staff only, audited. */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { AppError } from "../../../core/errors.ts";
 import type { Price } from "../../accounting/price.ts";
 import { type Actor, canWrite, requireRead } from "../../tenancy/access.ts";
@@ -15,7 +15,7 @@ const priceBody = z.strictObject({
   cache_hit_per_1k: micros.optional(),
 });
 
-export function priceRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): void {
+export function priceRoutes(r: AdminRegistry, deps: Pick<AdminDeps, "people">): void {
   const staff = { orgId: null, teamId: null };
   /** Sets a model's price, or with null returns it to the default; staff only, audited. */
   const changePrice = async (actor: Actor, path: string, model: string, price: Price | null) => {

@@ -1,6 +1,6 @@
 /** Replicas and their states, from the models service; a replica's engine log, from its node. */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { AppError } from "../../../core/errors.ts";
 import { engineLogMaxLines } from "../../../core/protocol/messages.ts";
 import { requireRead } from "../../tenancy/access.ts";
@@ -15,7 +15,7 @@ const logQuery = z.object({
 
 export function replicaRoutes(
   r: AdminRegistry,
-  deps: Pick<AppDeps, "modelServices" | "nodes">,
+  deps: Pick<AdminDeps, "modelServices" | "nodes">,
 ): void {
   r.add({
     tag: "models",

@@ -1,13 +1,13 @@
 /** The bearer tokens identity providers provision with over SCIM: made (shown once), listed, revoked. */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { requireRead, requireWrite } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";
 
 const staff = { orgId: null, teamId: null };
 const create = z.strictObject({ name: z.string().min(1).max(100) });
 
-export function scimTokenRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): void {
+export function scimTokenRoutes(r: AdminRegistry, deps: Pick<AdminDeps, "people">): void {
   const tokens = () => deps.people.scim.tokens;
   r.add({
     method: "get",

@@ -1,11 +1,11 @@
 /** The cluster's live settings: listed, each saying whether it applies live, and changed. */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { AppError } from "../../../core/errors.ts";
 import { requireRead, requireWrite } from "../../tenancy/access.ts";
 import type { AdminRegistry } from "./registry.ts";
 
-function requireSettings(deps: Pick<AppDeps, "people" | "settings">) {
+function requireSettings(deps: Pick<AdminDeps, "people" | "settings">) {
   if (!deps.settings) {
     throw new AppError("invalid_request", { detail: "this server keeps no cluster settings" });
   }
@@ -19,12 +19,15 @@ const cluster = { orgId: null, teamId: null };
  * `{key, value}` rows would lose the names, since the audit redaction reads a field called
  * `key` as a secret (an API key's); secret settings are never listed at all.
  */
-function settingValues(deps: Pick<AppDeps, "settings">): Record<string, unknown> | null {
+function settingValues(deps: Pick<AdminDeps, "settings">): Record<string, unknown> | null {
   const list = deps.settings?.list();
   return list ? Object.fromEntries(list.map((s) => [s.key, s.value])) : null;
 }
 
-export function settingsRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people" | "settings">): void {
+export function settingsRoutes(
+  r: AdminRegistry,
+  deps: Pick<AdminDeps, "people" | "settings">,
+): void {
   const base = { tag: "operations", access: "administrator, operator" };
   r.add({
     ...base,

@@ -3,7 +3,7 @@
  * a directory setting tried before it is kept.
  */
 import { z } from "zod";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { requireRead, requireWrite } from "../../tenancy/access.ts";
 import { trialConfig, tryDirectory } from "../../auth/ldap/try_directory.ts";
 import type { AdminRegistry } from "./registry.ts";
@@ -27,7 +27,7 @@ const ldapTrial = z.strictObject({
   memberships: z.record(z.string(), z.string()).optional(),
 });
 
-export function signInRoutes(r: AdminRegistry, deps: Pick<AppDeps, "people">): void {
+export function signInRoutes(r: AdminRegistry, deps: Pick<AdminDeps, "people">): void {
   r.add({
     method: "get",
     path: "/sign-in",

@@ -5,7 +5,7 @@
 import { desc, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { usage } from "../../../db/schema.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { AdminDeps } from "./admin_deps.ts";
 import { AppError } from "../../../core/errors.ts";
 import { canRead, requireRead } from "../../tenancy/access.ts";
 import { utcDay } from "../../usage/daily.ts";
@@ -24,7 +24,7 @@ const cluster = { orgId: null, teamId: null };
 
 export function usageRoutes(
   r: AdminRegistry,
-  deps: Pick<AppDeps, "clock" | "keyOwners" | "keys" | "people" | "store">,
+  deps: Pick<AdminDeps, "clock" | "keyOwners" | "keys" | "people" | "store">,
 ): void {
   r.add({
     method: "get",

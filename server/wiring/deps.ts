@@ -1,40 +1,40 @@
 /**
  * The composition root's record: everything the app is built from, made once by
- * buildServices() (server/build_services.ts) and never changed after. buildApp takes it apart
+ * buildServices() (server/wiring/build_services.ts) and never changed after. buildApp takes it apart
  * into each room's few collaborators; no room receives it whole. A feature that is off is a
  * no-op object here (tracing, webhooks, the models gate), so no caller tests for it; only the
  * cluster's own services are absent without a cluster listener, and the rooms that serve them
  * say so in their answers.
  */
-import type { Clock } from "../core/clock.ts";
-import type { Logger } from "../core/log.ts";
-import type { LeaderGate } from "./control/leadership.ts";
-import type { Store } from "../db/store.ts";
-import type { AdminTokens } from "./auth/admin_tokens.ts";
-import type { KeyService } from "./keys/keys.ts";
-import type { PeopleServices } from "./tenancy/services.ts";
-import type { ModelCatalog } from "./router/catalog.ts";
-import type { ReplicaTable } from "./router/replicas.ts";
-import type { Routing } from "./router/routing.ts";
-import type { UsageSink } from "./usage/recorder.ts";
-import type { NodeServices } from "./nodes/node_services.ts";
-import type { MirrorService } from "./weights/mirror.ts";
-import type { ModelGate } from "./models/model_gate.ts";
-import type { ModelServices } from "./models/model_services.ts";
-import type { GatewayMetrics } from "./observe/gateway_metrics.ts";
-import type { RequestTracer } from "./observe/request_tracer.ts";
-import type { KeyOwners } from "./usage/summary.ts";
-import type { ClusterSettings } from "./settings/cluster_settings.ts";
-import type { WebhookTester } from "./notify/webhook_sender.ts";
-import type { Notifier } from "./notify/notifier.ts";
-import type { PortalOptions } from "./portal/portal.tsx";
-import type { Mcp } from "./mcp/build_mcp.ts";
-import type { GuardPolicies } from "./guard/policy_store.ts";
-import type { ResponseStore } from "./responses/response_store.ts";
-import type { FileStore } from "./files/file_store.ts";
-import type { BatchService } from "./batches/batch_service.ts";
-import type { AnswerCache } from "./cache/answer_cache.ts";
-import type { KnowledgeBases } from "./kb/knowledge_bases.ts";
+import type { Clock } from "../../core/clock.ts";
+import type { Logger } from "../../core/log.ts";
+import type { LeaderGate } from "../control/leadership.ts";
+import type { Store } from "../../db/store.ts";
+import type { AdminTokens } from "../auth/admin_tokens.ts";
+import type { KeyService } from "../keys/keys.ts";
+import type { PeopleServices } from "../tenancy/services.ts";
+import type { ModelCatalog } from "../router/catalog.ts";
+import type { ReplicaTable } from "../router/replicas.ts";
+import type { Routing } from "../router/routing.ts";
+import type { UsageSink } from "../usage/recorder.ts";
+import type { NodeServices } from "../nodes/node_services.ts";
+import type { MirrorService } from "../weights/mirror.ts";
+import type { ModelGate } from "../models/model_gate.ts";
+import type { ModelServices } from "../models/model_services.ts";
+import type { GatewayMetrics } from "../observe/gateway_metrics.ts";
+import type { RequestTracer } from "../observe/request_tracer.ts";
+import type { KeyOwners } from "../usage/summary.ts";
+import type { ClusterSettings } from "../settings/cluster_settings.ts";
+import type { WebhookTester } from "../notify/webhook_sender.ts";
+import type { Notifier } from "../notify/notifier.ts";
+import type { PortalOptions } from "../portal/portal.tsx";
+import type { Mcp } from "../mcp/build_mcp.ts";
+import type { GuardPolicies } from "../guard/policy_store.ts";
+import type { ResponseStore } from "../responses/response_store.ts";
+import type { FileStore } from "../files/file_store.ts";
+import type { BatchService } from "../batches/batch_service.ts";
+import type { AnswerCache } from "../cache/answer_cache.ts";
+import type { KnowledgeBases } from "../kb/knowledge_bases.ts";
 
 /** Read per request; a live setting changes them in place. */
 export interface Limits {

@@ -12,7 +12,7 @@ import {
 import { startTestControlPlane } from "../../tests/helpers/control_plane.ts";
 import { clientTls, isLoopback, startClientListener } from "./client_listener.ts";
 import { createLogger } from "../../core/log.ts";
-import { loadServerConfig } from "../config.ts";
+import { loadServerConfig } from "./config.ts";
 import { ConfigError } from "../../core/settings.ts";
 import { tlsPaths } from "../tls/cluster_tls.ts";
 

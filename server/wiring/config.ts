@@ -14,17 +14,17 @@ import {
   resolveSettings,
   text,
   textMatching,
-} from "../core/settings.ts";
-import { defaultDataDir } from "../core/paths.ts";
-import { peopleAuthSettings, peopleSettings } from "./auth/people_settings.ts";
-import { ldapSettings } from "./auth/ldap/ldap_settings.ts";
+} from "../../core/settings.ts";
+import { defaultDataDir } from "../../core/paths.ts";
+import { peopleAuthSettings, peopleSettings } from "../auth/people_settings.ts";
+import { ldapSettings } from "../auth/ldap/ldap_settings.ts";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import type { ModelDef } from "./models/model_schema.ts";
-import { parseModelList } from "./models/model_yaml.ts";
-import { AppError } from "../core/errors.ts";
-import { edgeSettings } from "./edge/settings.ts";
-import { controlSettings } from "./control/control_settings.ts";
-import { withOtelAliases } from "./observe/otel_env.ts";
+import type { ModelDef } from "../models/model_schema.ts";
+import { parseModelList } from "../models/model_yaml.ts";
+import { AppError } from "../../core/errors.ts";
+import { edgeSettings } from "../edge/settings.ts";
+import { controlSettings } from "../control/control_settings.ts";
+import { withOtelAliases } from "../observe/otel_env.ts";
 
 /** OpenTelemetry traces (server/observe/tracing.ts). */
 export const otelSettings = {

@@ -6,9 +6,9 @@ import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Store } from "../../db/store.ts";
 import { WeightsFetcher } from "../../core/weights/fetcher.ts";
-import type { ServerConfig } from "../config.ts";
-import { HfClient } from "./hf_client.ts";
-import { MirrorService } from "./mirror.ts";
+import type { ServerConfig } from "./config.ts";
+import { HfClient } from "../weights/hf_client.ts";
+import { MirrorService } from "../weights/mirror.ts";
 
 export async function readHubToken(file: string): Promise<string | undefined> {
   if (!file) return undefined;

@@ -5,8 +5,8 @@
  * the graphs must not take the gateway down.
  */
 import type { Logger } from "../../core/log.ts";
-import { parseListen } from "../config.ts";
-import type { GatewayMetrics } from "./gateway_metrics.ts";
+import { parseListen } from "./config.ts";
+import type { GatewayMetrics } from "../observe/gateway_metrics.ts";
 
 export interface MetricsListener {
   /** e.g. `http://127.0.0.1:9464/metrics`. */

@@ -5,11 +5,11 @@
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/settings.ts";
-import type { ServerConfig } from "../config.ts";
+import type { ServerConfig } from "./config.ts";
 import type { NodeEvents } from "../nodes/node_hub.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
-import { Notifier } from "./notifier.ts";
-import { WebhookSender } from "./webhook_sender.ts";
+import { Notifier } from "../notify/notifier.ts";
+import { WebhookSender } from "../notify/webhook_sender.ts";
 
 export interface Notifications {
   notifier: Notifier;

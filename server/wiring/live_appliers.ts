@@ -1,14 +1,14 @@
 /**
- * Where each live setting takes effect. Every setting marked `live` in server/config.ts has an
+ * Where each live setting takes effect. Every setting marked `live` in server/wiring/config.ts has an
  * applier here (a test checks none is missing); anything read per request from `config`,
  * `limits` or `routing.settings` needs only its value set.
  */
 import type { Level, LevelControl } from "../../core/log.ts";
-import type { ServerConfig } from "../config.ts";
-import type { Limits } from "../deps.ts";
+import type { ServerConfig } from "./config.ts";
+import type { Limits } from "./deps.ts";
 import type { Notifier } from "../notify/notifier.ts";
 import type { Routing } from "../router/routing.ts";
-import type { ClusterSettings } from "./cluster_settings.ts";
+import type { ClusterSettings } from "../settings/cluster_settings.ts";
 
 export function applyLiveSettings(
   settings: ClusterSettings,

@@ -2,29 +2,29 @@
  * Starts a control plane from a resolved config: opens the store, builds the services
  * (build_services.ts) and the app, and listens. `close()` stops listening, then everything else.
  */
-import { BatchRunner } from "./batches/batch_runner.ts";
-import { type Clock, systemClock } from "../core/clock.ts";
-import type { LevelControl, Logger } from "../core/log.ts";
-import { openStore, type Store } from "../db/store.ts";
+import { BatchRunner } from "../batches/batch_runner.ts";
+import { type Clock, systemClock } from "../../core/clock.ts";
+import type { LevelControl, Logger } from "../../core/log.ts";
+import { openStore, type Store } from "../../db/store.ts";
 import { buildApp, dispatchDeps } from "./app.ts";
-import { Leadership } from "./control/leadership.ts";
-import { ControlPresence } from "./control/presence.ts";
-import { StoreChangeFeed } from "./control/change_feed.ts";
-import { oidcConfigFrom } from "./auth/oidc.ts";
-import { ldapConfigFrom } from "./auth/ldap/ldap_config.ts";
+import { Leadership } from "../control/leadership.ts";
+import { ControlPresence } from "../control/presence.ts";
+import { StoreChangeFeed } from "../control/change_feed.ts";
+import { oidcConfigFrom } from "../auth/oidc.ts";
+import { ldapConfigFrom } from "../auth/ldap/ldap_config.ts";
 import { buildServices, type Services } from "./build_services.ts";
 import type { ServerConfig } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
-import type { Notifications } from "./notify/start_notifications.ts";
-import type { GatewayMetrics } from "./observe/gateway_metrics.ts";
-import { type MetricsListener, startMetricsListener } from "./observe/metrics_listener.ts";
-import { type ClientListener, clientTls, startClientListener } from "./ops/client_listener.ts";
-import { type DataLock, lockDataDir } from "./ops/data_lock.ts";
-import { followExternalModels } from "./router/external.ts";
-import { LoadPoller } from "./router/load_poller.ts";
-import type { UsageRecorder } from "./usage/recorder.ts";
-import { UsageRetention } from "./usage/retention.ts";
-import { importCaller } from "./kb/knowledge_bases.ts";
+import type { Notifications } from "./start_notifications.ts";
+import type { GatewayMetrics } from "../observe/gateway_metrics.ts";
+import { type MetricsListener, startMetricsListener } from "./metrics_listener.ts";
+import { type ClientListener, clientTls, startClientListener } from "./client_listener.ts";
+import { type DataLock, lockDataDir } from "../ops/data_lock.ts";
+import { followExternalModels } from "../router/external.ts";
+import { LoadPoller } from "../router/load_poller.ts";
+import type { UsageRecorder } from "../usage/recorder.ts";
+import { UsageRetention } from "../usage/retention.ts";
+import { importCaller } from "../kb/knowledge_bases.ts";
 
 /**
  * How often the caches look for other control planes' changes (on PostgreSQL they are told at

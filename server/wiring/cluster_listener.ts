@@ -9,18 +9,18 @@ import { notLeaderCloseCode, notLeaderReason } from "../../core/protocol/close_c
 import type { LeaderGate } from "../control/leadership.ts";
 import { ConfigError } from "../../core/settings.ts";
 import type { Store } from "../../db/store.ts";
-import { parseListen, type ServerConfig } from "../config.ts";
+import { parseListen, type ServerConfig } from "./config.ts";
 import type { ModelCatalog } from "../router/catalog.ts";
 import type { ReplicaTable } from "../router/replicas.ts";
 import type { MirrorService } from "../weights/mirror.ts";
-import { defaultSans, ensureClusterTls, loadClusterTls } from "../tls/cluster_tls.ts";
+import { ensureClusterTls, loadClusterTls, tlsNames } from "../tls/cluster_tls.ts";
 import { nodeCertificates } from "../tls/node_certificate.ts";
-import type { NodeServices } from "./node_services.ts";
-import { clusterApp } from "./cluster_app.ts";
-import { JoinCodes } from "./join_codes.ts";
-import { type NodeEvents, NodeHub } from "./node_hub.ts";
-import { NodeStore } from "./node_store.ts";
-import { replicaKey } from "./replica_key.ts";
+import type { NodeServices } from "../nodes/node_services.ts";
+import { clusterApp } from "../nodes/cluster_app.ts";
+import { JoinCodes } from "../nodes/join_codes.ts";
+import { type NodeEvents, NodeHub } from "../nodes/node_hub.ts";
+import { NodeStore } from "../nodes/node_store.ts";
+import { replicaKey } from "../nodes/replica_key.ts";
 
 export interface ClusterListener {
   urls: string[];
@@ -150,11 +150,6 @@ export async function startClusterListener(
       await server.shutdown();
     },
   };
-}
-
-export function tlsNames(setting: string): string[] {
-  const names = setting.split(",").map((s) => s.trim()).filter(Boolean);
-  return names.length > 0 ? names : defaultSans();
 }
 
 function shownHost(host: string): string {

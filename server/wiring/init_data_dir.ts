@@ -10,10 +10,11 @@ import { openStore } from "../../db/store.ts";
 import { limits, users } from "../../db/schema.ts";
 import { AdminTokens } from "../auth/admin_tokens.ts";
 import { generatePassword, hashPassword, randomToken } from "../auth/secrets.ts";
-import { serverSettings } from "../config.ts";
-import { tlsNames } from "../nodes/cluster_listener.ts";
+import { serverSettings } from "./config.ts";
+import { tlsNames } from "../tls/cluster_tls.ts";
 import { ensureClusterTls } from "../tls/cluster_tls.ts";
-import { firstPasswordPath, keepFirstPassword } from "./first_password.ts";
+import { adminUsername, firstPasswordPath, keepFirstPassword } from "../setup/first_password.ts";
+import { writeIfAbsent } from "../setup/write_if_absent.ts";
 
 export interface InitResult {
   dataDir: string;
@@ -27,7 +28,6 @@ export interface InitResult {
   adminPasswordFile?: string;
 }
 
-export const adminUsername = "admin";
 /** Per-key defaults written at init; `ctl limits set --global` changes them. */
 export const defaultLimits = { rpm: 60, tpm: 200_000 };
 
@@ -124,26 +124,4 @@ export async function initDataDir(
     existing,
     ...(adminPassword ? { adminPassword, adminPasswordFile: firstPasswordPath(dataDir) } : {}),
   };
-}
-
-/** Writes a new file with `mode` (default 0600), never replacing one that exists. */
-export async function writeIfAbsent(
-  path: string,
-  content: () => string,
-  mode = 0o600,
-): Promise<boolean> {
-  try {
-    const file = await Deno.open(path, { createNew: true, write: true, mode });
-    try {
-      await file.write(new TextEncoder().encode(content()));
-    } finally {
-      file.close();
-    }
-    // The umask may have narrowed the mode; secrets must be exactly 0600 either way.
-    await Deno.chmod(path, mode);
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.AlreadyExists) return false;
-    throw e;
-  }
 }

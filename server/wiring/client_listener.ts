@@ -15,9 +15,8 @@
  */
 import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/settings.ts";
-import { parseListen, type ServerConfig } from "../config.ts";
-import { defaultSans, ensureClusterTls, loadClusterTls } from "../tls/cluster_tls.ts";
-import { tlsNames } from "../nodes/cluster_listener.ts";
+import { parseListen, type ServerConfig } from "./config.ts";
+import { defaultSans, ensureClusterTls, loadClusterTls, tlsNames } from "../tls/cluster_tls.ts";
 import {
   connectionBudget,
   type Edge,
