@@ -17,31 +17,16 @@ const recordSchema = z.object({
   startedAt: z.number(),
 });
 const fileSchema = z.object({ version: z.literal(2), replicas: z.array(recordSchema) });
-/** The file the release before wrote (`shards.json`): the same records, named shards. */
-const olderFileSchema = z.object({
-  version: z.literal(1),
-  shards: z.array(recordSchema.omit({ replicaId: true }).extend({ shardId: z.string() })),
-});
 
 export type ReplicaRecord = z.infer<typeof recordSchema>;
 
 export class ReplicaRegistry {
-  /**
-   * `olderPath`: where the release before kept it, read when `path` does not exist yet so an
-   * upgraded agent adopts the engines the one before started; removed at the first write.
-   */
-  constructor(readonly path: string, readonly olderPath?: string) {}
+  constructor(readonly path: string) {}
 
   /** An absent or unreadable file is an empty registry: it is a hint for cleanup, not a truth. */
   read(): ReplicaRecord[] {
-    const now = readJson(this.path);
-    if (now !== undefined || !this.olderPath) {
-      const parsed = fileSchema.safeParse(now);
-      return parsed.success ? parsed.data.replicas : [];
-    }
-    const older = olderFileSchema.safeParse(readJson(this.olderPath));
-    if (!older.success) return [];
-    return older.data.shards.map(({ shardId, ...r }) => ({ replicaId: shardId, ...r }));
+    const parsed = fileSchema.safeParse(readJson(this.path));
+    return parsed.success ? parsed.data.replicas : [];
   }
 
   /** Written to a temporary file and renamed, so a reader never sees half a file. */
@@ -51,13 +36,6 @@ export class ReplicaRegistry {
       mode: 0o600,
     });
     Deno.renameSync(tmp, this.path);
-    if (this.olderPath) {
-      try {
-        Deno.removeSync(this.olderPath);
-      } catch {
-        // Never there, or gone already.
-      }
-    }
   }
 }
 

@@ -103,10 +103,7 @@ export class Supervisor {
     this.#fetch = deps.fetch ?? fetch;
     this.#onChange = deps.onChange ?? (() => {});
     this.#graceMs = deps.stopGraceMs ?? defaults.stopGraceMs;
-    this.#registry = new ReplicaRegistry(
-      `${deps.workDir}/replicas.json`,
-      `${deps.workDir}/shards.json`,
-    );
+    this.#registry = new ReplicaRegistry(`${deps.workDir}/replicas.json`);
     this.#keys = new ReplicaKeys(`${deps.workDir}/keys`);
     this.#ports = new PortPicker(deps.portRange);
     this.#watchMs = deps.adoptedWatchMs ?? 1_000;

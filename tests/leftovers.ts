@@ -27,6 +27,27 @@ export function marked(mark: string, value: string, skip: ReadonlySet<number>): 
   return found;
 }
 
+/**
+ * Waits up to `tries` × 250 ms for the processes marked `mark=value` to go; kills what is left
+ * and returns it (empty when all went by themselves).
+ */
+export async function reap(mark: string, value: string, tries: number): Promise<string[]> {
+  let left: string[] = [];
+  for (let i = 0; i < tries; i++) {
+    left = marked(mark, value, new Set([Deno.pid]));
+    if (left.length === 0) return [];
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  for (const p of left) {
+    try {
+      Deno.kill(Number(p.split(" ")[0]), "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  return left;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
   if (!cmd) {
@@ -36,22 +57,10 @@ async function main(argv: string[]): Promise<number> {
   const value = crypto.randomUUID();
   const run = await new Deno.Command(cmd, { args, env: { [suiteMark]: value } }).spawn().status;
   // Engines stop a moment after their agent; give what is stopping a little time.
-  let left: string[] = [];
-  for (let i = 0; i < 20; i++) {
-    left = marked(suiteMark, value, new Set([Deno.pid]));
-    if (left.length === 0) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const left = await reap(suiteMark, value, 20);
   if (left.length > 0) {
     console.error(`The suite left ${left.length} process(es) running (now killed):`);
-    for (const p of left) {
-      console.error(`  ${p}`);
-      try {
-        Deno.kill(Number(p.split(" ")[0]), "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    }
+    for (const p of left) console.error(`  ${p}`);
     return run.code || 1;
   }
   return run.code;

@@ -9,7 +9,6 @@
  */
 import type { Logger } from "../../core/log.ts";
 import { Liveness } from "../../core/protocol/liveness.ts";
-import { forPeer } from "../../core/protocol/wire_names.ts";
 import {
   type AgentMessage,
   decodeMessage,
@@ -53,8 +52,6 @@ export class ControlChannel {
   /** The connection this node left on its own (a deposed leader's), and why. */
   #left: { socket: WebSocket; reason: string } | undefined;
   #stopped = false;
-  /** What the control plane speaks: the older names until its welcome says otherwise. */
-  #peerProtocol = 1;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
 
@@ -76,7 +73,7 @@ export class ControlChannel {
     const s = this.#socket;
     if (!s || s.readyState !== WebSocket.OPEN) return false;
     try {
-      s.send(JSON.stringify(forPeer(msg, this.#peerProtocol)));
+      s.send(JSON.stringify(msg));
       return true;
     } catch {
       return false;
@@ -179,7 +176,6 @@ export class ControlChannel {
         },
       });
       // Each connection may reach another control plane (a failover, an upgrade).
-      this.#peerProtocol = 1;
       this.send(this.#o.hello());
       this.#o.logger.info("control channel connected", { url });
       this.#o.onConnected?.(url);
@@ -193,8 +189,6 @@ export class ControlChannel {
         });
         return;
       }
-      // A control plane says which protocol it speaks in its welcome; one before 2 does not.
-      if (decoded.message.type === "welcome") this.#peerProtocol = decoded.message.protocol ?? 1;
       if (decoded.message.type === "ping") {
         this.send({ type: "pong", id: decoded.message.id });
         return;

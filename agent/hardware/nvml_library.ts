@@ -9,7 +9,6 @@
  */
 
 export const NVML_SUCCESS = 0;
-export const NVML_ERROR_NOT_SUPPORTED = 3;
 export const NVML_ERROR_INSUFFICIENT_SIZE = 7;
 export const NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18;
 /** What NVML puts in a 64-bit field it cannot fill (process memory under some setups). */

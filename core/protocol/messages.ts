@@ -10,7 +10,6 @@
 import { z } from "zod";
 import { engineInstalledSchema, gpuReportSchema, hostInfoSchema } from "./host_report.ts";
 import { loadSnapshotSchema } from "./load_snapshot.ts";
-import { fromOlderWire } from "./wire_names.ts";
 
 /** Bumped only for a change an older peer cannot ignore. */
 export const protocolVersion = 2;
@@ -24,16 +23,6 @@ export const replicaReportStates = [
   "failed",
   "stopped",
 ] as const;
-
-export const replicaLoadSchema = z.object({
-  known: z.boolean(),
-  kvCacheUsage: z.number().min(0).max(1).optional(),
-  running: z.number().nonnegative().optional(),
-  waiting: z.number().nonnegative().optional(),
-  decodeTokensPerSecond: z.number().nonnegative().optional(),
-  promptTokensPerSecond: z.number().nonnegative().optional(),
-  readAt: z.number(),
-});
 
 /** One replica as the agent sees it. */
 export const replicaReportSchema = z.object({
@@ -237,7 +226,7 @@ export const welcomeSchema = z.object({
   name: z.string(),
   /** The control plane's llmgw version. */
   version: z.string(),
-  /** Absent from a control plane before protocol 2: it speaks the older names (wire_names.ts). */
+  /** The protocol the control plane speaks (`protocolVersion`). */
   protocol: z.number().int().optional(),
   heartbeatMs: z.number().int().positive(),
   /**
@@ -324,7 +313,7 @@ export function decodeMessage<T>(
   } catch {
     return { ok: false, reason: "not JSON" };
   }
-  const r = schema.safeParse(fromOlderWire(json));
+  const r = schema.safeParse(json);
   if (r.success) return { ok: true, message: r.data };
   const issue = r.error.issues[0]!;
   return { ok: false, reason: `${issue.path.join(".") || "message"}: ${issue.message}` };

@@ -40,8 +40,6 @@ export interface CacheLimits {
   cacheSimilarPermille: number | null;
 }
 
-export const cacheLimitNames = ["cache", "cacheTemperature", "cacheSimilarPermille"] as const;
-
 /** What a chain of levels makes of the cache settings (off where none sets them). */
 export interface CachePolicy {
   on: boolean;

@@ -18,18 +18,6 @@ export interface Price {
   cacheHitPer1k: number;
 }
 
-export const zeroPrice: Price = {
-  promptPer1k: 0,
-  completionPer1k: 0,
-  cachedPer1k: 0,
-  cacheHitPer1k: 0,
-};
-
-export function isZero(p: Price): boolean {
-  return p.promptPer1k === 0 && p.completionPer1k === 0 && p.cachedPer1k === 0 &&
-    p.cacheHitPer1k === 0;
-}
-
 /** An answer from the answer cache: its tokens at the cache price, rounded up like any cost. */
 export function cacheHitCost(p: Price, prompt: number, completion: number): number {
   return Math.ceil(((Math.max(0, prompt) + Math.max(0, completion)) * p.cacheHitPer1k) / 1000);

@@ -45,10 +45,3 @@ export async function placeFromGroups(
   }
   return { role, orgId: null, teamId: null };
 }
-
-/** Whether a mapping names the group at all (by name or, for a directory, by DN). */
-export function groupIsMapped(rules: GroupRules, group: string): boolean {
-  const g = group.toLowerCase();
-  return Object.values(rules.roles).some((list) => list.some((x) => x.toLowerCase() === g)) ||
-    Object.keys(rules.memberships).some((x) => x.toLowerCase() === g);
-}

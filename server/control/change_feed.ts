@@ -25,9 +25,6 @@ export interface ChangeFeed {
   on(topic: ChangeTopic, fn: () => unknown): void;
 }
 
-/** A control plane alone with its store: nobody else changes it. */
-export const noChangeFeed: ChangeFeed = { changed: () => {}, on: () => {} };
-
 /** The notification channel the counters' writes announce themselves on. */
 const channel = "llmgw_changes";
 

@@ -14,7 +14,6 @@ import { notLeaderReason } from "../../core/protocol/close_codes.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import { Liveness } from "../../core/protocol/liveness.ts";
-import { forPeer } from "../../core/protocol/wire_names.ts";
 import {
   agentFeatures,
   type AgentMessage,
@@ -405,7 +404,7 @@ export class NodeHub {
       ? { ...msg, epoch: epoch() }
       : msg;
     try {
-      live.socket.send(JSON.stringify(forPeer(fenced, live.protocol)));
+      live.socket.send(JSON.stringify(fenced));
     } catch (e) {
       this.#log.warn("could not send to a node", { nodeId: live.nodeId, error: e as Error });
     }

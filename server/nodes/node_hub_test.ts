@@ -1,8 +1,7 @@
 /**
  * The control plane's end of the channel, in-process with a real store and TLS listener: a bad
  * credential is refused before the upgrade; invalid frames are dropped (the channel stays up);
- * hello gets a welcome; a replica reported ready becomes routable and leaves when the channel closes;
- * an agent of the release before, speaking the older names (shard_state, shardId), is understood.
+ * hello gets a welcome; a replica reported ready becomes routable and leaves when the channel closes.
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { nodeCredential, openChannel } from "../../tests/helpers/channel_node.ts";
@@ -97,43 +96,6 @@ Deno.test("node hub: refuses bad credentials, drops invalid frames, routes the r
     second.ws.close(1000, "agent stopping");
     await until(() => lines.some((l) => l.includes('"node left"')));
     assertEquals(cp.notifications.notifier.isOpen("node_lost", "n2"), false);
-  } finally {
-    client.close();
-    await t.close();
-  }
-});
-
-Deno.test("node hub: an agent of protocol 1 is spoken to and understood in the older names", async () => {
-  const t = await startTestControlPlane();
-  const { cp, caPem } = t;
-  const client = Deno.createHttpClient({ caCerts: [caPem] });
-  try {
-    const { ws, inbox } = await openChannel(cp, client, await nodeCredential(cp, "old"));
-    const until = async (f: () => boolean) => {
-      for (let i = 0; i < 100 && !f(); i++) await new Promise((r) => setTimeout(r, 20));
-      assert(f());
-    };
-    ws.send(JSON.stringify({ type: "hello", protocol: 1, version: "0.9.0" }));
-    await until(() => inbox.some((m) => m.type === "welcome"));
-    const welcome = inbox.find((m) => m.type === "welcome")!;
-    assert(Array.isArray(welcome.shards), "the welcome lists the desired replicas as shards");
-    assertEquals(welcome.replicas, undefined);
-    const older = {
-      shardId: "s1",
-      model: "m1",
-      engine: "sim",
-      state: "ready",
-      baseUrl: "http://127.0.0.1:9",
-      pid: 1234,
-    };
-    ws.send(JSON.stringify({ type: "heartbeat", shards: [older] }));
-    await until(() => cp.deps.replicas.forModel("m1").length === 1);
-    ws.send(JSON.stringify({ type: "shard_state", shard: { ...older, state: "unhealthy" } }));
-    await until(() => cp.deps.replicas.forModel("m1")[0]?.state === "unhealthy");
-    // Not desired: told to stop, in the words it knows.
-    await until(() => inbox.some((m) => m.type === "stop_shard" && m.shardId === "s1"));
-    assert(!inbox.some((m) => m.type === "stop_replica"));
-    ws.close();
   } finally {
     client.close();
     await t.close();

@@ -65,12 +65,6 @@ export async function portalCtx(
   };
 }
 
-/** The signed-in viewer, or a 404-style refusal the page turns into the sign-in form. */
-export function requireViewer(ctx: PortalCtx): Viewer {
-  if (!ctx.viewer) throw new AppError("unauthorized");
-  return ctx.viewer;
-}
-
 /** Checks a form's `_csrf` (or the x-csrf-token header) against the session cookie. */
 export function checkCsrf(c: Context<AppEnv>, presented: string | undefined): void {
   const token = getCookie(c, sessionCookie);

@@ -9,8 +9,6 @@ import { z } from "zod";
 import { AppError } from "../../core/errors.ts";
 import { type Filter, matches, normalPath, parseFilter } from "./scim_filter.ts";
 
-export const patchSchema = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-
 export const patchBody = z.object({
   schemas: z.array(z.string()).optional(),
   Operations: z.array(z.object({

@@ -24,17 +24,6 @@ export interface Actor {
   readOnly: boolean;
 }
 
-export const systemActor: Actor = {
-  kind: "system",
-  id: "system",
-  name: "system",
-  role: "administrator",
-  personId: null,
-  orgId: null,
-  teamId: null,
-  readOnly: false,
-};
-
 /** True when the place lies inside the actor's tenant (their org, or their team). */
 export function inTenant(actor: Actor, place: Place): boolean {
   if (actor.role === "administrator") return true;

@@ -175,11 +175,9 @@ Deno.test({
     const replica = async (nodeName: string, replicaId: string) =>
       (await node(nodeName))?.replicas.find((s) => s.replicaId === replicaId);
 
-    // The older names first (the API's /shards with shardId, ctl's start-shard --shard-id), still
-    // accepted; the new ones below.
     await t.step("a replica on each node answers through the control plane's /v1", async () => {
-      const a = await admin("POST", "nodes/gpu-node/shards", {
-        shardId: "gpu-sim",
+      const a = await admin("POST", "nodes/gpu-node/replicas", {
+        replicaId: "gpu-sim",
         model: "sim-on-gpu",
         engine: "sim",
         args: ["--tokens-per-second", "2000"],
@@ -187,9 +185,9 @@ Deno.test({
       assertEquals(a.status, 202, JSON.stringify(a.body));
       const b = await ctl(
         "nodes",
-        "start-shard",
+        "start-replica",
         "cpu-node",
-        "--shard-id",
+        "--replica-id",
         "cpu-sim",
         "--model",
         "sim-on-cpu",
@@ -204,14 +202,14 @@ Deno.test({
       }
       // A repeat start is idempotent: the same process.
       const before = await replica("gpu-node", "gpu-sim");
-      await admin("POST", "nodes/gpu-node/shards", {
-        shardId: "gpu-sim",
+      await admin("POST", "nodes/gpu-node/replicas", {
+        replicaId: "gpu-sim",
         model: "sim-on-gpu",
         engine: "sim",
       });
       await new Promise((r) => setTimeout(r, 700));
       assertEquals((await replica("gpu-node", "gpu-sim"))?.pid, before?.pid);
-      // The same through the new names: the API's /replicas with replicaId, ctl's start-replica.
+      // A repeat through ctl too.
       const again = await admin("POST", "nodes/gpu-node/replicas", {
         replicaId: "gpu-sim",
         model: "sim-on-gpu",
@@ -357,7 +355,7 @@ Deno.test({
         return s?.state === "failed" && s.error ? s : undefined;
       });
       assertMatch(s.error!, /engine output[\s\S]*no-such-flag/);
-      const stop = await admin("DELETE", "nodes/cpu-node/shards/broken");
+      const stop = await admin("DELETE", "nodes/cpu-node/replicas/broken");
       assertEquals(stop.status, 202);
     });
 

@@ -198,8 +198,9 @@ Deno.test({
     await admin.waitForFunction(`!document.getElementById("chat-send").disabled`);
     assertEquals(await admin.textContent("#chat-status"), portalEn.chat_stopped);
     const cut = (await admin.textContent(".msg.assistant .body")) ?? "";
+    // The answer repeats one sentence, so a cut can fall right after one: compare lengths.
     assert(
-      !cut.trim().endsWith("another."),
+      cut.length < tail.length,
       `stopped before the end (${cut.length} chars: …${cut.slice(-60)})`,
     );
     await checked(admin, "admin-chat-stopped", "en");

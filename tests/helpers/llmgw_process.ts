@@ -3,7 +3,7 @@
  * what it prints, and waits for lines in it: how the node tests drive a control plane and agents.
  */
 import { selfCommand, selfCommandEnv } from "../../core/self_command.ts";
-import { marked, suiteMark } from "../leftovers.ts";
+import { reap, suiteMark } from "../leftovers.ts";
 
 export interface LlmgwProcess {
   readonly pid: number;
@@ -86,19 +86,8 @@ const ownerMark = "LLMGW_TEST_OWNER";
 
 /** Fails (having killed them) when processes started under `owner` outlive a full stop. */
 async function noneLeft(label: string, owner: string): Promise<void> {
-  let left: string[] = [];
-  for (let i = 0; i < 40; i++) {
-    left = marked(ownerMark, owner, new Set([Deno.pid]));
-    if (left.length === 0) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  for (const p of left) {
-    try {
-      Deno.kill(Number(p.split(" ")[0]), "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
+  const left = await reap(ownerMark, owner, 40);
+  if (left.length === 0) return;
   throw new Error(
     `${label} left ${left.length} process(es) running after SIGINT:\n  ${left.join("\n  ")}`,
   );

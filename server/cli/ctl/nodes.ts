@@ -138,65 +138,50 @@ const remove: Verb = {
   },
 };
 
-/** `start-replica`, or `start-shard` (the older name, with its words as before). */
-const startReplica = (older: boolean): Verb => ({
-  ...(older ? {} : {
-    help:
-      `  nodes start-replica|start-shard NODE --replica-id ID --model NAME --engine E [--model-path P] [--args="…"]`,
-  }),
+const startReplica: Verb = {
+  help:
+    `  nodes start-replica NODE --replica-id ID --model NAME --engine E [--model-path P] [--args="…"]`,
   flags: {
     "replica-id": { type: "string" },
-    "shard-id": { type: "string" },
     model: { type: "string" },
     engine: { type: "string" },
     "model-path": { type: "string" },
     args: { type: "string" },
   },
   run: async (ctx) => {
-    const verb = older ? "start-shard" : "start-replica";
-    const at = node(ctx, verb);
+    const at = node(ctx, "start-replica");
     const values = ctx.values;
-    const need = (k: string, v = values[k]) => {
-      if (typeof v !== "string" || !v) throw new UsageError(`nodes ${verb} needs --${k}`);
+    const need = (k: string) => {
+      const v = values[k];
+      if (typeof v !== "string" || !v) throw new UsageError(`nodes start-replica needs --${k}`);
       return v;
     };
     const body: Record<string, unknown> = {
-      replicaId: need(
-        older ? "shard-id" : "replica-id",
-        values["replica-id"] ?? values["shard-id"],
-      ),
+      replicaId: need("replica-id"),
       model: need("model"),
       engine: need("engine"),
     };
     if (typeof values["model-path"] === "string") body.modelPath = values["model-path"];
     if (typeof values.args === "string") body.args = values.args.split(/\s+/).filter(Boolean);
-    // The older path: a control plane of the release before still serves it.
     const s = await ctx.api.post(`nodes/${at}/replicas`, { json: body }).json<{ state: string }>();
     if (ctx.json) return out(s), 0;
-    console.log(`${older ? "Shard" : "Replica"} ${body.replicaId} on ${ctx.args[0]}: ${s.state}`);
+    console.log(`Replica ${body.replicaId} on ${ctx.args[0]}: ${s.state}`);
     return 0;
   },
-});
+};
 
-/** `stop-replica`, or `stop-shard` (the older name). */
-const stopReplica = (older: boolean): Verb => ({
-  ...(older ? {} : {
-    help:
-      `  nodes stop-replica|stop-shard NODE REPLICA   (start-shard, stop-shard, --shard-id: the older names)`,
-  }),
+const stopReplica: Verb = {
+  help: `  nodes stop-replica NODE REPLICA`,
   run: async (ctx) => {
-    const verb = older ? "stop-shard" : "stop-replica";
-    const at = node(ctx, verb);
+    const at = node(ctx, "stop-replica");
     const replica = ctx.args[1];
-    if (!replica) {
-      throw new UsageError(`nodes ${verb} needs NODE and ${older ? "SHARD" : "REPLICA"}`);
-    }
+    if (!replica) throw new UsageError("nodes stop-replica needs NODE and REPLICA");
     const r = await ctx.api.delete(`nodes/${at}/replicas/${encodeURIComponent(replica)}`).json();
     if (ctx.json) return out(r), 0;
-    console.log(`Stopping ${older ? "shard" : "replica"} ${replica} on ${ctx.args[0]}`);
+    console.log(`Stopping replica ${replica} on ${ctx.args[0]}`);
     return 0;
   },
-});
+};
 
 const flagHelp =
   `  nodes cordon|uncordon|drain NODE            Stop placing on a node / allow again / move off it`;
@@ -211,10 +196,8 @@ export const nodes: Noun = {
     uncordon: setFlag("uncordon"),
     drain: setFlag("drain"),
     remove,
-    "start-replica": startReplica(false),
-    "stop-replica": stopReplica(false),
-    "start-shard": startReplica(true),
-    "stop-shard": stopReplica(true),
+    "start-replica": startReplica,
+    "stop-replica": stopReplica,
   },
 };
 

@@ -77,8 +77,6 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "/nodes/{id}/cordon": "any-node",
       "/nodes/{id}/uncordon": "any-node",
       "/nodes/{id}/drain": "any-node",
-      "/nodes/{id}/shards": "any-node",
-      "/nodes/{id}/shards/{shardId}": "any-node",
       "/nodes/{id}/replicas": "any-node",
       "/nodes/{id}/replicas/{replicaId}": "any-node",
       // Models and replicas are the cluster's too.
@@ -129,7 +127,6 @@ Deno.test("no credential of one tenant reads or changes another tenant's anythin
       "post /nodes/{id}/cordon": {},
       "post /nodes/{id}/uncordon": {},
       "post /nodes/{id}/drain": {},
-      "post /nodes/{id}/shards": { shardId: "s1", model: "demo", engine: "sim" },
       "post /nodes/{id}/replicas": { replicaId: "s1", model: "demo", engine: "sim" },
       "post /models/plan": { source: "/nonexistent.gguf" },
       "post /models/serve": { source: "/nonexistent.gguf" },

@@ -11,27 +11,13 @@ const joinCodeInput = z.strictObject({
   expires_in_ms: z.number().int().min(1_000).max(30 * 86_400_000).optional(),
 });
 const replicaIdRule = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/);
-/** `shardId` is the older name of `replicaId`, still accepted. */
 const startReplicaInput = z.strictObject({
-  replicaId: replicaIdRule.optional(),
-  shardId: replicaIdRule.optional(),
+  replicaId: replicaIdRule,
   model: z.string().min(1).max(200),
   engine: z.string().min(1).max(50),
   modelPath: z.string().min(1).optional(),
   args: z.array(z.string()).max(200).optional(),
-}).refine((b) => b.replicaId !== undefined || b.shardId !== undefined, {
-  message: "Invalid input: expected string, received undefined",
-  path: ["shardId"],
 });
-
-/**
- * A node's answer names its replicas `replicas` (each with `replicaId`) and, for scripts written
- * against the release before, `shards` (each with `shardId`) as well.
- */
-function withOlderNames<T extends { replicas: { replicaId: string }[] }>(node: T) {
-  const replicas = node.replicas.map((r) => ({ ...r, shardId: r.replicaId }));
-  return { ...node, replicas, shards: replicas };
-}
 
 /** Nodes are the cluster's, not a tenant's: only administrators and operators see or touch them. */
 const cluster = { orgId: null, teamId: null };
@@ -67,14 +53,14 @@ export function nodeRoutes(registry: AdminRegistry, nodes: NodeServices | undefi
     { ...read, method: "get", path: "/nodes", summary: "Nodes with their state" },
     async (c, { actor }) => {
       requireRead(actor, "staff", cluster, c.req.path);
-      return c.json({ data: (await svc().hub.list()).map(withOlderNames) });
+      return c.json({ data: await svc().hub.list() });
     },
   );
   registry.add(
     { ...read, method: "get", path: "/nodes/:id", summary: "One node" },
     async (c, { actor }) => {
       requireRead(actor, "staff", cluster, c.req.path);
-      return c.json(withOlderNames(await svc().hub.get(c.req.param("id")!)));
+      return c.json(await svc().hub.get(c.req.param("id")!));
     },
   );
   const flags = {
@@ -107,44 +93,38 @@ export function nodeRoutes(registry: AdminRegistry, nodes: NodeServices | undefi
     requireWrite(actor, "staff", cluster, c.req.path);
     return c.json(await svc().hub.remove(c.req.param("id")!));
   });
-  // `/replicas` is the name; `/shards` is the older one, still served.
-  for (
-    const { word, param, older } of [
-      { word: "replicas", param: "replicaId", older: "" },
-      { word: "shards", param: "shardId", older: " (older path)" },
-    ]
-  ) {
+  {
     registry.add({
       ...read,
       method: "post",
-      path: `/nodes/:id/${word}`,
-      summary: `Start a replica on a node${older}`,
+      path: "/nodes/:id/replicas",
+      summary: "Start a replica on a node",
       body: startReplicaInput,
       audit: { action: "replica.start" },
       status: 202,
     }, async (c, { body, actor }) => {
       requireWrite(actor, "staff", cluster, c.req.path);
       const replica = await svc().hub.startReplica(c.req.param("id")!, {
-        replicaId: (body.replicaId ?? body.shardId)!,
+        replicaId: body.replicaId,
         model: body.model,
         engine: body.engine,
         ...(body.modelPath ? { modelPath: body.modelPath } : {}),
         args: body.args ?? [],
       });
-      return c.json({ ...replica, shardId: replica.replicaId }, 202);
+      return c.json(replica, 202);
     });
     registry.add({
       ...read,
       method: "delete",
-      path: `/nodes/:id/${word}/:${param}`,
+      path: "/nodes/:id/replicas/:replicaId",
       audit: { action: "replica.stop" },
-      summary: `Stop a replica${older}`,
+      summary: "Stop a replica",
       status: 202,
     }, async (c, { actor }) => {
       requireWrite(actor, "staff", cluster, c.req.path);
-      const replicaId = c.req.param(param)!;
+      const replicaId = c.req.param("replicaId")!;
       await svc().hub.stopReplica(c.req.param("id")!, replicaId);
-      return c.json({ replicaId, shardId: replicaId, stopping: true }, 202);
+      return c.json({ replicaId, stopping: true }, 202);
     });
   }
 }
