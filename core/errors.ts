@@ -21,6 +21,8 @@ export const errorCodes = [
   "unsupported_endpoint",
   "engine_error",
   "engine_stalled",
+  // A key whose requests keep making an engine fail, held off the model for a while.
+  "request_backoff",
   "queue_timeout",
   "provider_rate_limited",
   "conflict",

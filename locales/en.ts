@@ -21,6 +21,8 @@ export const en = {
     engine_error: "The engine serving '{model}' failed: {detail}",
     engine_stalled:
       "The engine serving '{model}' stopped sending for {seconds} s; the answer was cut",
+    request_backoff:
+      "This key's last {count} requests to '{model}' made its engine fail ({detail}); it is held off the model for {reset}: fix the request before trying again",
     queue_timeout:
       "Every replica of '{model}' stayed busy until the request's wait ran out; try again shortly",
     provider_rate_limited:

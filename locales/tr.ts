@@ -22,6 +22,8 @@ export const tr: Messages = {
     engine_error: "'{model}' modelini sunan motor başarısız oldu: {detail}",
     engine_stalled:
       "'{model}' modelini sunan motor {seconds} sn boyunca veri göndermedi; yanıt kesildi",
+    request_backoff:
+      "Bu anahtarın '{model}' modeline son {count} isteği motorun hata vermesine yol açtı ({detail}); anahtar {reset} boyunca modelden uzak tutuluyor: yeniden denemeden önce isteği düzeltin",
     queue_timeout:
       "'{model}' modelinin tüm kopyaları bekleme süresi dolana kadar meşguldü; biraz sonra yeniden deneyin",
     provider_rate_limited:

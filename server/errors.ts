@@ -84,6 +84,7 @@ export function statusOf(
       return { status: 429, type: "rate_limit_error" };
     case "rate_limited":
     case "parallel_limited":
+    case "request_backoff":
     case "too_many_unknown_keys":
     case "too_many_attempts":
       return { status: 429, type: "requests" };

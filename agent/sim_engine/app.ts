@@ -11,6 +11,7 @@ import { renderMetrics } from "./metrics.ts";
 import { rerankHandler } from "./rerank.ts";
 import { errorBody } from "./openai_shapes.ts";
 import { emptyPrefix } from "./prompt_cache.ts";
+import { llamaQuirks } from "./llama_quirks.ts";
 
 export type { SimEngineOptions } from "./engine.ts";
 
@@ -31,6 +32,7 @@ export function buildSimEngineApp(opts: SimEngineOptions = {}): Hono {
     }
     await next();
   });
+  if (opts.quirks === "llamacpp") app.use("*", llamaQuirks());
 
   // llama-server answers on the bare paths as well as under /v1.
   for (const prefix of ["", "/v1"]) {

@@ -15,6 +15,7 @@ import {
   text,
 } from "../../core/settings.ts";
 import { embeddingModes } from "./engine.ts";
+import { simQuirkModes } from "./llama_quirks.ts";
 import { judgeFormatNames } from "../../core/judge_formats.ts";
 import { startSimEngine } from "./serve.ts";
 
@@ -63,6 +64,15 @@ export const simEngineSettings = {
       max: 3_600_000,
     }),
     flag: "judge-delay-ms",
+  },
+  quirks: {
+    ...oneOf(
+      "sim.quirks",
+      simQuirkModes,
+      "off",
+      "llamacpp: answer a client's mistakes (n > 1, a tool without description, messages not an array, images) with llama-server's 500s",
+    ),
+    flag: "quirks",
   },
   embeddingMode: {
     ...oneOf(
@@ -134,6 +144,7 @@ export const simEngineCommand: Command = {
         slots: s.slots,
         embeddingDims: s.embeddingDims,
         embeddingMode: s.embeddingMode,
+        quirks: s.quirks,
         reranking: parsed.values.reranking === true || parsed.values.rerank === true,
         judge: s.judge === "off" ? undefined : {
           format: s.judge,

@@ -4,6 +4,7 @@ import { silentLogger } from "../../core/log.ts";
 import type { PromptPrefix } from "./prompt_cache.ts";
 import { EngineCounters, SlotPool } from "./slots.ts";
 import type { SimJudgeOptions } from "./judge.ts";
+import type { SimQuirkMode } from "./llama_quirks.ts";
 
 export interface SimEngineOptions {
   /** Model name listed by /v1/models; responses echo the request's model instead when given. */
@@ -31,6 +32,8 @@ export interface SimEngineOptions {
   logger?: Logger | undefined;
   /** Judge mode: every chat request is answered with a guard verdict (judge.ts). */
   judge?: SimJudgeOptions | undefined;
+  /** "llamacpp": a client's mistakes get llama-server's 500s (llama_quirks.ts). */
+  quirks?: SimQuirkMode | undefined;
   /** Aborting it stops every generation and empties the queue, so a server can close promptly. */
   signal?: AbortSignal | undefined;
 }

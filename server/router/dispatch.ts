@@ -25,6 +25,7 @@ import { type Admitted, demandOf } from "../accounting/allowance.ts";
 import { estimatePromptTokens } from "../accounting/demand.ts";
 import { outputCeiling } from "../models/model_limits.ts";
 import { FaultJudge } from "./fault_judge.ts";
+import { meetQuirks, refusalTexts } from "./engine_quirks.ts";
 import { genAiParams } from "../observe/genai.ts";
 import { type GuardDeps, inspectInput } from "../guard/guard.ts";
 import type { GuardPass } from "../guard/guard_pass.ts";
@@ -98,8 +99,10 @@ export async function dispatch(
   body: Record<string, unknown>,
   opts: DispatchOptions = {},
 ): Promise<Response> {
-  const asked = routeRequest(c, path, body, opts);
-  const entry = catalogEntry(deps, asked);
+  const routed = routeRequest(c, path, body, opts);
+  const entry = catalogEntry(deps, routed);
+  const asked = engineReady(entry, routed);
+  deps.routing.keyBackoff.check(asked.key.id, asked.model);
   c.set("model", asked.model);
   c.set("genAi", genAiParams(body));
   const [req, guard] = await guardInput(deps, asked);
@@ -123,6 +126,25 @@ function catalogEntry(deps: DispatchDeps, req: RouteRequest): ModelEntry {
   if (!entry) throw new AppError("model_not_found", { model: req.model }, "model");
   deps.models.check(entry, req.body);
   return entry;
+}
+
+/**
+ * The body as the model's engine can take it (engine_quirks.ts): what it would refuse with a 5xx
+ * is a 400 naming the field, what it needs and a client may leave out is filled in.
+ */
+function engineReady(entry: ModelEntry, req: RouteRequest): RouteRequest {
+  const met = meetQuirks(entry.engine, req.path, req.body, { vision: readsImages(entry) });
+  if ("refused" in met) {
+    throw new AppError("invalid_request", { detail: met.refused.detail }, met.refused.param);
+  }
+  return met.body === req.body ? req : { ...req, body: met.body, rawBody: undefined };
+}
+
+/** A `vision` capability in its definition, or llama.cpp given a projector. */
+function readsImages(entry: ModelEntry): boolean {
+  const caps = entry.def?.capabilities;
+  if (Array.isArray(caps) && caps.includes("vision")) return true;
+  return entry.args.some((a) => a === "--mmproj" || a === "-mm" || a.startsWith("--mmproj"));
 }
 
 /**
@@ -409,20 +431,25 @@ async function relayAttempts(
   let lastServed = a.entry;
   let picked: Picked | undefined = first;
   // Whose fault each failure is: a 5xx two replicas repeat alike is the request's, not theirs.
-  const faults = new FaultJudge();
+  const faults = new FaultJudge(deps.replicas);
   for (let n = 0; picked && n < deps.routing.settings.maxAttempts; n++) {
     const [served, replica] = picked;
     const result = await relayTo(deps, a, ticket, served, replica);
     if (result.kind === "answered") {
-      faults.settle();
+      faults.settle(true);
+      deps.routing.keyBackoff.answered(a.req.key.id, a.req.model);
       return answered(deps, a, ticket, replica, result.response);
     }
-    last = failedOn(deps, replica, result, faults, a.req.model);
+    last = failedOn(deps, replica, result, faults, a.req.model, served);
     lastServed = served;
     if (faults.requestFault || a.req.signal.aborted) break;
     picked = pickNow(deps, a);
   }
-  faults.settle();
+  faults.settle(false);
+  if (faults.keyAtFault) {
+    const detail = faults.requestFault?.message ?? last.detail;
+    deps.routing.keyBackoff.faulted(a.req.key.id, a.req.model, detail);
+  }
   return giveUp(deps, a, ticket, last, lastServed, faults.requestFault);
 }
 
@@ -520,13 +547,14 @@ function failedOn(
   result: Extract<RelayResult, { kind: "failed" }>,
   faults: FaultJudge,
   model: string,
+  served: ModelEntry,
 ): Failure {
   release(deps, replica);
   if (replica.external && (result.status === 429 || result.status === 401)) {
     replica.breaker.trip();
     if (result.status === 401) deps.routing.keyRefused(replica.id);
   } else {
-    faults.failed(replica, result, model);
+    faults.failed(replica, result, model, refusalTexts(served.engine));
   }
   // An outside provider's error text can quote part of the key it refused: never passed on.
   return replica.external ? { status: result.status, detail: result.detail } : result;

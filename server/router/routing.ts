@@ -11,6 +11,7 @@ import { SessionPlaces } from "./session_places.ts";
 import type { Peers } from "../control/peers.ts";
 import { SessionTable } from "./session_table.ts";
 import { SlotKeeper } from "./slot_keeper.ts";
+import { KeyBackoff, type KeyBackoffOptions } from "./key_backoff.ts";
 import { engineUpstream, type Upstream } from "./upstream/upstream.ts";
 
 export interface RoutingSettings {
@@ -37,6 +38,8 @@ export interface RoutingSettings {
   slotKeeperEngines: readonly string[];
   /** Saved sessions remembered per replica. */
   savedSessionsPerReplica: number;
+  /** How a key whose requests keep making an engine fail is held off (key_backoff.ts). */
+  keyBackoff?: Partial<KeyBackoffOptions>;
 }
 
 export const defaultRoutingSettings: RoutingSettings = {
@@ -64,6 +67,8 @@ export interface Routing {
   /** The sessions' places shared through the store; absent: this router's own table only. */
   readonly places: SessionPlaces | undefined;
   readonly slotKeeper: SlotKeeper;
+  /** Keys held off a model for the engine failures their requests caused. */
+  readonly keyBackoff: KeyBackoff;
   /** Requests to engines and outside providers; closed with the control plane. */
   readonly upstream: Upstream;
   /**
@@ -107,6 +112,7 @@ export function createRouting(
       maxSaved: s.savedSessionsPerReplica,
       timeoutMs: 5_000,
     }),
+    keyBackoff: new KeyBackoff(s.keyBackoff),
     upstream: engineUpstream(),
     keyRefused: (endpoint) => {
       logger.warn("an outside provider refused a key; its endpoint is skipped for a while", {
